@@ -1,0 +1,20 @@
+package reactor
+
+// Publication pairs a Decision with the application-visible snapshot built
+// from the same state version. The loop replaces the current publication
+// atomically; Changed is closed when a newer one exists.
+//
+// Invariant 5 (DESIGN.md): a waiter loads the publication, which carries its
+// own Changed channel, before it evaluates its release condition, so a
+// publication made between the check and the wait closes the very channel it
+// waits on and cannot be missed.
+type Publication struct {
+	Decision *Decision
+	// Snapshot is whatever Config.Snapshot built; nil without one.
+	Snapshot any
+
+	next chan struct{} // closed by the loop when superseded; never nil
+}
+
+// Changed returns a channel closed once a newer publication replaces p.
+func (p *Publication) Changed() <-chan struct{} { return p.next }

@@ -1,0 +1,36 @@
+package reactor
+
+import "sync"
+
+// trace is a bounded ring of the most recent decisions (P6: bounded,
+// diagnosable). The loop goroutine appends; any goroutine may read a copy.
+type trace struct {
+	mu   sync.Mutex  // guards ring, next, full
+	ring []*Decision // fixed capacity
+	next int
+	full bool
+}
+
+func newTrace(capacity int) *trace { return &trace{ring: make([]*Decision, capacity)} }
+
+func (t *trace) add(d *Decision) {
+	t.mu.Lock()
+	t.ring[t.next] = d
+	t.next++
+	if t.next == len(t.ring) {
+		t.next, t.full = 0, true
+	}
+	t.mu.Unlock()
+}
+
+// decisions returns the retained decisions, oldest first.
+func (t *trace) decisions() []*Decision {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.full {
+		return append([]*Decision(nil), t.ring[:t.next]...)
+	}
+	out := make([]*Decision, 0, len(t.ring))
+	out = append(out, t.ring[t.next:]...)
+	return append(out, t.ring[:t.next]...)
+}
