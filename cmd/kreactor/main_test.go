@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+const fixture = "../../reports/testdata/ginkgo.json"
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func TestReportWritesFiles(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := runCLI("report", "-in", fixture, "-out", out)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "11 specs from 1 file(s)") || !strings.Contains(stderr, "KAFKA-99999") {
+		t.Errorf("stdout %q stderr %q", stdout, stderr)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "conformance.md"))
+	if err != nil || !strings.HasPrefix(string(md), "# kreactor conformance report") {
+		t.Errorf("conformance.md: %v %.60q", err, md)
+	}
+	js, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	var v map[string]any
+	if err != nil || json.Unmarshal(js, &v) != nil || v["version"] != 1.0 {
+		t.Errorf("summary.json: %v %.60q", err, js)
+	}
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 2 {
+		t.Errorf("out dir has %d entries, want 2 (no temp files left)", len(entries))
+	}
+}
+
+func TestReportMergesFiles(t *testing.T) {
+	data, err := os.ReadFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	other := filepath.Join(dir, "other.json")
+	if err := os.WriteFile(other, bytes.ReplaceAll(data, []byte("target:k"), []byte("target:x-k")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI("report", "-in", fixture+","+other, "-out", dir)
+	if code != 0 || !strings.Contains(stdout, "22 specs from 2 file(s)") {
+		t.Errorf("exit %d stdout %q stderr %q", code, stdout, stderr)
+	}
+}
+
+func TestReportBadInputNamesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "broken.json")
+	if err := os.WriteFile(bad, []byte(`[{"SpecReports": [}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []string{bad, filepath.Join(dir, "absent.json"), fixture + "," + bad} {
+		code, _, stderr := runCLI("report", "-in", in, "-out", filepath.Join(dir, "out"))
+		last := in[strings.LastIndex(in, ",")+1:]
+		if code != 1 || !strings.Contains(stderr, last) || !strings.HasPrefix(stderr, "kreactor report: ") {
+			t.Errorf("-in %s: exit %d, stderr %q; want 1 and a message naming %s", in, code, stderr, last)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "conformance.md")); err == nil {
+		t.Error("a report was written despite bad input")
+	}
+}
+
+func TestCommands(t *testing.T) {
+	tests := []struct {
+		args     []string
+		code     int
+		inStdout []string
+		inStderr []string
+	}{
+		{args: nil, code: 2, inStderr: []string{"usage: kreactor <command>", "report", "catalogue", "broker", "not yet implemented"}},
+		{args: []string{"help"}, code: 0, inStderr: []string{"usage: kreactor"}},
+		{args: []string{"frobnicate"}, code: 2, inStderr: []string{`unknown command "frobnicate"; known commands: report, catalogue (not yet implemented: broker, run)`}},
+		{args: []string{"broker"}, code: 2, inStderr: []string{"kreactor broker: not yet implemented"}},
+		{args: []string{"report", "-nope"}, code: 2, inStderr: []string{"flag provided but not defined: -nope", "usage: kreactor report"}},
+		{args: []string{"report", "-h"}, code: 0, inStderr: []string{"-in", "reports/out/ginkgo.json", "-lenient"}},
+		{args: []string{"report", "extra"}, code: 2, inStderr: []string{"unexpected arguments: extra"}},
+		{args: []string{"catalogue"}, code: 0, inStdout: []string{"ID ", "KAFKA-20253", "busy-loop", "E2E-1", "MUST"}},
+		{args: []string{"catalogue", "-format", "markdown"}, code: 0, inStdout: []string{"| ID | Kind |", "| P2 | property | ambiguous-empty-result |"}},
+		{args: []string{"catalogue", "-format", "yaml"}, code: 2, inStderr: []string{`unknown -format "yaml"`}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runCLI(tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d; stderr %q", code, tt.code, stderr)
+			}
+			for _, s := range tt.inStdout {
+				if !strings.Contains(stdout, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, stdout)
+				}
+			}
+			for _, s := range tt.inStderr {
+				if !strings.Contains(stderr, s) {
+					t.Errorf("stderr lacks %q:\n%s", s, stderr)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,199 @@
+package fakebroker
+
+import (
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+)
+
+// closeDrainTimeout bounds how long Close waits for released controls to
+// finish on the cluster goroutine before closing kfake anyway.
+const closeDrainTimeout = 5 * time.Second
+
+// Broker is a running fake cluster with a request Recorder and fault
+// helpers. Create it with Start; Close it when done. Methods are safe for
+// concurrent use.
+type Broker struct {
+	cfg     Config // defaults applied; read-only after Start
+	cluster *kfake.Cluster
+	rec     *Recorder
+	tap     *tap
+	log     *slog.Logger
+
+	closing   chan struct{} // closed first thing in Close
+	closeOnce sync.Once
+
+	mu      sync.Mutex
+	handles map[*Handle]struct{} // guarded by mu; installed handles
+	ports   map[int32]int        // guarded by mu; node -> listen port, for restarts
+	nodeMu  sync.Mutex           // serializes node removal / addition
+
+	ctlMu     sync.Mutex
+	ctlActive int           // guarded by ctlMu; control fns running
+	ctlIdle   chan struct{} // guarded by ctlMu; closed when ctlActive drops to 0
+}
+
+// Start validates cfg, applies defaults and starts a kfake cluster with
+// cfg.Brokers brokers on 127.0.0.1 random ports. It returns a *ConfigError
+// for an invalid field, or kfake's error if the cluster cannot start.
+func Start(cfg Config) (*Broker, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	b := &Broker{
+		cfg:     cfg,
+		rec:     newRecorder(cfg.MaxRecords),
+		log:     log,
+		closing: make(chan struct{}),
+		handles: make(map[*Handle]struct{}),
+		ports:   make(map[int32]int),
+	}
+	b.tap = newTap(b.rec)
+	opts := []kfake.Opt{
+		kfake.NumBrokers(cfg.Brokers),
+		kfake.ListenFn(b.tap.listen),
+		kfake.BrokerConfigs(cfg.brokerConfigs()),
+		kfake.WithLogger(slogLogger{log}),
+	}
+	for t, p := range cfg.Topics {
+		opts = append(opts, kfake.SeedTopics(p, t))
+	}
+	b.cluster, err = kfake.NewCluster(opts...)
+	if err != nil {
+		return nil, err
+	}
+	b.tap.started()
+	// Right after NewCluster kfake's broker order is node order.
+	for i, a := range b.cluster.ListenAddrs() {
+		_, p, _ := net.SplitHostPort(a)
+		b.ports[int32(i)], _ = strconv.Atoi(p)
+	}
+	return b, nil
+}
+
+// Addrs returns the brokers' host:port addresses, for kgo.SeedBrokers. It
+// blocks until the cluster goroutine answers (microseconds).
+func (b *Broker) Addrs() []string { return b.cluster.ListenAddrs() }
+
+// Cluster returns the underlying kfake cluster for anything the helpers do
+// not cover. Controls installed on it directly are not released by Close;
+// nodes added on it directly record Node -1.
+func (b *Broker) Cluster() *kfake.Cluster { return b.cluster }
+
+// Recorder returns the request recorder, which keeps recording until Close.
+func (b *Broker) Recorder() *Recorder { return b.rec }
+
+// Config returns the configuration with defaults applied.
+func (b *Broker) Config() Config { return b.cfg }
+
+// GroupInfo returns kfake's snapshot of the group, or nil if it does not
+// exist. It blocks until the cluster goroutine answers.
+func (b *Broker) GroupInfo(group string) *kfake.GroupInfo { return b.cluster.GroupInfo(group) }
+
+// CoordinatorFor returns the node id of the group's coordinator (the node a
+// FindCoordinator for the group names when no fault is installed). It blocks
+// until the cluster goroutine answers.
+func (b *Broker) CoordinatorFor(group string) int32 { return b.cluster.CoordinatorFor(group) }
+
+// Close removes every installed handle (held and delayed requests are
+// answered normally), waits up to 5 s for their controls to return through
+// the cluster goroutine, then closes the cluster, its listeners and every
+// client connection. kfake.Cluster.Close with a slept control still pending
+// can leave a goroutine behind; draining first avoids that. Close is
+// idempotent and safe to call concurrently.
+func (b *Broker) Close() {
+	b.closeOnce.Do(func() {
+		close(b.closing)
+		b.mu.Lock()
+		hs := make([]*Handle, 0, len(b.handles))
+		for h := range b.handles {
+			hs = append(hs, h)
+		}
+		b.mu.Unlock()
+		for _, h := range hs {
+			h.Remove()
+		}
+		if !b.waitControlsIdle(closeDrainTimeout) {
+			b.log.Warn("fakebroker: controls still running at close; kfake may leave goroutines", "timeout", closeDrainTimeout)
+		}
+		b.cluster.Close()
+	})
+}
+
+// isClosing reports whether Close has started.
+func (b *Broker) isClosing() bool {
+	select {
+	case <-b.closing:
+		return true
+	default:
+		return false
+	}
+}
+
+// remember tracks h for Close; it returns ErrClosed once Close started, in
+// which case the caller must undo what it installed.
+func (b *Broker) remember(h *Handle) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.isClosing() {
+		return ErrClosed
+	}
+	b.handles[h] = struct{}{}
+	return nil
+}
+
+// forget stops tracking h.
+func (b *Broker) forget(h *Handle) {
+	b.mu.Lock()
+	delete(b.handles, h)
+	b.mu.Unlock()
+}
+
+// enterControl and exitControl bracket every control fn fakebroker installs,
+// so Close can wait for them.
+func (b *Broker) enterControl() {
+	b.ctlMu.Lock()
+	if b.ctlActive == 0 {
+		b.ctlIdle = make(chan struct{})
+	}
+	b.ctlActive++
+	b.ctlMu.Unlock()
+}
+
+func (b *Broker) exitControl() {
+	b.ctlMu.Lock()
+	b.ctlActive--
+	if b.ctlActive == 0 {
+		close(b.ctlIdle)
+	}
+	b.ctlMu.Unlock()
+}
+
+// waitControlsIdle waits until no control fn is running, or d passes.
+func (b *Broker) waitControlsIdle(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		b.ctlMu.Lock()
+		active, idle := b.ctlActive, b.ctlIdle
+		b.ctlMu.Unlock()
+		if active == 0 {
+			return true
+		}
+		select {
+		case <-idle:
+		case <-t.C:
+			return false
+		}
+	}
+}

@@ -1,0 +1,140 @@
+package fakebroker
+
+import (
+	"log/slog"
+	"strconv"
+	"time"
+)
+
+// Defaults applied by Start to zero Config fields.
+const (
+	// DefaultBrokers is the number of brokers (nodes 0..2).
+	DefaultBrokers = 3
+	// DefaultHeartbeatInterval is the KIP-848 / KIP-932 heartbeat interval
+	// the brokers hand to members (Kafka's default is 5 s; specs want it low).
+	DefaultHeartbeatInterval = 250 * time.Millisecond
+	// DefaultSessionTimeout is the KIP-848 / KIP-932 member session timeout
+	// (Kafka's default is 45 s).
+	DefaultSessionTimeout = 10 * time.Second
+	// DefaultMaxRecords is how many requests the Recorder keeps.
+	DefaultMaxRecords = 1_000_000
+)
+
+// Broker config keys Config sets from its typed fields. BrokerConfigs must
+// not also set them.
+const (
+	cfgConsumerHeartbeat = "group.consumer.heartbeat.interval.ms"
+	cfgConsumerSession   = "group.consumer.session.timeout.ms"
+	cfgShareHeartbeat    = "group.share.heartbeat.interval.ms"
+	cfgShareSession      = "group.share.session.timeout.ms"
+)
+
+// Config configures Start. The zero value is valid: three brokers, no topics,
+// the defaults above.
+type Config struct {
+	// Brokers is the number of brokers, node ids 0..Brokers-1. 0 means
+	// DefaultBrokers (3); negative is rejected.
+	Brokers int
+
+	// Topics maps topic name to partition count; each is created at start
+	// (kfake.SeedTopics) with partitions spread over the brokers. Names must
+	// be non-empty and counts at least 1.
+	Topics map[string]int32
+
+	// HeartbeatInterval is the member heartbeat interval the brokers return
+	// in ConsumerGroupHeartbeat and ShareGroupHeartbeat responses (broker
+	// configs group.consumer.heartbeat.interval.ms and
+	// group.share.heartbeat.interval.ms), whole milliseconds. 0 means
+	// DefaultHeartbeatInterval (250 ms); negative or below 1 ms is rejected.
+	HeartbeatInterval time.Duration
+
+	// SessionTimeout is how long a KIP-848 or share group member may go
+	// without a heartbeat before the broker fences it (broker configs
+	// group.consumer.session.timeout.ms and group.share.session.timeout.ms,
+	// both honoured by kfake), whole milliseconds. 0 means
+	// DefaultSessionTimeout (10 s); it must exceed HeartbeatInterval, as in
+	// Kafka.
+	SessionTimeout time.Duration
+
+	// BrokerConfigs are extra initial broker configs (kfake.BrokerConfigs),
+	// for example "share.record.lock.sweep.interval.ms". They must not set
+	// the four heartbeat / session keys above: use the typed fields.
+	BrokerConfigs map[string]string
+
+	// MaxRecords bounds the Recorder: it keeps the newest MaxRecords
+	// requests and counts older ones as dropped. 0 means DefaultMaxRecords
+	// (1,000,000, about 100 MB); negative is rejected.
+	MaxRecords int
+
+	// Logger receives kfake's log lines (component=kfake) and fakebroker's
+	// own. nil discards them.
+	Logger *slog.Logger
+}
+
+// withDefaults returns cfg with zero fields set to their defaults, or a
+// *ConfigError naming the first invalid field.
+func (cfg Config) withDefaults() (Config, error) {
+	switch {
+	case cfg.Brokers < 0:
+		return cfg, &ConfigError{"Brokers", cfg.Brokers, "must be >= 0 (0 means 3)"}
+	case cfg.Brokers == 0:
+		cfg.Brokers = DefaultBrokers
+	}
+	for t, p := range cfg.Topics {
+		if t == "" {
+			return cfg, &ConfigError{"Topics[\"\"]", p, "topic name must be non-empty"}
+		}
+		if p < 1 {
+			return cfg, &ConfigError{"Topics[" + strconv.Quote(t) + "]", p, "partition count must be >= 1"}
+		}
+	}
+	var err error
+	if cfg.HeartbeatInterval, err = wholeMillis("HeartbeatInterval", cfg.HeartbeatInterval, DefaultHeartbeatInterval); err != nil {
+		return cfg, err
+	}
+	if cfg.SessionTimeout, err = wholeMillis("SessionTimeout", cfg.SessionTimeout, DefaultSessionTimeout); err != nil {
+		return cfg, err
+	}
+	if cfg.SessionTimeout <= cfg.HeartbeatInterval {
+		return cfg, &ConfigError{"SessionTimeout", cfg.SessionTimeout, "must exceed HeartbeatInterval " + cfg.HeartbeatInterval.String()}
+	}
+	for _, k := range []string{cfgConsumerHeartbeat, cfgConsumerSession, cfgShareHeartbeat, cfgShareSession} {
+		if v, ok := cfg.BrokerConfigs[k]; ok {
+			return cfg, &ConfigError{"BrokerConfigs[" + strconv.Quote(k) + "]", v, "set by HeartbeatInterval / SessionTimeout; use those fields"}
+		}
+	}
+	switch {
+	case cfg.MaxRecords < 0:
+		return cfg, &ConfigError{"MaxRecords", cfg.MaxRecords, "must be >= 0 (0 means 1,000,000)"}
+	case cfg.MaxRecords == 0:
+		cfg.MaxRecords = DefaultMaxRecords
+	}
+	return cfg, nil
+}
+
+// wholeMillis defaults a zero d to def and rejects negative values and values
+// that are not a whole number of milliseconds (Kafka configs are in ms).
+func wholeMillis(field string, d, def time.Duration) (time.Duration, error) {
+	switch {
+	case d == 0:
+		return def, nil
+	case d < time.Millisecond:
+		return d, &ConfigError{field, d, "must be 0 (default) or >= 1ms"}
+	case d%time.Millisecond != 0:
+		return d, &ConfigError{field, d, "must be a whole number of milliseconds"}
+	}
+	return d, nil
+}
+
+// brokerConfigs is the full kfake broker config map for cfg (defaults applied).
+func (cfg Config) brokerConfigs() map[string]string {
+	m := make(map[string]string, len(cfg.BrokerConfigs)+4)
+	for k, v := range cfg.BrokerConfigs {
+		m[k] = v
+	}
+	hb := strconv.FormatInt(cfg.HeartbeatInterval.Milliseconds(), 10)
+	st := strconv.FormatInt(cfg.SessionTimeout.Milliseconds(), 10)
+	m[cfgConsumerHeartbeat], m[cfgShareHeartbeat] = hb, hb
+	m[cfgConsumerSession], m[cfgShareSession] = st, st
+	return m
+}

@@ -1,0 +1,19 @@
+// Package fakebroker runs an in-process fake Kafka cluster (franz-go's kfake)
+// for kreactor's specs, with three additions kfake does not have:
+//
+//   - a request Recorder that logs every request any client sends (API key,
+//     version, node, client id, correlation id, arrival time), built by
+//     tapping each broker's listener and parsing request headers from the
+//     byte stream;
+//   - fault helpers (CoordinatorUnavailable, DelayKey, HoldKey,
+//     AnswerKeyWithError, DropConnections, StopNode) that return a Handle
+//     with an idempotent Remove, all released by Broker.Close;
+//   - Produce, a synchronous producer with deterministic partitioning.
+//
+// Every helper runs off kfake's cluster goroutine: delays and holds use
+// kfake's SleepControl with a wakeup that returns when its timer fires, its
+// Handle is removed or the Broker closes, so no control ever sleeps on the
+// cluster goroutine and Close leaves no goroutine behind.
+//
+// Start a broker with Start and always Close it (Close is idempotent).
+package fakebroker

@@ -1,0 +1,421 @@
+// Package reports turns Ginkgo JSON reports of the kreactor suite into a conformance report:
+// Parse reads `ginkgo --json-report` output into one Row per spec, Build joins rows to the
+// catalogue (package specs/catalogue), and WriteMarkdown / WriteJSON render the result.
+//
+// # Conventions read from specs
+//
+// Labels (plain strings; suite, container and leaf labels are all read):
+//   - `id:<spec-id>` exactly one per spec (required, see Options.Lenient);
+//   - `covers:<item>` zero or more catalogue item ids;
+//   - `subject:<name>` and `target:<name>` at most one each.
+//
+// Figures are report entries (AddReportEntry) whose value is a Figure; other entries are kept
+// as text figures. See Figure.
+package reports
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// Label prefixes the suite uses.
+const (
+	LabelID      = "id:"
+	LabelCovers  = "covers:"
+	LabelSubject = "subject:"
+	LabelTarget  = "target:"
+)
+
+// Verdict is the outcome of one spec.
+type Verdict string
+
+// The verdicts, one per Ginkgo spec state.
+const (
+	VerdictPass        Verdict = "pass"
+	VerdictFail        Verdict = "fail"
+	VerdictSkipped     Verdict = "skipped"
+	VerdictPending     Verdict = "pending"
+	VerdictPanicked    Verdict = "panicked"
+	VerdictInterrupted Verdict = "interrupted"
+	VerdictTimedout    Verdict = "timedout"
+	// VerdictAborted is Ginkgo's Abort(); it is a failure like the others.
+	VerdictAborted Verdict = "aborted"
+)
+
+// Failed reports whether the verdict means the spec did not hold.
+func (v Verdict) Failed() bool {
+	switch v {
+	case VerdictFail, VerdictPanicked, VerdictInterrupted, VerdictTimedout, VerdictAborted:
+		return true
+	}
+	return false
+}
+
+func verdictOf(s types.SpecState) (Verdict, bool) {
+	switch s {
+	case types.SpecStatePassed:
+		return VerdictPass, true
+	case types.SpecStateFailed:
+		return VerdictFail, true
+	case types.SpecStateSkipped:
+		return VerdictSkipped, true
+	case types.SpecStatePending:
+		return VerdictPending, true
+	case types.SpecStatePanicked:
+		return VerdictPanicked, true
+	case types.SpecStateInterrupted:
+		return VerdictInterrupted, true
+	case types.SpecStateTimedout:
+		return VerdictTimedout, true
+	case types.SpecStateAborted:
+		return VerdictAborted, true
+	}
+	return "", false
+}
+
+// Row is the result of one spec run against one subject on one target.
+type Row struct {
+	ID      string   `json:"id"`
+	Covers  []string `json:"covers"`
+	Subject string   `json:"subject"`
+	Target  string   `json:"target"`
+	Verdict Verdict  `json:"verdict"`
+	// Message is the first line of the failure message for a failed verdict (with the panic
+	// value for a panic), or the skip reason for a skipped spec; otherwise empty.
+	Message string `json:"message,omitempty"`
+	// Location is file:line of the failure (relative to the suite directory when inside it);
+	// set only for failed verdicts.
+	Location string `json:"location,omitempty"`
+	// SpecLocation is file:line of the It (or Entry), relative like Location.
+	SpecLocation string        `json:"spec_location"`
+	Duration     time.Duration `json:"-"`
+	// Text is the full spec text: container texts and the leaf text, space separated.
+	Text    string        `json:"text"`
+	Figures []NamedFigure `json:"figures"`
+	// Suite is the Ginkgo suite description; Source the input it came from (file name), if known.
+	Suite  string    `json:"suite"`
+	Source string    `json:"source,omitempty"`
+	Start  time.Time `json:"-"`
+	// DerivedID is true when the spec had no id: label and Options.Lenient derived ID from Text.
+	DerivedID bool `json:"derived_id,omitempty"`
+}
+
+// Suite describes one Ginkgo suite run found in the input.
+type Suite struct {
+	Description string    `json:"description"`
+	Path        string    `json:"path"`
+	Source      string    `json:"source,omitempty"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
+	Succeeded   bool      `json:"succeeded"`
+	// Problems lists failed suite-level nodes (BeforeSuite, AfterSuite, ReportAfterSuite...)
+	// and Ginkgo's special failure reasons, e.g. programmatic focus.
+	Problems []string `json:"problems,omitempty"`
+}
+
+// Run is everything Decode reads from one or more inputs.
+type Run struct {
+	Rows   []Row
+	Suites []Suite
+	// Warnings are problems that did not fail the parse (lenient mode, suite-level failures).
+	Warnings []string
+}
+
+// Options controls Decode.
+type Options struct {
+	// Lenient keeps a spec that has no id: label, deriving its id from the spec text
+	// ("text:" + a slug of the text), marking the row DerivedID and adding a warning; it also
+	// turns duplicate (id, subject, target) rows into warnings. The default (strict) makes both
+	// an error, because a report row that cannot be traced back to one spec proves nothing.
+	Lenient bool
+	// Source names the input in errors and rows (usually its file name); may be empty.
+	Source string
+}
+
+// Parse reads Ginkgo's --json-report output (a JSON array of types.Report) in strict mode and
+// returns one Row per It (suite-level nodes are skipped). See Decode.
+func Parse(r io.Reader) ([]Row, error) {
+	run, err := Decode(r, Options{})
+	if err != nil {
+		return nil, err
+	}
+	return run.Rows, nil
+}
+
+// Decode reads Ginkgo's --json-report output with the given options. It errors on malformed
+// JSON, a spec with an unknown state, a spec without an id: label (unless opt.Lenient), or a
+// spec with more than one id:, subject: or target: value; errors name opt.Source, the spec text
+// and its location.
+func Decode(r io.Reader, opt Options) (Run, error) {
+	var reports []types.Report
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&reports); err != nil {
+		return Run{}, fmt.Errorf("%sdecode Ginkgo JSON report: %w", prefix(opt.Source), err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Run{}, fmt.Errorf("%sdecode Ginkgo JSON report: trailing data after the report array", prefix(opt.Source))
+	}
+	var run Run
+	var errs []error
+	for _, rep := range reports {
+		suite := Suite{
+			Description: rep.SuiteDescription, Path: rep.SuitePath, Source: opt.Source,
+			Start: rep.StartTime, End: rep.EndTime, Succeeded: rep.SuiteSucceeded,
+		}
+		for _, reason := range rep.SpecialSuiteFailureReasons {
+			suite.Problems = append(suite.Problems, reason)
+		}
+		for _, sr := range rep.SpecReports {
+			if sr.LeafNodeType != types.NodeTypeIt {
+				if sr.State.Is(types.SpecStateFailureStates) {
+					suite.Problems = append(suite.Problems, fmt.Sprintf("%s %s at %s: %s",
+						sr.LeafNodeType, sr.State, relLocation(rep.SuitePath, sr.Failure.Location), firstLine(sr.Failure.Message)))
+				}
+				continue
+			}
+			row, warn, err := rowOf(rep, sr, opt)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if warn != "" {
+				run.Warnings = append(run.Warnings, warn)
+			}
+			run.Rows = append(run.Rows, row)
+		}
+		for _, p := range suite.Problems {
+			run.Warnings = append(run.Warnings, fmt.Sprintf("%ssuite %q: %s", prefix(opt.Source), suite.Description, p))
+		}
+		run.Suites = append(run.Suites, suite)
+	}
+	if len(errs) > 0 {
+		return Run{}, errors.Join(errs...)
+	}
+	if err := checkDuplicates(&run, opt.Lenient); err != nil {
+		return Run{}, err
+	}
+	return run, nil
+}
+
+// ParseFiles decodes each file and merges the runs (e.g. one run of the suite per target).
+// Errors name the file. Rows with the same (id, subject, target) in two inputs are an error in
+// strict mode.
+func ParseFiles(paths []string, opt Options) (Run, error) {
+	var all Run
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return Run{}, fmt.Errorf("read Ginkgo JSON report: %w", err)
+		}
+		o := opt
+		o.Source = p
+		run, err := Decode(f, o)
+		f.Close()
+		if err != nil {
+			return Run{}, err
+		}
+		all.Rows = append(all.Rows, run.Rows...)
+		all.Suites = append(all.Suites, run.Suites...)
+		all.Warnings = append(all.Warnings, run.Warnings...)
+	}
+	all.Warnings = dedupWarnings(all.Warnings)
+	if err := checkDuplicates(&all, opt.Lenient); err != nil {
+		return Run{}, err
+	}
+	return all, nil
+}
+
+func dedupWarnings(ws []string) []string {
+	seen := map[string]bool{}
+	out := ws[:0]
+	for _, w := range ws {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// checkDuplicates rejects (or, lenient, warns about) two rows with one (id, subject, target).
+func checkDuplicates(run *Run, lenient bool) error {
+	type key struct{ id, subject, target string }
+	first := map[key]Row{}
+	var errs []error
+	for _, r := range run.Rows {
+		k := key{r.ID, r.Subject, r.Target}
+		prev, dup := first[k]
+		if !dup {
+			first[k] = r
+			continue
+		}
+		msg := fmt.Sprintf("duplicate spec id %q for subject %q, target %q: %s and %s",
+			r.ID, r.Subject, r.Target, where(prev), where(r))
+		if lenient {
+			run.Warnings = append(run.Warnings, msg)
+		} else {
+			errs = append(errs, errors.New(msg))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func where(r Row) string {
+	if r.Source != "" {
+		return r.Source + ": " + r.SpecLocation
+	}
+	return r.SpecLocation
+}
+
+func rowOf(rep types.Report, sr types.SpecReport, opt Options) (Row, string, error) {
+	row := Row{
+		Text:         sr.FullText(),
+		SpecLocation: relLocation(rep.SuitePath, sr.LeafNodeLocation),
+		Duration:     sr.RunTime,
+		Suite:        rep.SuiteDescription,
+		Source:       opt.Source,
+		Start:        sr.StartTime,
+		Covers:       []string{},
+		Figures:      []NamedFigure{},
+	}
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%sspec %q at %s: %s", prefix(opt.Source), row.Text, row.SpecLocation, fmt.Sprintf(format, args...))
+	}
+	v, ok := verdictOf(sr.State)
+	if !ok {
+		return Row{}, "", bad("unknown spec state %q", sr.State)
+	}
+	row.Verdict = v
+
+	labels := append([]string{}, rep.SuiteLabels...)
+	for _, ls := range sr.ContainerHierarchyLabels {
+		labels = append(labels, ls...)
+	}
+	labels = append(labels, sr.LeafNodeLabels...)
+	var ids, subjects, targets []string
+	for _, l := range labels {
+		switch {
+		case strings.HasPrefix(l, LabelID):
+			ids = appendUnique(ids, strings.TrimPrefix(l, LabelID))
+		case strings.HasPrefix(l, LabelCovers):
+			row.Covers = appendUnique(row.Covers, strings.TrimPrefix(l, LabelCovers))
+		case strings.HasPrefix(l, LabelSubject):
+			subjects = appendUnique(subjects, strings.TrimPrefix(l, LabelSubject))
+		case strings.HasPrefix(l, LabelTarget):
+			targets = appendUnique(targets, strings.TrimPrefix(l, LabelTarget))
+		}
+	}
+	for _, set := range []struct {
+		prefix string
+		vals   []string
+	}{{LabelID, ids}, {LabelCovers, row.Covers}, {LabelSubject, subjects}, {LabelTarget, targets}} {
+		for _, val := range set.vals {
+			if strings.TrimSpace(val) == "" {
+				return Row{}, "", bad("empty %s label", set.prefix)
+			}
+		}
+	}
+	if len(subjects) > 1 {
+		return Row{}, "", bad("more than one subject: label (%s)", strings.Join(subjects, ", "))
+	}
+	if len(targets) > 1 {
+		return Row{}, "", bad("more than one target: label (%s)", strings.Join(targets, ", "))
+	}
+	if len(subjects) == 1 {
+		row.Subject = subjects[0]
+	}
+	if len(targets) == 1 {
+		row.Target = targets[0]
+	}
+	var warn string
+	switch len(ids) {
+	case 1:
+		row.ID = ids[0]
+	case 0:
+		if !opt.Lenient {
+			return Row{}, "", bad("no %s label (every spec needs exactly one)", LabelID)
+		}
+		row.ID = "text:" + slug(row.Text)
+		row.DerivedID = true
+		warn = fmt.Sprintf("%sspec %q at %s has no %s label; using derived id %q", prefix(opt.Source), row.Text, row.SpecLocation, LabelID, row.ID)
+	default:
+		return Row{}, "", bad("more than one %s label (%s)", LabelID, strings.Join(ids, ", "))
+	}
+
+	switch {
+	case v.Failed():
+		row.Message = firstLine(sr.Failure.Message)
+		if p := firstLine(sr.Failure.ForwardedPanic); p != "" {
+			row.Message += ": " + p
+		}
+		row.Location = relLocation(rep.SuitePath, sr.Failure.Location)
+	case v == VerdictSkipped:
+		row.Message = firstLine(sr.Failure.Message)
+	}
+
+	for _, e := range sr.ReportEntries {
+		if f, ok := decodeFigure(e.Value.AsJSON); ok {
+			row.Figures = append(row.Figures, NamedFigure{Name: e.Name, Figure: f})
+			continue
+		}
+		text := e.Value.Representation
+		if text == "" && e.Value.AsJSON != "null" { // AddReportEntry(name) with no value
+			text = e.Value.AsJSON
+		}
+		row.Figures = append(row.Figures, NamedFigure{Name: e.Name, Text: text, IsText: true})
+	}
+	return row, warn, nil
+}
+
+func appendUnique(s []string, v string) []string {
+	for _, x := range s {
+		if x == v {
+			return s
+		}
+	}
+	return append(s, v)
+}
+
+func prefix(source string) string {
+	if source == "" {
+		return ""
+	}
+	return source + ": "
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return s
+}
+
+// relLocation renders file:line, relative to the suite directory when the file is inside it.
+func relLocation(suitePath string, loc types.CodeLocation) string {
+	if loc.FileName == "" {
+		return ""
+	}
+	name := loc.FileName
+	if suitePath != "" {
+		if rel, err := filepath.Rel(suitePath, name); err == nil && !strings.HasPrefix(rel, "..") {
+			name = filepath.ToSlash(rel)
+		}
+	}
+	return fmt.Sprintf("%s:%d", name, loc.LineNumber)
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+func slug(s string) string {
+	return strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(s), "-"), "-")
+}
