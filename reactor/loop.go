@@ -87,6 +87,7 @@ type observation struct {
 type loopCore struct {
 	effects       []effect // queued this step; loop goroutine only
 	stopRequested bool     // loop goroutine only
+	repoll        bool     // a poll asked for another round of all managers
 }
 
 // Loop is the single state owner: one goroutine applies observations, polls
@@ -326,17 +327,19 @@ drain:
 	}
 
 	// 2. poll managers; dispatch Ready requests; re-poll those that were
-	// Ready until none is (bounded rounds).
+	// Ready (or all of them after Tx.Repoll) until none is (bounded rounds).
 	ms := l.cfg.Managers
 	results := make([]ManagerResult, len(ms))
 	repoll := make([]bool, len(ms))
 	sent := 0
 	stillReady := false
+	all := true // the first round polls every manager
 	for round := 0; round < l.cfg.MaxRounds; round++ {
 		view := l.cfg.View(now)
 		anyReady := false
+		l.core.repoll = false
 		for i, m := range ms {
-			if round > 0 && !repoll[i] {
+			if !all && !repoll[i] {
 				continue
 			}
 			tx := &Tx{Now: now, Version: l.version, loop: &l.core}
@@ -363,8 +366,9 @@ drain:
 				panic(fmt.Sprintf("reactor: manager %s returned a Result with invalid kind %s", m.Name(), r.Kind))
 			}
 		}
-		stillReady = anyReady
-		if !anyReady {
+		all = l.core.repoll
+		stillReady = anyReady || l.core.repoll
+		if !stillReady {
 			break
 		}
 	}
@@ -386,6 +390,7 @@ drain:
 			}
 		}
 	}
+	l.core.repoll = false
 	if stillReady {
 		l.c.roundLimit.Add(1)
 		d.Wake = now // step again at once

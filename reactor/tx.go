@@ -25,6 +25,12 @@ func (tx *Tx) Effect(fn func()) {
 	tx.loop.effects = append(tx.loop.effects, effect{fn: fn, version: tx.Version})
 }
 
+// Repoll says this call changed state another manager reads (a metadata
+// refresh requested, a leave started): the loop polls every manager again in
+// this step, within Config.MaxRounds. Call it only on an actual change, or
+// the step runs out of rounds.
+func (tx *Tx) Repoll() { tx.loop.repoll = true }
+
 // Stop asks the loop to stop after this step: the final decision is published
 // with Closed set, the queued effects run, and the goroutine exits. Later
 // completions are dropped and Submit returns ErrStopped.

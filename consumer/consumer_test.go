@@ -1,0 +1,95 @@
+package consumer_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/kreactor/kreactor/consumer"
+	"github.com/kreactor/kreactor/fakebroker"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestConfigErrorNamesField(t *testing.T) {
+	cfg := consumer.DefaultConfig()
+	cfg.BootstrapServers = []string{"127.0.0.1:9092"}
+	cfg.RetryBackoff = 0
+	_, err := consumer.New(cfg)
+	var ce *consumer.ConfigError
+	if !errors.As(err, &ce) || ce.Field != "RetryBackoff" {
+		t.Fatalf("err = %v, want ConfigError on RetryBackoff", err)
+	}
+	cfg = consumer.DefaultConfig()
+	_, err = consumer.New(cfg)
+	if !errors.As(err, &ce) || ce.Field != "BootstrapServers" {
+		t.Fatalf("err = %v, want ConfigError on BootstrapServers", err)
+	}
+}
+
+func TestConsumeCommitClose(t *testing.T) {
+	b, err := fakebroker.Start(fakebroker.Config{Topics: map[string]int32{"t": 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := b.Produce(ctx, "t", 300, nil); err != nil {
+		t.Fatal(err)
+	}
+	cfg := consumer.DefaultConfig()
+	cfg.BootstrapServers = b.Addrs()
+	cfg.GroupID = "g"
+	cfg.AutoOffsetReset = "earliest"
+	c, err := consumer.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Subscribe("t"); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int32]int64{}
+	n := 0
+	for n < 300 {
+		pctx, pcancel := context.WithTimeout(ctx, time.Second)
+		recs, err := c.Poll(pctx)
+		pcancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("timed out with %d records; %s", n, c.Decision().Diagnose())
+		}
+		for _, r := range recs {
+			if last, ok := seen[r.Partition]; ok && r.Offset != last+1 {
+				t.Fatalf("partition %d: offset %d after %d", r.Partition, r.Offset, last)
+			}
+			seen[r.Partition] = r.Offset
+			n++
+		}
+	}
+	if err := c.CommitSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := c.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("close took %s; stats %+v", time.Since(start), c.Stats())
+	for _, d := range c.Trace()[max(0, len(c.Trace())-8):] {
+		t.Log(d.Diagnose())
+	}
+	gi := b.GroupInfo("g")
+	if gi == nil || len(gi.Members) != 0 {
+		t.Fatalf("group info after close: %+v", gi)
+	}
+	for p, last := range seen {
+		if got := gi.Commits["t"][p].Offset; got != last+1 {
+			t.Fatalf("partition %d committed %d, want %d", p, got, last+1)
+		}
+	}
+}

@@ -1,0 +1,33 @@
+package consumer
+
+import (
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Record is one consumed record.
+type Record struct {
+	Topic       string
+	Partition   int32
+	Offset      int64
+	LeaderEpoch int32 // -1 if unknown
+	Timestamp   time.Time
+	Key, Value  []byte
+	Headers     []Header
+}
+
+// Header is a record header.
+type Header struct {
+	Key   string
+	Value []byte
+}
+
+func fromKgo(r *kgo.Record) Record {
+	out := Record{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, LeaderEpoch: r.LeaderEpoch,
+		Timestamp: r.Timestamp, Key: r.Key, Value: r.Value}
+	for _, h := range r.Headers {
+		out.Headers = append(out.Headers, Header{Key: h.Key, Value: h.Value})
+	}
+	return out
+}

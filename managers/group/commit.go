@@ -1,0 +1,275 @@
+package group
+
+// Commit.
+//
+// Kafka API: OffsetCommit (key 8) v9+ with the member id and member epoch
+// (KIP-848) in GenerationIDOrMemberEpoch, to the group coordinator; one
+// commit in flight at a time so commits apply in the order made.
+// Answers: KAFKA-20253 (a pending commit with the coordinator unknown is an
+// Await(coordinator), not a zero wait), KAFKA-20970 (the auto-commit timer is
+// reset when a commit is queued, not when it is sent), KAFKA-19357 (a pending
+// commit fails with a clear error at its deadline, never silently kept),
+// KAFKA-18641 (auto-commit commits only positions the application has
+// received from a completed Poll).
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kreactor/kreactor/managers"
+	"github.com/kreactor/kreactor/reactor"
+)
+
+// ConsumedSource gives the positions the application has consumed (received
+// from completed Polls); the fetch manager implements it.
+type ConsumedSource interface {
+	Consumed() map[managers.TopicPartition]managers.Position
+}
+
+type commit struct {
+	offsets  map[managers.TopicPartition]managers.Position
+	deadline time.Time
+	auto     bool
+	done     func(error) // run as an effect; may be nil
+	attempts int
+	lastErr  error
+}
+
+// CommitConfig configures the commit manager.
+type CommitConfig struct {
+	AutoCommit         bool          // enable.auto.commit
+	AutoCommitInterval time.Duration // auto.commit.interval.ms
+	Backoff            managers.Backoff
+}
+
+// Commit queues and sends offset commits. Loop goroutine only.
+type Commit struct {
+	cfg      CommitConfig
+	group    string
+	coord    *managers.Coordinator
+	consumed ConsumedSource
+
+	pending   []*commit
+	inFlight  bool
+	next      time.Time // retry backoff
+	nextAuto  time.Time // next auto-commit; zero until the first assignment
+	committed map[managers.TopicPartition]managers.Position
+	sent      int // OffsetCommit requests sent, for figures
+}
+
+// NewCommit returns the commit manager of group.
+func NewCommit(cfg CommitConfig, group string, coord *managers.Coordinator, consumed ConsumedSource) *Commit {
+	return &Commit{cfg: cfg, group: group, coord: coord, consumed: consumed, committed: map[managers.TopicPartition]managers.Position{}}
+}
+
+// Name is "commit".
+func (c *Commit) Name() string { return "commit" }
+
+// Enqueue queues a commit of offsets that must complete by deadline; done
+// runs as an effect (after publication) with nil or a *CommitError. An
+// empty offsets map completes at once with nil.
+func (c *Commit) Enqueue(tx *reactor.Tx, offsets map[managers.TopicPartition]managers.Position, deadline time.Time, done func(error)) {
+	if len(offsets) == 0 {
+		if done != nil {
+			tx.Effect(func() { done(nil) })
+		}
+		return
+	}
+	c.pending = append(c.pending, &commit{offsets: maps.Clone(offsets), deadline: deadline, done: done})
+}
+
+// Pending is the number of commits queued or in flight.
+func (c *Commit) Pending() int { return len(c.pending) }
+
+// NeedsCoordinator reports whether commits wait for the coordinator.
+func (c *Commit) NeedsCoordinator() bool { return len(c.pending) > 0 }
+
+// Committed returns the last offsets the coordinator accepted.
+func (c *Commit) Committed() map[managers.TopicPartition]managers.Position { return c.committed }
+
+// Sent is the number of OffsetCommit requests sent so far.
+func (c *Commit) Sent() int { return c.sent }
+
+// FailAll completes every pending commit with err (close deadline passed).
+func (c *Commit) FailAll(tx *reactor.Tx, err error) {
+	for _, p := range c.pending {
+		c.complete(tx, p, &CommitError{Partitions: len(p.offsets), Attempts: p.attempts, Err: errors.Join(err, p.lastErr)})
+	}
+	c.pending = nil
+}
+
+func (c *Commit) complete(tx *reactor.Tx, p *commit, err error) {
+	if p.done != nil {
+		done := p.done
+		tx.Effect(func() { done(err) })
+	}
+}
+
+// Poll answers what the commit manager can do now.
+func (c *Commit) Poll(tx *reactor.Tx, v View) reactor.Result {
+	now := tx.Now
+	// Expire commits whose deadline passed (never keep them silently).
+	if !c.inFlight {
+		kept := c.pending[:0]
+		for _, p := range c.pending {
+			if !now.Before(p.deadline) {
+				c.complete(tx, p, &CommitError{Partitions: len(p.offsets), Attempts: p.attempts, Err: errors.Join(ErrCommitTimeout, p.lastErr)})
+				continue
+			}
+			kept = append(kept, p)
+		}
+		clear(c.pending[len(kept):])
+		c.pending = kept
+	}
+	autoActive := c.cfg.AutoCommit && len(v.Assignment) > 0 && !v.Closing
+	if autoActive {
+		if c.nextAuto.IsZero() {
+			c.nextAuto = now.Add(c.cfg.AutoCommitInterval)
+		}
+		if !now.Before(c.nextAuto) {
+			// Reset the timer when the commit is queued, not when it is
+			// sent (KAFKA-20970).
+			c.nextAuto = now.Add(c.cfg.AutoCommitInterval)
+			c.enqueueAuto(now)
+		}
+	}
+	if len(c.pending) == 0 {
+		if autoActive {
+			return reactor.RetryAt(c.nextAuto, "auto-commit interval")
+		}
+		return reactor.Idle("no commit pending")
+	}
+	deadline := c.pending[0].deadline
+	for _, p := range c.pending {
+		if p.deadline.Before(deadline) {
+			deadline = p.deadline
+		}
+	}
+	switch {
+	case c.inFlight:
+		return reactor.Await(reactor.InputResponse, "OffsetCommit in flight").Until(deadline)
+	case !v.CoordinatorKnown:
+		return reactor.Await(reactor.InputCoordinator, "commit pending, coordinator unknown").Until(deadline)
+	case v.InGroup && v.MemberEpoch <= 0:
+		return reactor.Await(reactor.InputMembership, "commit pending, member has no epoch yet").Until(deadline)
+	case now.Before(c.next):
+		return reactor.RetryAt(minTime(c.next, deadline), "OffsetCommit backoff")
+	}
+	return c.send(tx, v, c.pending[0])
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// enqueueAuto queues an auto-commit of the consumed positions that differ
+// from the last committed ones, unless one is already queued.
+func (c *Commit) enqueueAuto(now time.Time) {
+	for _, p := range c.pending {
+		if p.auto {
+			return
+		}
+	}
+	offsets := map[managers.TopicPartition]managers.Position{}
+	for tp, pos := range c.consumed.Consumed() {
+		if prev, ok := c.committed[tp]; !ok || prev.Offset != pos.Offset {
+			offsets[tp] = pos
+		}
+	}
+	if len(offsets) == 0 {
+		return
+	}
+	c.pending = append(c.pending, &commit{offsets: offsets, deadline: now.Add(max(c.cfg.AutoCommitInterval, 5*time.Second)), auto: true})
+}
+
+func (c *Commit) send(tx *reactor.Tx, v View, p *commit) reactor.Result {
+	req := kmsg.NewPtrOffsetCommitRequest()
+	req.Group = c.group
+	req.MemberID, req.Generation = v.CommitIdentity()
+	byTopic := map[string][]managers.TopicPartition{}
+	for tp := range p.offsets {
+		byTopic[tp.Topic] = append(byTopic[tp.Topic], tp)
+	}
+	for _, topic := range slices.Sorted(maps.Keys(byTopic)) {
+		t := kmsg.NewOffsetCommitRequestTopic()
+		t.Topic = topic
+		if tm, ok := v.Meta.Topic(topic); ok {
+			t.TopicID = tm.ID
+		}
+		tps := byTopic[topic]
+		slices.SortFunc(tps, func(a, b managers.TopicPartition) int { return int(a.Partition - b.Partition) })
+		for _, tp := range tps {
+			pp := kmsg.NewOffsetCommitRequestTopicPartition()
+			pp.Partition = tp.Partition
+			pp.Offset = p.offsets[tp].Offset
+			pp.LeaderEpoch = p.offsets[tp].LeaderEpoch
+			t.Partitions = append(t.Partitions, pp)
+		}
+		req.Topics = append(req.Topics, t)
+	}
+	c.inFlight = true
+	c.sent++
+	p.attempts++
+	node := v.Coordinator.Node
+	return reactor.Ready("commit pending", &reactor.Request{
+		Payload: &managers.Call{Node: node, Addr: v.Coordinator.Addr, Req: req},
+		OnComplete: func(tx *reactor.Tx, resp any, err error) {
+			c.onResponse(tx, node, p, resp, err)
+		},
+	})
+}
+
+func (c *Commit) onResponse(tx *reactor.Tx, node int32, p *commit, resp any, err error) {
+	c.inFlight = false
+	var r *kmsg.OffsetCommitResponse
+	if err == nil {
+		r, err = managers.As[*kmsg.OffsetCommitResponse](kmsg.OffsetCommit, node, resp)
+	}
+	if err == nil {
+		for _, t := range r.Topics {
+			for _, pp := range t.Partitions {
+				if perr := kerr.ErrorForCode(pp.ErrorCode); perr != nil {
+					err = fmt.Errorf("%s/%d: %w", t.Topic, pp.Partition, perr)
+					break
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
+	}
+	if err == nil {
+		for tp, pos := range p.offsets {
+			c.committed[tp] = pos
+		}
+		c.remove(p)
+		c.complete(tx, p, nil)
+		return
+	}
+	p.lastErr = err
+	switch {
+	case managers.IsCoordinatorError(err):
+		c.coord.MarkUnknown(err)
+	case errors.Is(err, kerr.StaleMemberEpoch), errors.Is(err, kerr.RequestTimedOut),
+		errors.Is(err, kerr.CoordinatorLoadInProgress), errors.Is(err, kerr.RebalanceInProgress):
+		// retriable: try again (with the member's newer epoch, if any)
+	default:
+		c.remove(p)
+		c.complete(tx, p, &CommitError{Partitions: len(p.offsets), Attempts: p.attempts, Err: err})
+		return
+	}
+	c.next = tx.Now.Add(c.cfg.Backoff.Delay(p.attempts))
+}
+
+func (c *Commit) remove(p *commit) {
+	c.pending = slices.DeleteFunc(c.pending, func(q *commit) bool { return q == p })
+}

@@ -1,0 +1,408 @@
+package group
+
+// Fetch.
+//
+// Kafka API: Fetch (key 1) v4+ (topic ids from v13, KIP-516) to each
+// partition's leader; full fetch requests (no fetch session: SessionID 0,
+// SessionEpoch -1). A partition with buffered records is not fetched again
+// until the application takes them; the whole buffer is bounded.
+// Answers: KAFKA-20854 (nothing fetchable is an Await naming why: positions,
+// metadata, a fetch in flight, a full buffer; it never wakes the
+// application), KAFKA-21049 (no zero-wait path: a failed fetch backs off).
+
+import (
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kreactor/kreactor/managers"
+	"github.com/kreactor/kreactor/reactor"
+)
+
+// FetchConfig configures the fetch manager. Field comments give the Java
+// setting each matches.
+type FetchConfig struct {
+	MaxWait           time.Duration // fetch.max.wait.ms
+	MinBytes          int32         // fetch.min.bytes
+	MaxBytes          int32         // fetch.max.bytes
+	PartitionMaxBytes int32         // max.partition.fetch.bytes
+	MaxBuffered       int           // records buffered before fetching stops (records)
+	ReadCommitted     bool          // isolation.level=read_committed
+	Backoff           managers.Backoff
+}
+
+type fetchPartition struct {
+	hasPos   bool
+	reset    bool // position must come from auto.offset.reset (OFFSET_OUT_OF_RANGE)
+	pos      managers.Position
+	gen      uint64 // bumps when the position is reset or set; guards stale answers (P3)
+	buffered []*kgo.Record
+	paused   bool
+	next     time.Time // backoff after a partition error
+}
+
+// Fetch owns fetch positions, the record buffer and the consumed positions.
+// Loop goroutine only.
+type Fetch struct {
+	cfg  FetchConfig
+	meta *managers.Metadata
+
+	parts         map[managers.TopicPartition]*fetchPartition
+	order         []managers.TopicPartition // round-robin order for Take
+	rr            int
+	assignVersion uint64
+	inFlight      map[int32]bool
+	buffered      int
+	consumed      map[managers.TopicPartition]managers.Position
+	errs          []error // partition errors for the application
+	sent          int
+}
+
+// NewFetch returns the fetch manager.
+func NewFetch(cfg FetchConfig, meta *managers.Metadata) *Fetch {
+	return &Fetch{
+		cfg:      cfg,
+		meta:     meta,
+		parts:    map[managers.TopicPartition]*fetchPartition{},
+		inFlight: map[int32]bool{},
+		consumed: map[managers.TopicPartition]managers.Position{},
+	}
+}
+
+// Name is "fetch".
+func (f *Fetch) Name() string { return "fetch" }
+
+// Buffered is the number of records buffered for the application.
+func (f *Fetch) Buffered() int { return f.buffered }
+
+// Sent is the number of Fetch requests sent so far.
+func (f *Fetch) Sent() int { return f.sent }
+
+// sync adopts a new assignment: kept partitions keep their positions and
+// buffers, new ones need a position, removed ones are dropped.
+func (f *Fetch) sync(v View) {
+	if v.AssignmentVersion == f.assignVersion && len(v.Assignment) == len(f.parts) {
+		return
+	}
+	f.assignVersion = v.AssignmentVersion
+	next := make(map[managers.TopicPartition]*fetchPartition, len(v.Assignment))
+	for _, tp := range v.Assignment {
+		if p, ok := f.parts[tp]; ok {
+			next[tp] = p
+			continue
+		}
+		next[tp] = &fetchPartition{}
+	}
+	for tp, p := range f.parts {
+		if _, ok := next[tp]; !ok {
+			f.buffered -= len(p.buffered)
+			delete(f.consumed, tp)
+		}
+	}
+	f.parts = next
+	f.order = slices.Clone(v.Assignment)
+	f.rr = 0
+}
+
+// PositionNeed is a partition without a fetch position.
+type PositionNeed struct {
+	TP    managers.TopicPartition
+	Gen   uint64
+	Reset bool // skip committed offsets: apply auto.offset.reset
+}
+
+// NeedingPosition lists partitions that need a position, in assignment
+// order.
+func (f *Fetch) NeedingPosition() []PositionNeed {
+	var out []PositionNeed
+	for _, tp := range f.order {
+		if p := f.parts[tp]; !p.hasPos {
+			out = append(out, PositionNeed{TP: tp, Gen: p.gen, Reset: p.reset})
+		}
+	}
+	return out
+}
+
+// SetPosition sets tp's fetch position if tp is still assigned and still at
+// generation gen (a stale answer is ignored, P3). It reports whether the
+// position was applied.
+func (f *Fetch) SetPosition(tp managers.TopicPartition, pos managers.Position, gen uint64) bool {
+	p, ok := f.parts[tp]
+	if !ok || p.gen != gen || p.hasPos {
+		return false
+	}
+	p.pos, p.hasPos, p.reset = pos, true, false
+	p.gen++
+	if _, ok := f.consumed[tp]; !ok {
+		f.consumed[tp] = pos
+	}
+	return true
+}
+
+// ReportError records a position error (e.g. no offset with
+// auto.offset.reset=none) for the application.
+func (f *Fetch) ReportError(err error) { f.errs = append(f.errs, err) }
+
+// TakeErrors returns and clears the errors for the application.
+func (f *Fetch) TakeErrors() []error {
+	errs := f.errs
+	f.errs = nil
+	return errs
+}
+
+// Take removes up to max buffered records, visiting partitions round-robin
+// and keeping per-partition order.
+func (f *Fetch) Take(max int) []*kgo.Record {
+	var out []*kgo.Record
+	for range len(f.order) {
+		if len(out) >= max {
+			break
+		}
+		tp := f.order[f.rr%len(f.order)]
+		f.rr++
+		p := f.parts[tp]
+		if len(p.buffered) == 0 {
+			continue
+		}
+		n := min(len(p.buffered), max-len(out))
+		out = append(out, p.buffered[:n]...)
+		clear(p.buffered[:n])
+		p.buffered = p.buffered[n:]
+		if len(p.buffered) == 0 {
+			p.buffered = nil
+		}
+		f.buffered -= n
+	}
+	return out
+}
+
+// MarkConsumed records positions the application has received from a
+// completed Poll; positions of partitions no longer assigned are ignored.
+func (f *Fetch) MarkConsumed(positions map[managers.TopicPartition]managers.Position) {
+	for tp, pos := range positions {
+		if _, ok := f.parts[tp]; ok {
+			f.consumed[tp] = pos
+		}
+	}
+}
+
+// Consumed returns a copy of the consumed positions (implements
+// ConsumedSource).
+func (f *Fetch) Consumed() map[managers.TopicPartition]managers.Position {
+	out := make(map[managers.TopicPartition]managers.Position, len(f.consumed))
+	for tp, pos := range f.consumed {
+		out[tp] = pos
+	}
+	return out
+}
+
+// Poll builds one Fetch per leader for the fetchable partitions and says
+// precisely why the others cannot be fetched.
+func (f *Fetch) Poll(tx *reactor.Tx, v View) reactor.Result {
+	f.sync(v)
+	if len(f.parts) == 0 {
+		return reactor.Idle("no assignment")
+	}
+	var waits []reactor.Result
+	byNode := map[int32][]managers.TopicPartition{}
+	full := f.buffered >= f.cfg.MaxBuffered
+	for _, tp := range f.order {
+		p := f.parts[tp]
+		switch {
+		case !p.hasPos:
+			waits = append(waits, reactor.Await(reactor.InputPositions, "position unknown"))
+			continue
+		case p.paused:
+			waits = append(waits, reactor.Await(reactor.InputApplication, "partition paused"))
+			continue
+		case len(p.buffered) > 0 || full:
+			waits = append(waits, reactor.Await(reactor.InputBufferDrained, "records buffered"))
+			continue
+		case tx.Now.Before(p.next):
+			waits = append(waits, reactor.RetryAt(p.next, "partition backoff"))
+			continue
+		}
+		tm, ok := v.Meta.Topic(tp.Topic)
+		if !ok || int(tp.Partition) >= len(tm.Partitions) || tm.Partitions[tp.Partition].Leader < 0 {
+			v.Meta.RequestRefresh(tx)
+			waits = append(waits, reactor.Await(reactor.InputMetadata, "leader unknown"))
+			continue
+		}
+		leader := tm.Partitions[tp.Partition].Leader
+		if f.inFlight[leader] {
+			waits = append(waits, reactor.Await(reactor.InputResponse, "Fetch in flight"))
+			continue
+		}
+		if _, ok := v.Meta.BrokerAddr(leader); !ok {
+			v.Meta.RequestRefresh(tx)
+			waits = append(waits, reactor.Await(reactor.InputMetadata, "leader address unknown"))
+			continue
+		}
+		byNode[leader] = append(byNode[leader], tp)
+	}
+	var reqs []*reactor.Request
+	for _, node := range slicesSortedKeys(byNode) {
+		reqs = append(reqs, f.request(v, node, byNode[node]))
+	}
+	if len(reqs) > 0 {
+		waits = append(waits, reactor.Ready("partitions fetchable", reqs...))
+	}
+	return reactor.Combine(waits...)
+}
+
+func slicesSortedKeys[V any](m map[int32]V) []int32 {
+	out := make([]int32, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+type fetchSent struct {
+	tp  managers.TopicPartition
+	gen uint64
+	pos managers.Position
+}
+
+func (f *Fetch) request(v View, node int32, tps []managers.TopicPartition) *reactor.Request {
+	req := kmsg.NewPtrFetchRequest()
+	req.ReplicaID = -1
+	req.MaxWaitMillis = int32(f.cfg.MaxWait.Milliseconds())
+	req.MinBytes = f.cfg.MinBytes
+	req.MaxBytes = f.cfg.MaxBytes
+	if f.cfg.ReadCommitted {
+		req.IsolationLevel = 1
+	}
+	req.SessionID = 0
+	req.SessionEpoch = -1
+	var sent []fetchSent
+	idx := map[string]int{}
+	for _, tp := range tps {
+		p := f.parts[tp]
+		i, ok := idx[tp.Topic]
+		if !ok {
+			t := kmsg.NewFetchRequestTopic()
+			t.Topic = tp.Topic
+			if tm, ok := v.Meta.Topic(tp.Topic); ok {
+				t.TopicID = tm.ID
+			}
+			req.Topics = append(req.Topics, t)
+			i = len(req.Topics) - 1
+			idx[tp.Topic] = i
+		}
+		fp := kmsg.NewFetchRequestTopicPartition()
+		fp.Partition = tp.Partition
+		fp.FetchOffset = p.pos.Offset
+		fp.CurrentLeaderEpoch = -1
+		fp.LogStartOffset = -1
+		fp.PartitionMaxBytes = f.cfg.PartitionMaxBytes
+		req.Topics[i].Partitions = append(req.Topics[i].Partitions, fp)
+		sent = append(sent, fetchSent{tp: tp, gen: p.gen, pos: p.pos})
+	}
+	f.inFlight[node] = true
+	f.sent++
+	addr, _ := v.Meta.BrokerAddr(node)
+	return &reactor.Request{
+		Payload: &managers.Call{Node: node, Addr: addr, Req: req},
+		OnComplete: func(tx *reactor.Tx, resp any, err error) {
+			f.onResponse(tx, node, sent, resp, err)
+		},
+	}
+}
+
+func (f *Fetch) onResponse(tx *reactor.Tx, node int32, sent []fetchSent, resp any, err error) {
+	delete(f.inFlight, node)
+	var r *kmsg.FetchResponse
+	if err == nil {
+		r, err = managers.As[*kmsg.FetchResponse](kmsg.Fetch, node, resp)
+	}
+	if err == nil {
+		err = kerr.ErrorForCode(r.ErrorCode)
+	}
+	if err != nil {
+		// Whole-request failure: back the partitions off, refresh metadata.
+		for _, s := range sent {
+			if p, ok := f.parts[s.tp]; ok {
+				p.next = tx.Now.Add(f.cfg.Backoff.Delay(1))
+			}
+		}
+		f.meta.RequestRefresh(tx)
+		return
+	}
+	want := map[managers.TopicPartition]fetchSent{}
+	for _, s := range sent {
+		want[s.tp] = s
+	}
+	for i := range r.Topics {
+		t := &r.Topics[i]
+		topic := t.Topic
+		if topic == "" {
+			topic, _ = f.meta.TopicName(t.TopicID)
+		}
+		for j := range t.Partitions {
+			rp := &t.Partitions[j]
+			tp := managers.TopicPartition{Topic: topic, Partition: rp.Partition}
+			s, ok := want[tp]
+			p, assigned := f.parts[tp]
+			if !ok || !assigned || p.gen != s.gen || p.pos != s.pos {
+				continue // stale: reassigned or repositioned since sent (P3)
+			}
+			f.applyPartition(tx, tp, p, rp)
+		}
+	}
+}
+
+func (f *Fetch) applyPartition(tx *reactor.Tx, tp managers.TopicPartition, p *fetchPartition, rp *kmsg.FetchResponseTopicPartition) {
+	perr := kerr.ErrorForCode(rp.ErrorCode)
+	switch {
+	case perr == nil:
+	case errors.Is(perr, kerr.OffsetOutOfRange):
+		p.hasPos, p.reset = false, true
+		p.gen++
+		return
+	case errors.Is(perr, kerr.NotLeaderForPartition), errors.Is(perr, kerr.UnknownTopicOrPartition),
+		errors.Is(perr, kerr.FencedLeaderEpoch), errors.Is(perr, kerr.UnknownTopicID),
+		errors.Is(perr, kerr.LeaderNotAvailable), errors.Is(perr, kerr.UnknownLeaderEpoch):
+		f.meta.RequestRefresh(tx)
+		p.next = tx.Now.Add(f.cfg.Backoff.Delay(1))
+		return
+	default:
+		f.errs = append(f.errs, &PartitionError{TP: tp, Err: perr})
+		p.next = tx.Now.Add(f.cfg.Backoff.Delay(1))
+		return
+	}
+	opts := kgo.ProcessFetchPartitionOpts{Offset: p.pos.Offset, Topic: tp.Topic, Partition: tp.Partition}
+	if f.cfg.ReadCommitted {
+		opts.IsolationLevel = kgo.ReadCommitted()
+	}
+	fp, next := kgo.ProcessFetchPartition(opts, rp, kgo.DefaultDecompressor(), nil)
+	if fp.Err != nil && len(fp.Records) == 0 {
+		f.errs = append(f.errs, &PartitionError{TP: tp, Err: fp.Err})
+		p.next = tx.Now.Add(f.cfg.Backoff.Delay(1))
+		return
+	}
+	if len(fp.Records) > 0 {
+		last := fp.Records[len(fp.Records)-1]
+		p.buffered = append(p.buffered, fp.Records...)
+		f.buffered += len(fp.Records)
+		p.pos = managers.Position{Offset: last.Offset + 1, LeaderEpoch: last.LeaderEpoch}
+	}
+	if next > p.pos.Offset { // control batches or aborted data skipped
+		p.pos.Offset = next
+	}
+}
+
+// PartitionError is a fetch error for one partition delivered to the
+// application by Poll.
+type PartitionError struct {
+	TP  managers.TopicPartition
+	Err error
+}
+
+func (e *PartitionError) Error() string { return "fetch " + e.TP.String() + ": " + e.Err.Error() }
+func (e *PartitionError) Unwrap() error { return e.Err }

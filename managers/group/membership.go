@@ -1,0 +1,407 @@
+package group
+
+// Heartbeat and membership (KIP-848).
+//
+// Kafka API: ConsumerGroupHeartbeat (key 68) v0-v1: join with member epoch 0
+// and an empty owned-partitions list, heartbeat at the interval the
+// coordinator returns (HeartbeatIntervalMs), acknowledge a reconciled
+// assignment by sending the owned partitions, leave with member epoch -1.
+// Answers: KAFKA-20426 (an unsubscribed member is Idle, never "heartbeat due
+// at 0"), KAFKA-21031 (a heartbeat in flight after its timer expired is an
+// Await(response), not a zero wait), KAFKA-20253 (coordinator unknown is an
+// Await(coordinator)).
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kreactor/kreactor/managers"
+	"github.com/kreactor/kreactor/reactor"
+)
+
+// MemberState is the membership state machine's state. The zero value is
+// invalid.
+type MemberState uint8
+
+const (
+	// MemberUnsubscribed: not subscribed; no heartbeats (manual
+	// assignment or before Subscribe).
+	MemberUnsubscribed MemberState = 1 + iota
+	// MemberJoining: a heartbeat with epoch 0 is due or in flight.
+	MemberJoining
+	// MemberStable: the member has an epoch > 0 and heartbeats on its
+	// interval.
+	MemberStable
+	// MemberLeaving: a heartbeat with epoch -1 is due or in flight.
+	MemberLeaving
+	// MemberLeft: the leave was answered (or not needed).
+	MemberLeft
+	// MemberFatal: the coordinator answered a non-retriable error.
+	MemberFatal
+)
+
+func (s MemberState) String() string {
+	switch s {
+	case MemberUnsubscribed:
+		return "unsubscribed"
+	case MemberJoining:
+		return "joining"
+	case MemberStable:
+		return "stable"
+	case MemberLeaving:
+		return "leaving"
+	case MemberLeft:
+		return "left"
+	case MemberFatal:
+		return "fatal"
+	}
+	return fmt.Sprintf("invalid(%d)", uint8(s))
+}
+
+// Membership owns the member id, member epoch, subscription and reconciled
+// assignment of one KIP-848 member. Loop goroutine only.
+type Membership struct {
+	group            string
+	memberID         string
+	rebalanceTimeout time.Duration
+	backoff          managers.Backoff
+	coord            *managers.Coordinator
+
+	state        MemberState
+	epoch        int32
+	subscription []string
+	sendSubs     bool // subscription not yet acknowledged by a heartbeat
+	interval     time.Duration
+	nextBeat     time.Time
+	inFlight     bool
+	attempts     int
+	next         time.Time // backoff
+	lastErr      error
+
+	owned        map[[16]byte][]int32 // reconciled assignment by topic id
+	ownedTPs     []managers.TopicPartition
+	ownedVersion uint64
+	target       map[[16]byte][]int32 // received, not yet reconciled (topic names unknown)
+	sendOwned    bool                 // acknowledge the owned partitions in the next heartbeat
+}
+
+// NewMembership returns the membership manager of group. coord is told when
+// the coordinator must be rediscovered.
+func NewMembership(group string, rebalanceTimeout time.Duration, backoff managers.Backoff, coord *managers.Coordinator) *Membership {
+	return &Membership{
+		group:            group,
+		memberID:         newMemberID(),
+		rebalanceTimeout: rebalanceTimeout,
+		backoff:          backoff,
+		coord:            coord,
+		state:            MemberUnsubscribed,
+		owned:            map[[16]byte][]int32{},
+	}
+}
+
+// newMemberID returns a client-generated member id (ConsumerGroupHeartbeat
+// v1 requires one): 16 random bytes, URL-safe base64 like Kafka's Uuid.
+func newMemberID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// Name is "membership".
+func (m *Membership) Name() string { return "membership" }
+
+// State returns the membership state.
+func (m *Membership) State() MemberState { return m.state }
+
+// MemberID and Epoch return the member's identity.
+func (m *Membership) MemberID() string { return m.memberID }
+
+// Epoch returns the member epoch (0 while joining, -1 after leaving).
+func (m *Membership) Epoch() int32 { return m.epoch }
+
+// Owned returns the reconciled assignment (sorted) and its version.
+func (m *Membership) Owned() ([]managers.TopicPartition, uint64) { return m.ownedTPs, m.ownedVersion }
+
+// LastError is the last heartbeat error, or nil; in MemberFatal it is the
+// fatal error.
+func (m *Membership) LastError() error { return m.lastErr }
+
+// InGroup reports whether the member takes part in the group (joining,
+// stable or leaving).
+func (m *Membership) InGroup() bool {
+	return m.state == MemberJoining || m.state == MemberStable || m.state == MemberLeaving
+}
+
+// NeedsCoordinator reports whether membership has work for the coordinator.
+func (m *Membership) NeedsCoordinator() bool { return m.InGroup() }
+
+// Subscribe sets the subscription and starts joining (or updates the
+// subscription of a joined member). An empty list unsubscribes: the member
+// leaves the group.
+func (m *Membership) Subscribe(topics []string) {
+	topics = slices.Clone(topics)
+	slices.Sort(topics)
+	topics = slices.Compact(topics)
+	if len(topics) == 0 {
+		m.subscription = nil
+		m.Leave()
+		return
+	}
+	m.subscription = topics
+	m.sendSubs = true
+	switch m.state {
+	case MemberUnsubscribed, MemberLeft:
+		m.state, m.epoch = MemberJoining, 0
+	case MemberStable:
+		m.nextBeat = time.Time{} // tell the coordinator now
+	}
+}
+
+// Leave starts leaving the group (epoch -1). A member that never joined is
+// left at once.
+func (m *Membership) Leave() {
+	switch m.state {
+	case MemberStable:
+		m.state = MemberLeaving
+	case MemberJoining:
+		if m.epoch == 0 && !m.inFlight {
+			m.state = MemberLeft // never joined
+		} else {
+			m.state = MemberLeaving
+		}
+	case MemberUnsubscribed:
+		m.state = MemberLeft
+	}
+	m.setOwned(map[[16]byte][]int32{}, nil)
+}
+
+// Done reports whether nothing is left to do for close: left, fatal, or
+// never subscribed.
+func (m *Membership) Done() bool {
+	return m.state == MemberLeft || m.state == MemberFatal || m.state == MemberUnsubscribed
+}
+
+// Poll answers what membership can do now.
+func (m *Membership) Poll(tx *reactor.Tx, v View) reactor.Result {
+	switch {
+	case m.state == MemberUnsubscribed:
+		return reactor.Idle("not subscribed")
+	case m.state == MemberLeft:
+		return reactor.Idle("left the group")
+	case m.state == MemberFatal:
+		return reactor.Idle("fatal: " + m.lastErr.Error())
+	case m.inFlight:
+		return reactor.Await(reactor.InputResponse, "heartbeat in flight")
+	case !v.CoordinatorKnown:
+		return reactor.Await(reactor.InputCoordinator, "coordinator unknown")
+	case tx.Now.Before(m.next):
+		return reactor.RetryAt(m.next, "heartbeat backoff")
+	}
+	if m.target != nil {
+		m.reconcile(tx, v.Meta)
+	}
+	switch m.state {
+	case MemberLeaving:
+		return m.send(tx, v, "leave group")
+	case MemberJoining:
+		return m.send(tx, v, "join group")
+	}
+	if m.sendOwned {
+		return m.send(tx, v, "acknowledge assignment")
+	}
+	if m.sendSubs {
+		return m.send(tx, v, "subscription changed")
+	}
+	if tx.Now.Before(m.nextBeat) {
+		return reactor.RetryAt(m.nextBeat, "heartbeat interval")
+	}
+	return m.send(tx, v, "heartbeat interval elapsed")
+}
+
+func (m *Membership) send(tx *reactor.Tx, v View, reason string) reactor.Result {
+	req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+	req.Group = m.group
+	req.MemberID = m.memberID
+	req.RebalanceTimeoutMillis = -1
+	req.MemberEpoch = m.epoch
+	switch m.state {
+	case MemberLeaving:
+		req.MemberEpoch = -1
+	case MemberJoining:
+		req.MemberEpoch = 0
+		req.RebalanceTimeoutMillis = int32(m.rebalanceTimeout.Milliseconds())
+		req.SubscribedTopicNames = m.subscription
+		req.Topics = []kmsg.ConsumerGroupHeartbeatRequestTopic{} // must be empty, not null, on join
+	default:
+		if m.sendSubs {
+			req.SubscribedTopicNames = m.subscription
+		}
+		if m.sendOwned {
+			req.Topics = m.ownedTopics()
+		}
+	}
+	sentEpoch, sentState, sentOwned, sentSubs := req.MemberEpoch, m.state, req.Topics != nil, req.SubscribedTopicNames != nil
+	m.inFlight = true
+	return reactor.Ready(reason, &reactor.Request{
+		Payload: &managers.Call{Node: v.Coordinator.Node, Addr: v.Coordinator.Addr, Req: req},
+		OnComplete: func(tx *reactor.Tx, resp any, err error) {
+			m.onResponse(tx, v.Coordinator.Node, sentEpoch, sentState, sentOwned, sentSubs, resp, err)
+		},
+	})
+}
+
+func (m *Membership) ownedTopics() []kmsg.ConsumerGroupHeartbeatRequestTopic {
+	out := []kmsg.ConsumerGroupHeartbeatRequestTopic{}
+	for id, ps := range m.owned {
+		t := kmsg.NewConsumerGroupHeartbeatRequestTopic()
+		t.TopicID = id
+		t.Partitions = slices.Clone(ps)
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b kmsg.ConsumerGroupHeartbeatRequestTopic) int { return compareID(a.TopicID, b.TopicID) })
+	return out
+}
+
+func compareID(a, b [16]byte) int {
+	for i := range a {
+		if a[i] != b[i] {
+			return int(a[i]) - int(b[i])
+		}
+	}
+	return 0
+}
+
+func (m *Membership) fail(tx *reactor.Tx, err error) {
+	m.lastErr = err
+	m.attempts++
+	m.next = tx.Now.Add(m.backoff.Delay(m.attempts))
+}
+
+func (m *Membership) onResponse(tx *reactor.Tx, node, sentEpoch int32, sentState MemberState, sentOwned, sentSubs bool, resp any, err error) {
+	m.inFlight = false
+	var r *kmsg.ConsumerGroupHeartbeatResponse
+	if err == nil {
+		r, err = managers.As[*kmsg.ConsumerGroupHeartbeatResponse](kmsg.ConsumerGroupHeartbeat, node, resp)
+	}
+	if err == nil {
+		err = kerr.ErrorForCode(r.ErrorCode)
+	}
+	if m.state == MemberLeaving && sentState == MemberLeaving {
+		// Any answer to the leave ends membership: the coordinator either
+		// removed us or no longer knows us. A transport error is retried
+		// until the close deadline.
+		if err == nil || errors.Is(err, kerr.UnknownMemberID) || errors.Is(err, kerr.FencedMemberEpoch) {
+			m.state, m.epoch, m.lastErr = MemberLeft, -1, err
+			return
+		}
+	}
+	if m.state != sentState && !(sentState == MemberJoining && m.state == MemberStable) {
+		// The state moved on while this heartbeat was in flight (e.g.
+		// Leave was called): its answer describes an older state.
+		if err != nil {
+			m.fail(tx, err)
+		}
+		return
+	}
+	switch {
+	case err == nil:
+	case managers.IsCoordinatorError(err):
+		m.coord.MarkUnknown(err)
+		m.fail(tx, err)
+		return
+	case errors.Is(err, kerr.UnknownMemberID), errors.Is(err, kerr.FencedMemberEpoch):
+		// Fenced: give up the assignment and rejoin with epoch 0.
+		m.lastErr = err
+		m.state, m.epoch = MemberJoining, 0
+		m.setOwned(map[[16]byte][]int32{}, nil)
+		m.target = nil
+		m.sendOwned = false
+		return
+	case kerr.IsRetriable(err):
+		m.fail(tx, err)
+		return
+	default:
+		m.state, m.lastErr = MemberFatal, err
+		m.setOwned(map[[16]byte][]int32{}, nil)
+		return
+	}
+	m.attempts, m.lastErr, m.next = 0, nil, time.Time{}
+	if r.MemberID != nil && *r.MemberID != "" {
+		m.memberID = *r.MemberID
+	}
+	if r.MemberEpoch < sentEpoch && sentEpoch > 0 {
+		return // never let an older epoch overwrite a newer one (P3)
+	}
+	m.epoch = r.MemberEpoch
+	if r.HeartbeatIntervalMillis > 0 {
+		m.interval = time.Duration(r.HeartbeatIntervalMillis) * time.Millisecond
+	}
+	m.nextBeat = tx.Now.Add(m.interval)
+	if m.state == MemberJoining {
+		m.state = MemberStable
+	}
+	if sentOwned {
+		m.sendOwned = false
+	}
+	if sentSubs {
+		m.sendSubs = false
+	}
+	if r.Assignment != nil {
+		target := map[[16]byte][]int32{}
+		for _, t := range r.Assignment.Topics {
+			ps := slices.Clone(t.Partitions)
+			slices.Sort(ps)
+			target[t.TopicID] = ps
+		}
+		m.target = target
+	}
+}
+
+// reconcile adopts the target assignment once every topic id in it has a
+// name in metadata; until then the target waits (the fetch path cannot use
+// a partition it cannot name). Reconciliation has no callbacks yet, so it
+// completes at once and the next heartbeat acknowledges it.
+func (m *Membership) reconcile(tx *reactor.Tx, meta *managers.Metadata) {
+	var tps []managers.TopicPartition
+	for id, ps := range m.target {
+		name, ok := meta.TopicName(id)
+		if !ok {
+			meta.RequestRefresh(tx)
+			return
+		}
+		for _, p := range ps {
+			tps = append(tps, managers.TopicPartition{Topic: name, Partition: p})
+		}
+	}
+	m.setOwned(m.target, tps)
+	m.target = nil
+	m.sendOwned = true
+}
+
+func (m *Membership) setOwned(owned map[[16]byte][]int32, tps []managers.TopicPartition) {
+	slices.SortFunc(tps, func(a, b managers.TopicPartition) int {
+		if a.Topic != b.Topic {
+			if a.Topic < b.Topic {
+				return -1
+			}
+			return 1
+		}
+		return int(a.Partition - b.Partition)
+	})
+	if len(tps) == 0 && len(m.ownedTPs) == 0 {
+		m.owned = owned
+		return
+	}
+	m.owned, m.ownedTPs = owned, tps
+	m.ownedVersion++
+}
+
+// Subscription returns the subscribed topics (sorted).
+func (m *Membership) Subscription() []string { return m.subscription }

@@ -1,0 +1,351 @@
+package group
+
+// Offsets: initial fetch positions.
+//
+// Kafka APIs: OffsetFetch (key 9) v8+ (Groups array; v9+ with member id and
+// member epoch, KIP-848) to the group coordinator for committed offsets, then
+// ListOffsets (key 2) to each partition's leader for partitions with no
+// committed offset, with timestamp -2 (earliest) or -1 (latest) per
+// auto.offset.reset.
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kreactor/kreactor/managers"
+	"github.com/kreactor/kreactor/reactor"
+)
+
+// Offset reset policies (auto.offset.reset).
+const (
+	ResetEarliest = "earliest"
+	ResetLatest   = "latest"
+	ResetNone     = "none"
+)
+
+type offsetState struct {
+	gen            uint64
+	committedTried bool // OffsetFetch answered "no committed offset"
+	failed         bool // reported to the application (reset=none)
+}
+
+// Offsets finds the initial position of each partition that has none.
+// Loop goroutine only.
+type Offsets struct {
+	reset   string
+	backoff managers.Backoff
+	coord   *managers.Coordinator
+	fetch   *Fetch
+
+	state         map[managers.TopicPartition]*offsetState
+	fetchInFlight bool
+	listInFlight  map[int32]bool
+	attempts      int
+	next          time.Time
+	lastErr       error
+}
+
+// NewOffsets returns the offsets manager; positions go to fetch.
+func NewOffsets(reset string, backoff managers.Backoff, coord *managers.Coordinator, fetch *Fetch) *Offsets {
+	return &Offsets{reset: reset, backoff: backoff, coord: coord, fetch: fetch,
+		state: map[managers.TopicPartition]*offsetState{}, listInFlight: map[int32]bool{}}
+}
+
+// Name is "offsets".
+func (o *Offsets) Name() string { return "offsets" }
+
+// NeedsCoordinator reports whether committed offsets are still to be fetched.
+func (o *Offsets) NeedsCoordinator(v View) bool {
+	if v.GroupID == "" {
+		return false
+	}
+	for _, n := range o.fetch.NeedingPosition() {
+		if st, ok := o.state[n.TP]; !n.Reset && (!ok || !st.committedTried) {
+			return true
+		}
+	}
+	return false
+}
+
+// Poll answers what the offsets manager can do now.
+func (o *Offsets) Poll(tx *reactor.Tx, v View) reactor.Result {
+	needs := o.fetch.NeedingPosition()
+	if len(needs) == 0 {
+		clear(o.state)
+		return reactor.Idle("every partition has a position")
+	}
+	live := map[managers.TopicPartition]bool{}
+	var committed, reset []PositionNeed
+	for _, n := range needs {
+		live[n.TP] = true
+		st, ok := o.state[n.TP]
+		if !ok || st.gen != n.Gen {
+			st = &offsetState{gen: n.Gen}
+			o.state[n.TP] = st
+		}
+		switch {
+		case st.failed:
+		case n.Reset || v.GroupID == "" || st.committedTried:
+			reset = append(reset, n)
+		default:
+			committed = append(committed, n)
+		}
+	}
+	for tp := range o.state {
+		if !live[tp] {
+			delete(o.state, tp)
+		}
+	}
+	var parts []reactor.Result
+	if len(committed) > 0 {
+		parts = append(parts, o.pollCommitted(tx, v, committed))
+	}
+	if len(reset) > 0 {
+		parts = append(parts, o.pollReset(tx, v, reset))
+	}
+	if len(parts) == 0 {
+		return reactor.Await(reactor.InputApplication, "partitions without offsets (auto.offset.reset=none)")
+	}
+	return reactor.Combine(parts...)
+}
+
+func (o *Offsets) pollCommitted(tx *reactor.Tx, v View, needs []PositionNeed) reactor.Result {
+	switch {
+	case o.fetchInFlight:
+		return reactor.Await(reactor.InputResponse, "OffsetFetch in flight")
+	case !v.CoordinatorKnown:
+		return reactor.Await(reactor.InputCoordinator, "committed offsets needed, coordinator unknown")
+	case v.InGroup && v.MemberEpoch <= 0:
+		return reactor.Await(reactor.InputMembership, "committed offsets needed, member has no epoch")
+	case tx.Now.Before(o.next):
+		return reactor.RetryAt(o.next, "OffsetFetch backoff")
+	}
+	req := kmsg.NewPtrOffsetFetchRequest()
+	g := kmsg.NewOffsetFetchRequestGroup()
+	g.Group = v.GroupID
+	memberID, epoch := v.CommitIdentity()
+	if memberID != "" {
+		g.MemberID = kmsg.StringPtr(memberID)
+	}
+	g.MemberEpoch = epoch
+	req.Group = v.GroupID
+	req.RequireStable = true
+	byTopic := map[string][]int32{}
+	gens := map[managers.TopicPartition]uint64{}
+	for _, n := range needs {
+		byTopic[n.TP.Topic] = append(byTopic[n.TP.Topic], n.TP.Partition)
+		gens[n.TP] = n.Gen
+	}
+	for _, topic := range slices.Sorted(mapsKeys(byTopic)) {
+		gt := kmsg.NewOffsetFetchRequestGroupTopic()
+		gt.Topic = topic
+		if tm, ok := v.Meta.Topic(topic); ok {
+			gt.TopicID = tm.ID
+		}
+		gt.Partitions = byTopic[topic]
+		g.Topics = append(g.Topics, gt)
+		rt := kmsg.NewOffsetFetchRequestTopic()
+		rt.Topic = topic
+		rt.Partitions = byTopic[topic]
+		req.Topics = append(req.Topics, rt)
+	}
+	req.Groups = []kmsg.OffsetFetchRequestGroup{g}
+	o.fetchInFlight = true
+	node := v.Coordinator.Node
+	return reactor.Ready("committed offsets needed", &reactor.Request{
+		Payload: &managers.Call{Node: node, Addr: v.Coordinator.Addr, Req: req},
+		OnComplete: func(tx *reactor.Tx, resp any, err error) {
+			o.onOffsetFetch(tx, node, gens, resp, err)
+		},
+	})
+}
+
+func mapsKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
+	return func(yield func(K) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func (o *Offsets) retryLater(tx *reactor.Tx, err error) {
+	o.lastErr = err
+	o.attempts++
+	o.next = tx.Now.Add(o.backoff.Delay(o.attempts))
+}
+
+func (o *Offsets) onOffsetFetch(tx *reactor.Tx, node int32, gens map[managers.TopicPartition]uint64, resp any, err error) {
+	o.fetchInFlight = false
+	var r *kmsg.OffsetFetchResponse
+	if err == nil {
+		r, err = managers.As[*kmsg.OffsetFetchResponse](kmsg.OffsetFetch, node, resp)
+	}
+	type part struct {
+		topic     string
+		topicID   [16]byte
+		partition int32
+		offset    int64
+		epoch     int32
+		code      int16
+	}
+	var parts []part
+	if err == nil {
+		code := r.ErrorCode
+		if len(r.Groups) > 0 { // v8+
+			g := r.Groups[0]
+			code = g.ErrorCode
+			for _, t := range g.Topics {
+				for _, p := range t.Partitions {
+					parts = append(parts, part{t.Topic, t.TopicID, p.Partition, p.Offset, p.LeaderEpoch, p.ErrorCode})
+				}
+			}
+		} else {
+			for _, t := range r.Topics {
+				for _, p := range t.Partitions {
+					parts = append(parts, part{t.Topic, [16]byte{}, p.Partition, p.Offset, p.LeaderEpoch, p.ErrorCode})
+				}
+			}
+		}
+		err = kerr.ErrorForCode(code)
+	}
+	if err != nil {
+		if managers.IsCoordinatorError(err) {
+			o.coord.MarkUnknown(err)
+		}
+		o.retryLater(tx, err)
+		return
+	}
+	o.attempts, o.lastErr = 0, nil
+	for _, p := range parts {
+		topic := p.topic
+		if topic == "" {
+			topic, _ = o.fetch.meta.TopicName(p.topicID)
+		}
+		tp := managers.TopicPartition{Topic: topic, Partition: p.partition}
+		gen, ok := gens[tp]
+		if !ok {
+			continue
+		}
+		if perr := kerr.ErrorForCode(p.code); perr != nil {
+			o.retryLater(tx, fmt.Errorf("%s: %w", tp, perr))
+			continue
+		}
+		if p.offset >= 0 {
+			o.fetch.SetPosition(tp, managers.Position{Offset: p.offset, LeaderEpoch: p.epoch}, gen)
+			continue
+		}
+		if st, ok := o.state[tp]; ok && st.gen == gen {
+			st.committedTried = true
+		}
+	}
+}
+
+func (o *Offsets) pollReset(tx *reactor.Tx, v View, needs []PositionNeed) reactor.Result {
+	if o.reset == ResetNone {
+		for _, n := range needs {
+			o.state[n.TP].failed = true
+			o.fetch.ReportError(&PartitionError{TP: n.TP, Err: ErrNoOffsetForPartition})
+		}
+		return reactor.Await(reactor.InputApplication, "no offset and auto.offset.reset=none")
+	}
+	if tx.Now.Before(o.next) {
+		return reactor.RetryAt(o.next, "ListOffsets backoff")
+	}
+	ts := int64(-2)
+	if o.reset == ResetLatest {
+		ts = -1
+	}
+	var waits []reactor.Result
+	byNode := map[int32][]PositionNeed{}
+	for _, n := range needs {
+		tm, ok := v.Meta.Topic(n.TP.Topic)
+		if !ok || int(n.TP.Partition) >= len(tm.Partitions) || tm.Partitions[n.TP.Partition].Leader < 0 {
+			v.Meta.RequestRefresh(tx)
+			waits = append(waits, reactor.Await(reactor.InputMetadata, "leader unknown for ListOffsets"))
+			continue
+		}
+		leader := tm.Partitions[n.TP.Partition].Leader
+		if o.listInFlight[leader] {
+			waits = append(waits, reactor.Await(reactor.InputResponse, "ListOffsets in flight"))
+			continue
+		}
+		byNode[leader] = append(byNode[leader], n)
+	}
+	var reqs []*reactor.Request
+	for _, node := range slicesSortedKeys(byNode) {
+		reqs = append(reqs, o.listRequest(v, node, ts, byNode[node]))
+	}
+	if len(reqs) > 0 {
+		waits = append(waits, reactor.Ready("auto.offset.reset="+o.reset, reqs...))
+	}
+	return reactor.Combine(waits...)
+}
+
+func (o *Offsets) listRequest(v View, node int32, ts int64, needs []PositionNeed) *reactor.Request {
+	req := kmsg.NewPtrListOffsetsRequest()
+	req.ReplicaID = -1
+	gens := map[managers.TopicPartition]uint64{}
+	idx := map[string]int{}
+	for _, n := range needs {
+		i, ok := idx[n.TP.Topic]
+		if !ok {
+			t := kmsg.NewListOffsetsRequestTopic()
+			t.Topic = n.TP.Topic
+			req.Topics = append(req.Topics, t)
+			i = len(req.Topics) - 1
+			idx[n.TP.Topic] = i
+		}
+		p := kmsg.NewListOffsetsRequestTopicPartition()
+		p.Partition = n.TP.Partition
+		p.CurrentLeaderEpoch = -1
+		p.Timestamp = ts
+		req.Topics[i].Partitions = append(req.Topics[i].Partitions, p)
+		gens[n.TP] = n.Gen
+	}
+	o.listInFlight[node] = true
+	addr, _ := v.Meta.BrokerAddr(node)
+	return &reactor.Request{
+		Payload: &managers.Call{Node: node, Addr: addr, Req: req},
+		OnComplete: func(tx *reactor.Tx, resp any, err error) {
+			o.onListOffsets(tx, node, gens, resp, err)
+		},
+	}
+}
+
+func (o *Offsets) onListOffsets(tx *reactor.Tx, node int32, gens map[managers.TopicPartition]uint64, resp any, err error) {
+	delete(o.listInFlight, node)
+	var r *kmsg.ListOffsetsResponse
+	if err == nil {
+		r, err = managers.As[*kmsg.ListOffsetsResponse](kmsg.ListOffsets, node, resp)
+	}
+	if err != nil {
+		o.fetch.meta.RequestRefresh(tx)
+		o.retryLater(tx, err)
+		return
+	}
+	for _, t := range r.Topics {
+		for _, p := range t.Partitions {
+			tp := managers.TopicPartition{Topic: t.Topic, Partition: p.Partition}
+			gen, ok := gens[tp]
+			if !ok {
+				continue
+			}
+			if perr := kerr.ErrorForCode(p.ErrorCode); perr != nil {
+				if !kerr.IsRetriable(perr) && !errors.Is(perr, kerr.NotLeaderForPartition) {
+					o.fetch.ReportError(&PartitionError{TP: tp, Err: perr})
+				}
+				o.fetch.meta.RequestRefresh(tx)
+				o.retryLater(tx, perr)
+				continue
+			}
+			o.fetch.SetPosition(tp, managers.Position{Offset: p.Offset, LeaderEpoch: p.LeaderEpoch}, gen)
+		}
+	}
+}

@@ -1,0 +1,225 @@
+package managers
+
+// Topic metadata.
+//
+// Kafka API: Metadata (key 3) v10+ (topic ids, KIP-516).
+// Answers: KAFKA-20397 (a topic error such as TOPIC_AUTHORIZATION_FAILED is
+// recorded as state and published with the snapshot, so a waiting Poll sees
+// it), KAFKA-20854 (a fetch without a leader asks for a refresh and Awaits
+// metadata instead of reporting an empty result).
+
+import (
+	"net"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kreactor/kreactor/reactor"
+)
+
+// PartitionMeta is one partition's leader as of the last Metadata response.
+type PartitionMeta struct {
+	Leader      int32 // -1 when leaderless
+	LeaderEpoch int32
+}
+
+// TopicMeta is one topic as of the last Metadata response.
+type TopicMeta struct {
+	Name       string
+	ID         [16]byte
+	Partitions []PartitionMeta // indexed by partition number
+	Err        error           // topic-level error (e.g. TOPIC_AUTHORIZATION_FAILED), nil if none
+}
+
+// Metadata keeps brokers and topics current for the topics the consumer
+// needs. It is a request manager: Poll runs on the loop goroutine only.
+type Metadata struct {
+	bootstrap []string
+	maxAge    time.Duration
+	backoff   Backoff
+
+	brokers  map[int32]string // node -> host:port
+	topics   map[string]*TopicMeta
+	byID     map[[16]byte]string
+	inFlight bool
+	stale    bool      // a refresh was requested
+	fetched  time.Time // last successful refresh
+	attempts int
+	next     time.Time
+	lastErr  error
+	version  uint64 // increments on each applied response
+}
+
+// NewMetadata returns a metadata manager using bootstrap addresses until
+// brokers are known, refreshing every maxAge (metadata.max.age.ms) and
+// retrying failures with backoff.
+func NewMetadata(bootstrap []string, maxAge time.Duration, backoff Backoff) *Metadata {
+	return &Metadata{
+		bootstrap: slices.Clone(bootstrap),
+		maxAge:    maxAge,
+		backoff:   backoff,
+		brokers:   map[int32]string{},
+		topics:    map[string]*TopicMeta{},
+		byID:      map[[16]byte]string{},
+	}
+}
+
+// Name is "metadata".
+func (m *Metadata) Name() string { return "metadata" }
+
+// Addrs returns broker addresses to send "any broker" requests to: the known
+// brokers sorted by node id, else the bootstrap addresses.
+func (m *Metadata) Addrs() []string {
+	if len(m.brokers) == 0 {
+		return m.bootstrap
+	}
+	nodes := make([]int32, 0, len(m.brokers))
+	for n := range m.brokers {
+		nodes = append(nodes, n)
+	}
+	slices.Sort(nodes)
+	out := make([]string, len(nodes))
+	for i, n := range nodes {
+		out[i] = m.brokers[n]
+	}
+	return out
+}
+
+// BrokerAddr returns the address of node, if known.
+func (m *Metadata) BrokerAddr(node int32) (string, bool) {
+	a, ok := m.brokers[node]
+	return a, ok
+}
+
+// Topic returns the metadata of topic, if known.
+func (m *Metadata) Topic(name string) (*TopicMeta, bool) {
+	t, ok := m.topics[name]
+	return t, ok
+}
+
+// TopicName returns the name of the topic with id.
+func (m *Metadata) TopicName(id [16]byte) (string, bool) {
+	n, ok := m.byID[id]
+	return n, ok
+}
+
+// Version increments on each applied Metadata response.
+func (m *Metadata) Version() uint64 { return m.version }
+
+// LastError is the error of the last failed refresh, or nil.
+func (m *Metadata) LastError() error { return m.lastErr }
+
+// RequestRefresh asks for a refresh (leader unknown, NOT_LEADER_OR_FOLLOWER,
+// unknown topic id). Called from another manager's Poll, it makes the loop
+// poll again in the same step so the request goes out now, not at the next
+// wake.
+func (m *Metadata) RequestRefresh(tx *reactor.Tx) {
+	if !m.stale {
+		m.stale = true
+		tx.Repoll()
+	}
+}
+
+// Poll answers whether a Metadata request for topics can be sent now.
+func (m *Metadata) Poll(tx *reactor.Tx, topics []string) reactor.Result {
+	if len(topics) == 0 {
+		return reactor.Idle("no topics needed")
+	}
+	if m.inFlight {
+		return reactor.Await(reactor.InputResponse, "Metadata in flight")
+	}
+	missing := false
+	for _, t := range topics {
+		if _, ok := m.topics[t]; !ok {
+			missing = true
+			break
+		}
+	}
+	due := m.fetched.Add(m.maxAge)
+	if !missing && !m.stale && tx.Now.Before(due) {
+		return reactor.RetryAt(due, "metadata max age")
+	}
+	if tx.Now.Before(m.next) {
+		return reactor.RetryAt(m.next, "Metadata backoff")
+	}
+	req := kmsg.NewPtrMetadataRequest()
+	for _, t := range topics {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(t)
+		req.Topics = append(req.Topics, rt)
+	}
+	m.inFlight = true
+	m.stale = false
+	reason := "metadata max age"
+	if missing {
+		reason = "topic metadata missing"
+	}
+	return reactor.Ready(reason, &reactor.Request{
+		Payload:    &Call{Node: AnyNode, Addrs: m.Addrs(), Req: req},
+		OnComplete: m.onResponse,
+	})
+}
+
+func (m *Metadata) onResponse(tx *reactor.Tx, resp any, err error) {
+	m.inFlight = false
+	var r *kmsg.MetadataResponse
+	if err == nil {
+		r, err = As[*kmsg.MetadataResponse](kmsg.Metadata, AnyNode, resp)
+	}
+	if err != nil {
+		m.lastErr = err
+		m.attempts++
+		m.next = tx.Now.Add(m.backoff.Delay(m.attempts))
+		return
+	}
+	m.attempts, m.lastErr, m.next = 0, nil, time.Time{}
+	m.fetched = tx.Now
+	m.version++
+	if len(r.Brokers) > 0 {
+		clear(m.brokers)
+		for _, b := range r.Brokers {
+			m.brokers[b.NodeID] = net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port)))
+		}
+	}
+	retry := false
+	for _, t := range r.Topics {
+		if t.Topic == nil {
+			continue
+		}
+		tm := &TopicMeta{Name: *t.Topic, ID: t.TopicID, Err: kerr.ErrorForCode(t.ErrorCode)}
+		if tm.Err == nil {
+			n := 0
+			for _, p := range t.Partitions {
+				n = max(n, int(p.Partition)+1)
+			}
+			tm.Partitions = make([]PartitionMeta, n)
+			for i := range tm.Partitions {
+				tm.Partitions[i] = PartitionMeta{Leader: -1}
+			}
+			for _, p := range t.Partitions {
+				if perr := kerr.ErrorForCode(p.ErrorCode); perr != nil && kerr.IsRetriable(perr) {
+					retry = true
+					continue
+				}
+				tm.Partitions[p.Partition] = PartitionMeta{Leader: p.Leader, LeaderEpoch: p.LeaderEpoch}
+			}
+		} else if kerr.IsRetriable(tm.Err) {
+			retry = true
+		}
+		if old, ok := m.topics[tm.Name]; ok && old.ID != tm.ID {
+			delete(m.byID, old.ID)
+		}
+		m.topics[tm.Name] = tm
+		if tm.ID != ([16]byte{}) {
+			m.byID[tm.ID] = tm.Name
+		}
+	}
+	if retry { // e.g. LEADER_NOT_AVAILABLE, UNKNOWN_TOPIC_OR_PARTITION: refresh after a backoff
+		m.attempts++
+		m.next = tx.Now.Add(m.backoff.Delay(m.attempts))
+		m.stale = true
+	}
+}
