@@ -83,12 +83,23 @@ type observation struct {
 	err  error
 }
 
-// loopCore is the non-generic state shared with Tx.
+// loopCore is the Loop's Host: what Txs report to. Loop goroutine only.
 type loopCore struct {
-	effects       []effect // queued this step; loop goroutine only
-	stopRequested bool     // loop goroutine only
-	repoll        bool     // a poll asked for another round of all managers
+	effects       []effect // queued this step
+	stopRequested bool
+	repoll        bool // a poll asked for another round of all managers
 }
+
+type effect struct {
+	fn      func()
+	version uint64
+}
+
+func (c *loopCore) QueueEffect(fn func(), version uint64) {
+	c.effects = append(c.effects, effect{fn: fn, version: version})
+}
+func (c *loopCore) RequestStop()   { c.stopRequested = true }
+func (c *loopCore) RequestRepoll() { c.repoll = true }
 
 // Loop is the single state owner: one goroutine applies observations, polls
 // managers, publishes decisions and runs effects (DESIGN.md, "The loop").
@@ -293,7 +304,7 @@ func (l *Loop[V]) finalStep() {
 
 func (l *Loop[V]) apply(now time.Time, o *observation) {
 	l.version++
-	tx := &Tx{Now: now, Version: l.version, loop: &l.core}
+	tx := NewTx(now, l.version, 0, &l.core)
 	if o.req != nil {
 		tx.RequestVersion = o.req.Version
 		o.req.OnComplete(tx, o.resp, o.err)
@@ -342,7 +353,7 @@ drain:
 			if !all && !repoll[i] {
 				continue
 			}
-			tx := &Tx{Now: now, Version: l.version, loop: &l.core}
+			tx := NewTx(now, l.version, 0, &l.core)
 			r := m.Poll(tx, view)
 			prevSent := results[i].Sent
 			results[i] = ManagerResult{Manager: m.Name(), Kind: r.Kind, At: r.At, Inputs: r.Inputs, Reason: r.Reason, Sent: prevSent}
