@@ -18,3 +18,13 @@ type Publication struct {
 
 // Changed returns a channel closed once a newer publication replaces p.
 func (p *Publication) Changed() <-chan struct{} { return p.next }
+
+// NewPublication returns a publication of d and snap with its own Changed
+// channel, for engines other than Loop (reactor/baseline).
+func NewPublication(d *Decision, snap any) *Publication {
+	return &Publication{Decision: d, Snapshot: snap, next: make(chan struct{})}
+}
+
+// Supersede closes p's Changed channel: call it exactly once, after the
+// publication that replaces p is visible.
+func Supersede(p *Publication) { close(p.next) }
