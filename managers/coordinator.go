@@ -41,6 +41,7 @@ type Coordinator struct {
 	next     time.Time // earliest next attempt
 	lastErr  error
 	found    int // successful discoveries, for figures
+	needed   bool // as of the last poll
 }
 
 // NewCoordinator returns a coordinator manager for key (the group id) of
@@ -78,6 +79,7 @@ func (c *Coordinator) MarkUnknown(err error) {
 // work); without it discovery is idle (KAFKA-18569). addrs are the brokers a
 // FindCoordinator may go to.
 func (c *Coordinator) Poll(tx *reactor.Tx, needed bool, addrs []string) reactor.Result {
+	c.needed = needed
 	switch {
 	case c.node >= 0:
 		return reactor.Idle("coordinator known")
@@ -149,4 +151,14 @@ func IsCoordinatorError(err error) bool {
 		return ke == kerr.NotCoordinator || ke == kerr.CoordinatorNotAvailable
 	}
 	return true // connection-level errors: the coordinator may have moved
+}
+
+// LocalTimer is the discovery backoff timer as today's coordinator manager
+// reports it (reactor/baseline): while the coordinator is unknown and
+// wanted, the end of the backoff, even with a FindCoordinator in flight.
+func (c *Coordinator) LocalTimer() (time.Time, bool) {
+	if c.node >= 0 || !c.needed {
+		return time.Time{}, false
+	}
+	return c.next, true
 }

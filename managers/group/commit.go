@@ -36,6 +36,7 @@ type commit struct {
 	offsets  map[managers.TopicPartition]managers.Position
 	deadline time.Time
 	auto     bool
+	queued   time.Time
 	done     func(error) // run as an effect; may be nil
 	attempts int
 	lastErr  error
@@ -60,7 +61,8 @@ type Commit struct {
 	next      time.Time // retry backoff
 	nextAuto  time.Time // next auto-commit; zero until the first assignment
 	committed map[managers.TopicPartition]managers.Position
-	sent      int // OffsetCommit requests sent, for figures
+	sent      int  // OffsetCommit requests sent, for figures
+	active    bool // auto-commit active as of the last poll
 }
 
 // NewCommit returns the commit manager of group.
@@ -128,6 +130,7 @@ func (c *Commit) Poll(tx *reactor.Tx, v View) reactor.Result {
 		c.pending = kept
 	}
 	autoActive := c.cfg.AutoCommit && len(v.Assignment) > 0 && !v.Closing
+	c.active = autoActive
 	if autoActive {
 		if c.nextAuto.IsZero() {
 			c.nextAuto = now.Add(c.cfg.AutoCommitInterval)
@@ -188,7 +191,7 @@ func (c *Commit) enqueueAuto(now time.Time) {
 	if len(offsets) == 0 {
 		return
 	}
-	c.pending = append(c.pending, &commit{offsets: offsets, deadline: now.Add(max(c.cfg.AutoCommitInterval, 5*time.Second)), auto: true})
+	c.pending = append(c.pending, &commit{offsets: offsets, deadline: now.Add(max(c.cfg.AutoCommitInterval, 5*time.Second)), auto: true, queued: now})
 }
 
 func (c *Commit) send(tx *reactor.Tx, v View, p *commit) reactor.Result {
@@ -272,4 +275,21 @@ func (c *Commit) onResponse(tx *reactor.Tx, node int32, p *commit, resp any, err
 
 func (c *Commit) remove(p *commit) {
 	c.pending = slices.DeleteFunc(c.pending, func(q *commit) bool { return q == p })
+}
+
+// LocalTimer is the auto-commit timer as today's commit manager reports it
+// (reactor/baseline): the next auto-commit, except that an auto-commit that
+// is due but not yet sent keeps the timer expired, because today's timer is
+// reset only when a commit is sent (the KAFKA-20970 shape); an auto-commit
+// still in flight when the next is due also reads 0 (KAFKA-20253).
+func (c *Commit) LocalTimer() (time.Time, bool) {
+	if !c.active {
+		return time.Time{}, false
+	}
+	for _, p := range c.pending {
+		if p.auto && p.attempts == 0 {
+			return p.queued, true
+		}
+	}
+	return c.nextAuto, true
 }

@@ -249,6 +249,7 @@ func (m *Membership) send(tx *reactor.Tx, v View, reason string) reactor.Result 
 	}
 	sentEpoch, sentState, sentOwned, sentSubs := req.MemberEpoch, m.state, req.Topics != nil, req.SubscribedTopicNames != nil
 	m.inFlight = true
+	m.nextBeat = tx.Now.Add(m.interval) // the interval restarts on send, as in today's heartbeat state
 	return reactor.Ready(reason, &reactor.Request{
 		Payload: &managers.Call{Node: v.Coordinator.Node, Addr: v.Coordinator.Addr, Req: req},
 		OnComplete: func(tx *reactor.Tx, resp any, err error) {
@@ -405,3 +406,14 @@ func (m *Membership) setOwned(owned map[[16]byte][]int32, tps []managers.TopicPa
 
 // Subscription returns the subscribed topics (sorted).
 func (m *Membership) Subscription() []string { return m.subscription }
+
+// LocalTimer is the heartbeat timer as today's heartbeat manager reports it
+// (reactor/baseline): running whenever a group id is configured and the
+// member has not left, including while unsubscribed (its interval starts at
+// 0: the KAFKA-20426 shape) and while a heartbeat is in flight (KAFKA-21031).
+func (m *Membership) LocalTimer() (time.Time, bool) {
+	if m.group == "" || m.state == MemberLeft || m.state == MemberFatal {
+		return time.Time{}, false
+	}
+	return m.nextBeat, true
+}
