@@ -45,7 +45,7 @@ type application struct {
 	wakeup        bool
 	metaReported  uint64 // metadata version whose topic errors were reported
 	memberErrSeen error
-	closing       *closeState
+	closing       *closeState // also mirrored in Consumer.closing for the view
 }
 
 func (a *application) Name() string { return "application" }
@@ -116,7 +116,7 @@ func (a *application) tryAnswer(tx *reactor.Tx) {
 		a.answer(tx, pollReply{err: err})
 		return
 	}
-	if a.c.fetch.Buffered() == 0 {
+	if !a.c.fetch.Fetchable() {
 		return
 	}
 	recs := a.c.fetch.Take(a.c.cfg.MaxPollRecords)

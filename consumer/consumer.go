@@ -1,7 +1,8 @@
-// Package consumer is the public API of the regular (KIP-848) consumer built
-// on the reactor: managers from managers/ and managers/group driven by one
-// reactor.Loop, with a franz-go transport. Application calls only enqueue
-// events and wait on what the loop publishes (DESIGN.md, "The loop").
+// Package consumer is the public API of the regular (KIP-848) consumer: the
+// request managers of managers/ and managers/group driven by an execution
+// engine, with a franz-go transport. New builds it on the reactor
+// (reactor.Loop); NewBaseline builds the same managers on the model of
+// today's execution (reactor/baseline), the suite's negative control.
 package consumer
 
 import (
@@ -19,43 +20,95 @@ import (
 	"github.com/kreactor/kreactor/reactor"
 )
 
+// engine is what the consumer needs of an execution engine; reactor.Loop
+// and baseline.Loop both provide it.
+type engine interface {
+	Start()
+	Submit(ctx context.Context, name string, apply func(*reactor.Tx)) error
+	Stop()
+	Done() <-chan struct{}
+	Current() *reactor.Publication
+	WaitFor(ctx context.Context, cond func(*reactor.Publication) bool) (*reactor.Publication, error)
+	Stats() reactor.Stats
+	Trace() []*reactor.Decision
+}
+
+// path is the application side of the public API: how calls wait and what
+// they see. reactorPath waits on published decisions; baselinePath models
+// today's application thread.
+type path interface {
+	poll(ctx context.Context) ([]Record, error)
+	commitSync(ctx context.Context) error
+	commitAsync(cb func(error))
+	wakeup()
+	close(ctx context.Context) error
+}
+
 // Consumer is a KIP-848 group consumer. Its methods are for one application
 // goroutine at a time (like Java's KafkaConsumer), except Wakeup.
 type Consumer struct {
-	cfg  Config
-	loop *reactor.Loop[group.View]
-	tr   *transport
-	log  *slog.Logger
+	cfg     Config
+	subject string // "reactor" or "baseline"
+	eng     engine
+	path    path
+	tr      *transport
+	log     *slog.Logger
 
-	// Managers and loop-side state: loop goroutine only.
-	coord   *managers.Coordinator
-	meta    *managers.Metadata
-	member  *group.Membership
-	commit  *group.Commit
-	fetch   *group.Fetch
-	offsets *group.Offsets
-	app     *application
+	// Managers and loop-side state: engine goroutine only.
+	coord         *managers.Coordinator
+	meta          *managers.Metadata
+	member        *group.Membership
+	commit        *group.Commit
+	fetch         *group.Fetch
+	offsets       *group.Offsets
+	manual        []managers.TopicPartition
+	manualVersion uint64
+	closing       bool
+	needsCoord    func(v group.View) bool
 
 	// Application side.
-	inUse     atomic.Bool // guards against concurrent application calls
-	closed    atomic.Bool
-	pollID    atomic.Uint64
-	appMu     sync.Mutex // guards received, callbacks
-	received  map[managers.TopicPartition]managers.Position
-	callbacks []func()
+	inUse      atomic.Bool // guards against concurrent application calls
+	closed     atomic.Bool
+	appWakeups atomic.Uint64
+	probe      returnProbe
+	appMu      sync.Mutex // guards received, callbacks
+	received   map[managers.TopicPartition]managers.Position
+	callbacks  []func()
 }
 
-// New validates cfg and starts the consumer's loop. It sends nothing until
-// Subscribe. Errors: *ConfigError.
+// New validates cfg and starts a consumer on the reactor. It sends nothing
+// until Subscribe or Assign. Errors: *ConfigError.
 func New(cfg Config) (*Consumer, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	c := newConsumer(cfg, "reactor")
+	app := &application{c: c}
+	c.needsCoord = c.outstandingNeedsCoordinator
+	loop, err := reactor.New(reactor.Config[group.View]{
+		// The application manager goes first: what it starts (the final
+		// commit, the leave) is polled by its owner in the same round.
+		Managers:  append([]reactor.Manager[group.View]{app}, c.managers()...),
+		View:      c.view,
+		Snapshot:  c.snapshot,
+		Transport: c.tr,
+		Logger:    c.log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.eng = loop
+	c.path = &reactorPath{c: c, app: app}
+	loop.Start()
+	return c, nil
+}
+
+func newConsumer(cfg Config, subject string) *Consumer {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	backoff := managers.Backoff{Initial: cfg.RetryBackoff, Max: cfg.RetryBackoffMax, Jitter: 0.2}
-	c := &Consumer{cfg: cfg, log: cfg.Logger, tr: newTransport(&cfg), received: map[managers.TopicPartition]managers.Position{}}
+	c := &Consumer{cfg: cfg, subject: subject, log: cfg.Logger, tr: newTransport(&cfg), received: map[managers.TopicPartition]managers.Position{}}
 	c.coord = managers.NewCoordinator(cfg.GroupID, managers.KeyTypeGroup, backoff)
 	c.meta = managers.NewMetadata(cfg.BootstrapServers, cfg.MetadataMaxAge, backoff)
 	c.member = group.NewMembership(cfg.GroupID, cfg.RebalanceTimeout, backoff, c.coord)
@@ -64,64 +117,68 @@ func New(cfg Config) (*Consumer, error) {
 		PartitionMaxBytes: cfg.MaxPartitionFetchBytes, MaxBuffered: cfg.MaxBufferedRecords,
 		ReadCommitted: cfg.IsolationLevel == "read_committed", Backoff: backoff,
 	}, c.meta)
-	c.commit = group.NewCommit(group.CommitConfig{AutoCommit: cfg.EnableAutoCommit, AutoCommitInterval: cfg.AutoCommitInterval, Backoff: backoff},
-		cfg.GroupID, c.coord, c.fetch)
 	c.offsets = group.NewOffsets(cfg.AutoOffsetReset, backoff, c.coord, c.fetch)
-	c.app = &application{c: c}
+	return c
+}
 
-	loop, err := reactor.New(reactor.Config[group.View]{
-		// The application manager goes first: what it starts (the final
-		// commit, the leave) is polled by its owner in the same round.
-		Managers: []reactor.Manager[group.View]{
-			c.app,
-			adapt("coordinator", func(tx *reactor.Tx, v group.View) reactor.Result {
-				return c.coord.Poll(tx, c.needsCoordinator(v), c.meta.Addrs())
-			}),
-			adapt("metadata", func(tx *reactor.Tx, v group.View) reactor.Result {
-				return c.meta.Poll(tx, c.metadataTopics())
-			}),
-			c.member, c.commit, c.fetch, c.offsets,
-		},
-		View:      c.view,
-		Snapshot:  c.snapshot,
-		Transport: c.tr,
-		Logger:    cfg.Logger,
-	})
-	if err != nil {
-		return nil, err
+// managers builds the commit manager (whose consumed-positions source
+// differs per path) and lists the protocol managers in poll order.
+func (c *Consumer) managers(consumed ...group.ConsumedSource) []reactor.Manager[group.View] {
+	src := group.ConsumedSource(c.fetch)
+	if len(consumed) > 0 {
+		src = consumed[0]
 	}
-	c.loop = loop
-	loop.Start()
-	return c, nil
+	backoff := managers.Backoff{Initial: c.cfg.RetryBackoff, Max: c.cfg.RetryBackoffMax, Jitter: 0.2}
+	c.commit = group.NewCommit(group.CommitConfig{AutoCommit: c.cfg.EnableAutoCommit, AutoCommitInterval: c.cfg.AutoCommitInterval, Backoff: backoff},
+		c.cfg.GroupID, c.coord, src)
+	return []reactor.Manager[group.View]{
+		&coordinatorManager{c: c}, &metadataManager{c: c},
+		c.member, c.commit, c.fetch, c.offsets,
+	}
 }
 
-// adapt turns a poll function into a reactor.Manager.
-func adapt(name string, poll func(*reactor.Tx, group.View) reactor.Result) reactor.Manager[group.View] {
-	return &managerFunc{name: name, poll: poll}
+// coordinatorManager and metadataManager adapt the shared managers to the
+// regular consumer's view; LocalTimer passes through for the baseline.
+type coordinatorManager struct{ c *Consumer }
+
+func (m *coordinatorManager) Name() string { return m.c.coord.Name() }
+func (m *coordinatorManager) Poll(tx *reactor.Tx, v group.View) reactor.Result {
+	return m.c.coord.Poll(tx, m.c.needsCoord(v), m.c.meta.Addrs())
+}
+func (m *coordinatorManager) LocalTimer() (time.Time, bool) { return m.c.coord.LocalTimer() }
+
+type metadataManager struct{ c *Consumer }
+
+func (m *metadataManager) Name() string { return m.c.meta.Name() }
+func (m *metadataManager) Poll(tx *reactor.Tx, v group.View) reactor.Result {
+	return m.c.meta.Poll(tx, m.c.metadataTopics())
 }
 
-type managerFunc struct {
-	name string
-	poll func(*reactor.Tx, group.View) reactor.Result
-}
-
-func (m *managerFunc) Name() string                                     { return m.name }
-func (m *managerFunc) Poll(tx *reactor.Tx, v group.View) reactor.Result { return m.poll(tx, v) }
-
-// view builds the immutable per-round view (loop goroutine).
+// view builds the immutable per-round view (engine goroutine).
 func (c *Consumer) view(time.Time) group.View {
 	coord, known := c.coord.Known()
-	owned, version := c.member.Owned()
+	assignment, version := c.assignment()
 	return group.View{
 		Coordinator: coord, CoordinatorKnown: known, Meta: c.meta, GroupID: c.cfg.GroupID,
 		InGroup: c.member.InGroup(), MemberID: c.member.MemberID(), MemberEpoch: c.member.Epoch(),
-		Assignment: owned, AssignmentVersion: version, Closing: c.app.closing != nil,
+		Assignment: assignment, AssignmentVersion: version, Closing: c.closing,
 	}
 }
 
-// needsCoordinator: discovery runs only while some outstanding work needs
-// the coordinator (invariant 7; KAFKA-18569).
-func (c *Consumer) needsCoordinator(v group.View) bool {
+// assignment is the group's reconciled assignment while in a group, else the
+// manual one; the version sums both monotone counters so it changes when
+// either does.
+func (c *Consumer) assignment() ([]managers.TopicPartition, uint64) {
+	owned, ov := c.member.Owned()
+	if c.member.InGroup() {
+		return owned, ov + c.manualVersion
+	}
+	return c.manual, ov + c.manualVersion
+}
+
+// outstandingNeedsCoordinator: on the reactor, discovery runs only while
+// outstanding work needs the coordinator (invariant 7; KAFKA-18569).
+func (c *Consumer) outstandingNeedsCoordinator(v group.View) bool {
 	if c.cfg.GroupID == "" {
 		return false
 	}
@@ -131,29 +188,24 @@ func (c *Consumer) needsCoordinator(v group.View) bool {
 // metadataTopics are the subscribed topics plus the assigned ones.
 func (c *Consumer) metadataTopics() []string {
 	set := map[string]bool{}
-	for _, t := range c.subscription() {
-		set[t] = true
+	if c.member.InGroup() {
+		for _, t := range c.member.Subscription() {
+			set[t] = true
+		}
 	}
-	owned, _ := c.member.Owned()
-	for _, tp := range owned {
+	assignment, _ := c.assignment()
+	for _, tp := range assignment {
 		set[tp.Topic] = true
 	}
 	return slices.Sorted(maps.Keys(set))
 }
 
-func (c *Consumer) subscription() []string {
-	if !c.member.InGroup() {
-		return nil
-	}
-	return c.member.Subscription()
-}
-
 func (c *Consumer) snapshot(d *reactor.Decision) any {
-	owned, _ := c.member.Owned()
+	assignment, _ := c.assignment()
 	return &Snapshot{
-		Assignment: owned, MemberState: c.member.State(), MemberEpoch: c.member.Epoch(),
-		Buffered: c.fetch.Buffered(), PendingCommits: c.commit.Pending(),
-		Closing: c.app.closing != nil, Closed: d.Closed,
+		Assignment: assignment, MemberState: c.member.State(), MemberEpoch: c.member.Epoch(),
+		Buffered: c.fetch.Buffered(), PendingCommits: c.commit.Pending(), InFlight: c.tr.inFlight(),
+		Closing: c.closing, Closed: d.Closed,
 	}
 }
 
@@ -182,24 +234,62 @@ func (c *Consumer) runCallbacks() {
 	}
 }
 
+// queueCallback hands a completed CommitAsync callback to the application
+// goroutine.
+func (c *Consumer) queueCallback(cb func(error), err error) {
+	if cb == nil {
+		return
+	}
+	c.appMu.Lock()
+	c.callbacks = append(c.callbacks, func() { cb(err) })
+	c.appMu.Unlock()
+}
+
 func (c *Consumer) receivedCopy() map[managers.TopicPartition]managers.Position {
 	c.appMu.Lock()
 	defer c.appMu.Unlock()
 	return maps.Clone(c.received)
 }
 
-// submit enqueues an application event, mapping a stopped loop to ErrClosed.
+func (c *Consumer) addReceived(pos map[managers.TopicPartition]managers.Position) {
+	if len(pos) == 0 {
+		return
+	}
+	c.appMu.Lock()
+	maps.Copy(c.received, pos)
+	c.appMu.Unlock()
+}
+
+// submit enqueues an application event, mapping a stopped engine to
+// ErrClosed.
 func (c *Consumer) submit(ctx context.Context, name string, apply func(*reactor.Tx)) error {
-	err := c.loop.Submit(ctx, name, apply)
+	err := c.eng.Submit(ctx, name, apply)
 	if errors.Is(err, reactor.ErrStopped) {
 		return ErrClosed
 	}
 	return err
 }
 
+// call submits apply and waits for the error it reports through reply (an
+// effect), or for the engine to stop.
+func (c *Consumer) call(name string, apply func(tx *reactor.Tx, reply func(error))) error {
+	result := make(chan error, 1)
+	if err := c.submit(context.Background(), name, func(tx *reactor.Tx) {
+		apply(tx, func(err error) { tx.Effect(func() { result <- err }) })
+	}); err != nil {
+		return err
+	}
+	select {
+	case err := <-result:
+		return err
+	case <-c.eng.Done():
+		return ErrClosed
+	}
+}
+
 // Subscribe joins the group with the given topics (replacing any earlier
-// subscription); no topics unsubscribes. Errors: ErrNoGroup without a
-// group.id, ErrClosed, ErrConcurrentUse.
+// subscription or manual assignment); no topics unsubscribes. Errors:
+// ErrNoGroup without a group.id, ErrClosed, ErrConcurrentUse.
 func (c *Consumer) Subscribe(topics ...string) error {
 	if err := c.acquire(); err != nil {
 		return err
@@ -209,7 +299,66 @@ func (c *Consumer) Subscribe(topics ...string) error {
 		return ErrNoGroup
 	}
 	topics = slices.Clone(topics)
-	return c.submit(context.Background(), "subscribe", func(tx *reactor.Tx) { c.member.Subscribe(topics) })
+	return c.call("subscribe", func(tx *reactor.Tx, reply func(error)) {
+		if len(c.manual) > 0 {
+			c.manual = nil
+			c.manualVersion++
+		}
+		c.member.Subscribe(topics)
+		reply(nil)
+	})
+}
+
+// Assign takes the partitions manually, without group membership (Java's
+// assign); the group.id, if any, is used for commits only. An empty list
+// unassigns. Errors: ErrSubscribed while subscribed, ErrClosed,
+// ErrConcurrentUse.
+func (c *Consumer) Assign(partitions ...managers.TopicPartition) error {
+	if err := c.acquire(); err != nil {
+		return err
+	}
+	defer c.release()
+	partitions = slices.Clone(partitions)
+	slices.SortFunc(partitions, func(a, b managers.TopicPartition) int {
+		if a.Topic != b.Topic {
+			if a.Topic < b.Topic {
+				return -1
+			}
+			return 1
+		}
+		return int(a.Partition - b.Partition)
+	})
+	partitions = slices.Compact(partitions)
+	return c.call("assign", func(tx *reactor.Tx, reply func(error)) {
+		if c.member.InGroup() {
+			reply(ErrSubscribed)
+			return
+		}
+		c.manual = partitions
+		c.manualVersion++
+		reply(nil)
+	})
+}
+
+// Pause stops fetching the partitions and withholds their buffered records
+// until Resume. Errors: a *group.PartitionError wrapping
+// group.ErrNotAssigned, ErrClosed, ErrConcurrentUse.
+func (c *Consumer) Pause(partitions ...managers.TopicPartition) error {
+	return c.pauseResume("pause", partitions, c.fetch.Pause)
+}
+
+// Resume undoes Pause. Errors as Pause.
+func (c *Consumer) Resume(partitions ...managers.TopicPartition) error {
+	return c.pauseResume("resume", partitions, c.fetch.Resume)
+}
+
+func (c *Consumer) pauseResume(name string, partitions []managers.TopicPartition, fn func([]managers.TopicPartition) error) error {
+	if err := c.acquire(); err != nil {
+		return err
+	}
+	defer c.release()
+	partitions = slices.Clone(partitions)
+	return c.call(name, func(tx *reactor.Tx, reply func(error)) { reply(fn(partitions)) })
 }
 
 // Poll returns the next records. It blocks until records are available, an
@@ -226,63 +375,7 @@ func (c *Consumer) Poll(ctx context.Context) ([]Record, error) {
 	}
 	defer c.release()
 	c.runCallbacks()
-	p := &pendingPoll{id: c.pollID.Add(1), reply: make(chan pollReply, 1)}
-	received := c.receivedCopy()
-	if err := c.submit(ctx, "poll", func(tx *reactor.Tx) { c.app.onPoll(tx, p, received) }); err != nil {
-		return nil, c.ctxResult(err)
-	}
-	select {
-	case r := <-p.reply:
-		return c.deliver(r)
-	case <-c.loop.Done():
-		return c.drainReply(p, ErrClosed)
-	case <-ctx.Done():
-	}
-	// Cancel through the loop so records handed over concurrently are
-	// returned, never lost.
-	acked := make(chan struct{})
-	if c.submit(context.Background(), "poll-cancel", func(tx *reactor.Tx) {
-		c.app.onCancel(tx, p.id)
-		tx.Effect(func() { close(acked) })
-	}) == nil {
-		select {
-		case <-acked:
-		case <-c.loop.Done():
-		}
-	}
-	return c.drainReply(p, c.ctxResult(ctx.Err()))
-}
-
-func (c *Consumer) drainReply(p *pendingPoll, err error) ([]Record, error) {
-	select {
-	case r := <-p.reply:
-		return c.deliver(r)
-	default:
-		return nil, err
-	}
-}
-
-func (c *Consumer) ctxResult(err error) error {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return nil
-	}
-	return err
-}
-
-func (c *Consumer) deliver(r pollReply) ([]Record, error) {
-	if len(r.positions) > 0 {
-		c.appMu.Lock()
-		maps.Copy(c.received, r.positions)
-		c.appMu.Unlock()
-	}
-	return r.records, r.err
-}
-
-func (c *Consumer) commitDeadline(ctx context.Context) time.Time {
-	if d, ok := ctx.Deadline(); ok {
-		return d
-	}
-	return time.Now().Add(c.cfg.DefaultAPITimeout)
+	return c.path.poll(ctx)
 }
 
 // CommitSync commits the positions of every record returned by completed
@@ -300,28 +393,7 @@ func (c *Consumer) CommitSync(ctx context.Context) error {
 		return ErrNoGroup
 	}
 	c.runCallbacks()
-	result := make(chan error, 1)
-	received := c.receivedCopy()
-	deadline := c.commitDeadline(ctx)
-	if err := c.submit(ctx, "commit-sync", func(tx *reactor.Tx) {
-		c.fetch.MarkConsumed(received)
-		c.commit.Enqueue(tx, c.fetch.Consumed(), deadline, func(err error) { result <- err })
-	}); err != nil {
-		return err
-	}
-	select {
-	case err := <-result:
-		return err
-	case <-c.loop.Done():
-		select {
-		case err := <-result:
-			return err
-		default:
-			return ErrClosed
-		}
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return c.path.commitSync(ctx)
 }
 
 // CommitAsync commits like CommitSync without waiting; cb (may be nil)
@@ -343,22 +415,7 @@ func (c *Consumer) CommitAsync(cb func(error)) {
 		}
 		return
 	}
-	received := c.receivedCopy()
-	deadline := time.Now().Add(c.cfg.DefaultAPITimeout)
-	done := func(err error) {
-		if cb == nil {
-			return
-		}
-		c.appMu.Lock()
-		c.callbacks = append(c.callbacks, func() { cb(err) })
-		c.appMu.Unlock()
-	}
-	if err := c.submit(context.Background(), "commit-async", func(tx *reactor.Tx) {
-		c.fetch.MarkConsumed(received)
-		c.commit.Enqueue(tx, c.fetch.Consumed(), deadline, done)
-	}); err != nil && cb != nil {
-		cb(err)
-	}
+	c.path.commitAsync(cb)
 }
 
 // Wakeup makes a blocked Poll return ErrWakeup, or the next Poll if none is
@@ -367,50 +424,40 @@ func (c *Consumer) Wakeup() {
 	if c.closed.Load() {
 		return
 	}
-	_ = c.submit(context.Background(), "wakeup", func(tx *reactor.Tx) { c.app.onWakeup(tx) })
+	c.path.wakeup()
 }
 
 // Close commits consumed positions (with auto-commit), then leaves the
-// group, then stops the loop, all by ctx's deadline (30 s without one, as
-// Java's close()). Work still outstanding at the deadline is failed: pending
-// commits complete with *group.CommitError wrapping ErrCloseDeadline, and
-// Close returns an error wrapping ErrCloseDeadline listing what was left.
-// Completed CommitAsync callbacks run before Close returns. A second Close
-// returns ErrClosed.
+// group, then stops, all by ctx's deadline (30 s without one, as Java's
+// close()). On the reactor, work still outstanding at the deadline is
+// failed: pending commits complete with *group.CommitError wrapping
+// ErrCloseDeadline, and Close returns an error wrapping ErrCloseDeadline
+// listing what was left. Completed CommitAsync callbacks run before Close
+// returns. A second Close returns ErrClosed.
 func (c *Consumer) Close(ctx context.Context) error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return ErrClosed
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	if d, ok := ctx.Deadline(); ok {
-		deadline = d
-	}
-	done := make(chan error, 1)
-	err := c.loop.Submit(context.Background(), "close", func(tx *reactor.Tx) {
-		c.app.closing = &closeState{deadline: deadline, done: done}
-	})
-	if err == nil {
-		select {
-		case err = <-done:
-		case <-c.loop.Done():
-			select {
-			case err = <-done:
-			default:
-			}
-		}
-	}
-	c.loop.Stop()
+	err := c.path.close(ctx)
+	c.eng.Stop()
 	c.tr.close()
 	c.runCallbacks()
-	if errors.Is(err, reactor.ErrStopped) {
-		err = nil
-	}
 	return err
 }
 
+func closeDeadline(ctx context.Context) time.Time {
+	if d, ok := ctx.Deadline(); ok {
+		return d
+	}
+	return time.Now().Add(30 * time.Second)
+}
+
+// Subject is "reactor" or "baseline".
+func (c *Consumer) Subject() string { return c.subject }
+
 // Assignment returns the partitions the consumer owns, as last published.
 func (c *Consumer) Assignment() []managers.TopicPartition {
-	if s, ok := c.loop.Current().Snapshot.(*Snapshot); ok {
+	if s := c.Snapshot(); s != nil {
 		return s.Assignment
 	}
 	return nil
@@ -418,24 +465,29 @@ func (c *Consumer) Assignment() []managers.TopicPartition {
 
 // Snapshot returns the last published application-visible snapshot.
 func (c *Consumer) Snapshot() *Snapshot {
-	s, _ := c.loop.Current().Snapshot.(*Snapshot)
+	s, _ := c.eng.Current().Snapshot.(*Snapshot)
 	return s
 }
 
 // Decision returns the latest published timing decision.
-func (c *Consumer) Decision() *reactor.Decision { return c.loop.Current().Decision }
+func (c *Consumer) Decision() *reactor.Decision { return c.eng.Current().Decision }
 
-// Stats returns the loop's counters (steps, spurious wakeups, contract
+// Stats returns the engine's counters (steps, spurious wakeups, contract
 // violations).
-func (c *Consumer) Stats() reactor.Stats { return c.loop.Stats() }
+func (c *Consumer) Stats() reactor.Stats { return c.eng.Stats() }
+
+// AppWakeups is the number of times an application call woke from a
+// blocking wait (records, an error, a wakeup, a timer or a fetch-buffer
+// signal): the application side of a ping-pong (KAFKA-20854).
+func (c *Consumer) AppWakeups() uint64 { return c.appWakeups.Load() }
 
 // Trace returns the recent decisions, oldest first.
-func (c *Consumer) Trace() []*reactor.Decision { return c.loop.Trace() }
+func (c *Consumer) Trace() []*reactor.Decision { return c.eng.Trace() }
 
 // WaitFor blocks until cond holds for a published snapshot (see
 // reactor.Loop.WaitFor). Errors: ctx.Err(), ErrClosed.
 func (c *Consumer) WaitFor(ctx context.Context, cond func(*Snapshot) bool) error {
-	_, err := c.loop.WaitFor(ctx, func(p *reactor.Publication) bool {
+	_, err := c.eng.WaitFor(ctx, func(p *reactor.Publication) bool {
 		s, ok := p.Snapshot.(*Snapshot)
 		return ok && cond(s)
 	})

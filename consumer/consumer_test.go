@@ -31,6 +31,15 @@ func TestConfigErrorNamesField(t *testing.T) {
 }
 
 func TestConsumeCommitClose(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		make func(consumer.Config) (*consumer.Consumer, error)
+	}{{"reactor", consumer.New}, {"baseline", consumer.NewBaseline}} {
+		t.Run(tc.name, func(t *testing.T) { testConsumeCommitClose(t, tc.make) })
+	}
+}
+
+func testConsumeCommitClose(t *testing.T, newConsumer func(consumer.Config) (*consumer.Consumer, error)) {
 	b, err := fakebroker.Start(fakebroker.Config{Topics: map[string]int32{"t": 3}})
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +54,7 @@ func TestConsumeCommitClose(t *testing.T) {
 	cfg.BootstrapServers = b.Addrs()
 	cfg.GroupID = "g"
 	cfg.AutoOffsetReset = "earliest"
-	c, err := consumer.New(cfg)
+	c, err := newConsumer(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,3 +20,6 @@ var ErrCloseDeadline = errors.New("consumer: close deadline passed with work out
 // consumer at once (Java's ConcurrentModificationException); Wakeup is the
 // exception and may be called from any goroutine.
 var ErrConcurrentUse = errors.New("consumer: not safe for concurrent use (only Wakeup may be called concurrently)")
+
+// ErrSubscribed is returned by Assign while the consumer is subscribed.
+var ErrSubscribed = errors.New("consumer: subscribed; unsubscribe before Assign")

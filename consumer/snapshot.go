@@ -13,6 +13,7 @@ type Snapshot struct {
 	MemberEpoch    int32
 	Buffered       int  // records buffered for the application
 	PendingCommits int  // commits queued or in flight
+	InFlight       int  // requests sent and not yet completed
 	Closing        bool // Close has started
 	Closed         bool // the loop has stopped
 }

@@ -25,6 +25,7 @@ type transport struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	rr      atomic.Uint64
+	flight  atomic.Int64 // requests sent and not yet completed
 
 	mu      sync.Mutex // guards clients, closed
 	clients map[string]*kgo.Client
@@ -80,24 +81,32 @@ func (t *transport) Send(req *reactor.Request, done func(any, error)) {
 		return
 	}
 	t.wg.Add(1)
+	t.flight.Add(1)
 	t.mu.Unlock()
 	go func() {
 		defer t.wg.Done()
+		finish := func(resp any, err error) {
+			t.flight.Add(-1) // before done: the step applying it sees the count without it
+			done(resp, err)
+		}
 		if addr == "" {
-			done(nil, fmt.Errorf("consumer: no address for node %d", call.Node))
+			finish(nil, fmt.Errorf("consumer: no address for node %d", call.Node))
 			return
 		}
 		cl, err := t.client(addr)
 		if err != nil {
-			done(nil, err)
+			finish(nil, err)
 			return
 		}
 		ctx, cancel := context.WithTimeout(t.ctx, t.timeout)
 		defer cancel()
 		resp, err := cl.SeedBrokers()[0].Request(ctx, call.Req)
-		done(resp, err)
+		finish(resp, err)
 	}()
 }
+
+// inFlight is the number of requests sent and not yet completed.
+func (t *transport) inFlight() int { return int(t.flight.Load()) }
 
 // close cancels in-flight requests, waits for their goroutines and closes
 // every client.

@@ -37,7 +37,7 @@ type commit struct {
 	deadline time.Time
 	auto     bool
 	queued   time.Time
-	done     func(error) // run as an effect; may be nil
+	done     func(err error, version uint64) // run as an effect with the state version of the completion; may be nil
 	attempts int
 	lastErr  error
 }
@@ -61,8 +61,7 @@ type Commit struct {
 	next      time.Time // retry backoff
 	nextAuto  time.Time // next auto-commit; zero until the first assignment
 	committed map[managers.TopicPartition]managers.Position
-	sent      int  // OffsetCommit requests sent, for figures
-	active    bool // auto-commit active as of the last poll
+	sent int // OffsetCommit requests sent, for figures
 }
 
 // NewCommit returns the commit manager of group.
@@ -74,12 +73,14 @@ func NewCommit(cfg CommitConfig, group string, coord *managers.Coordinator, cons
 func (c *Commit) Name() string { return "commit" }
 
 // Enqueue queues a commit of offsets that must complete by deadline; done
-// runs as an effect (after publication) with nil or a *CommitError. An
-// empty offsets map completes at once with nil.
-func (c *Commit) Enqueue(tx *reactor.Tx, offsets map[managers.TopicPartition]managers.Position, deadline time.Time, done func(error)) {
+// runs as an effect (after publication) with nil or a *CommitError and the
+// state version at which the commit completed. An empty offsets map
+// completes at once with nil.
+func (c *Commit) Enqueue(tx *reactor.Tx, offsets map[managers.TopicPartition]managers.Position, deadline time.Time, done func(err error, version uint64)) {
 	if len(offsets) == 0 {
 		if done != nil {
-			tx.Effect(func() { done(nil) })
+			v := tx.Version
+			tx.Effect(func() { done(nil, v) })
 		}
 		return
 	}
@@ -108,8 +109,8 @@ func (c *Commit) FailAll(tx *reactor.Tx, err error) {
 
 func (c *Commit) complete(tx *reactor.Tx, p *commit, err error) {
 	if p.done != nil {
-		done := p.done
-		tx.Effect(func() { done(err) })
+		done, v := p.done, tx.Version
+		tx.Effect(func() { done(err, v) })
 	}
 }
 
@@ -130,11 +131,10 @@ func (c *Commit) Poll(tx *reactor.Tx, v View) reactor.Result {
 		c.pending = kept
 	}
 	autoActive := c.cfg.AutoCommit && len(v.Assignment) > 0 && !v.Closing
-	c.active = autoActive
+	if c.cfg.AutoCommit && c.nextAuto.IsZero() {
+		c.nextAuto = now.Add(c.cfg.AutoCommitInterval) // the timer starts with the consumer
+	}
 	if autoActive {
-		if c.nextAuto.IsZero() {
-			c.nextAuto = now.Add(c.cfg.AutoCommitInterval)
-		}
 		if !now.Before(c.nextAuto) {
 			// Reset the timer when the commit is queued, not when it is
 			// sent (KAFKA-20970).
@@ -282,8 +282,12 @@ func (c *Commit) remove(p *commit) {
 // is due but not yet sent keeps the timer expired, because today's timer is
 // reset only when a commit is sent (the KAFKA-20970 shape); an auto-commit
 // still in flight when the next is due also reads 0 (KAFKA-20253).
+//
+// Today's timer runs whenever auto-commit is on with a group, assignment or
+// not, and a due auto-commit that cannot be sent (coordinator unknown) keeps
+// it expired.
 func (c *Commit) LocalTimer() (time.Time, bool) {
-	if !c.active {
+	if !c.cfg.AutoCommit || c.group == "" {
 		return time.Time{}, false
 	}
 	for _, p := range c.pending {
@@ -291,5 +295,7 @@ func (c *Commit) LocalTimer() (time.Time, bool) {
 			return p.queued, true
 		}
 	}
+	// Without an assignment nothing is queued and the timer is never reset:
+	// once due it stays expired.
 	return c.nextAuto, true
 }

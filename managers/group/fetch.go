@@ -154,8 +154,57 @@ func (f *Fetch) TakeErrors() []error {
 	return errs
 }
 
-// Take removes up to max buffered records, visiting partitions round-robin
-// and keeping per-partition order.
+// ErrNotAssigned is returned by Pause and Resume for a partition that is not
+// assigned (Java's IllegalStateException).
+var ErrNotAssigned = errors.New("partition not assigned")
+
+// Pause stops fetching tps and withholds their buffered records (Java's
+// pause). Errors: a *PartitionError wrapping ErrNotAssigned for the first
+// partition not assigned; nothing is paused then.
+func (f *Fetch) Pause(tps []managers.TopicPartition) error { return f.setPaused(tps, true) }
+
+// Resume undoes Pause. Errors as Pause.
+func (f *Fetch) Resume(tps []managers.TopicPartition) error { return f.setPaused(tps, false) }
+
+func (f *Fetch) setPaused(tps []managers.TopicPartition, paused bool) error {
+	for _, tp := range tps {
+		if _, ok := f.parts[tp]; !ok {
+			return &PartitionError{TP: tp, Err: ErrNotAssigned}
+		}
+	}
+	for _, tp := range tps {
+		f.parts[tp].paused = paused
+	}
+	return nil
+}
+
+// Paused returns the paused partitions in assignment order.
+func (f *Fetch) Paused() []managers.TopicPartition {
+	var out []managers.TopicPartition
+	for _, tp := range f.order {
+		if f.parts[tp].paused {
+			out = append(out, tp)
+		}
+	}
+	return out
+}
+
+// Fetchable reports whether any buffered record can be returned now (its
+// partition is not paused).
+func (f *Fetch) Fetchable() bool {
+	if f.buffered == 0 {
+		return false
+	}
+	for _, p := range f.parts {
+		if len(p.buffered) > 0 && !p.paused {
+			return true
+		}
+	}
+	return false
+}
+
+// Take removes up to max buffered records of partitions that are not paused,
+// visiting partitions round-robin and keeping per-partition order.
 func (f *Fetch) Take(max int) []*kgo.Record {
 	var out []*kgo.Record
 	for range len(f.order) {
@@ -165,7 +214,7 @@ func (f *Fetch) Take(max int) []*kgo.Record {
 		tp := f.order[f.rr%len(f.order)]
 		f.rr++
 		p := f.parts[tp]
-		if len(p.buffered) == 0 {
+		if len(p.buffered) == 0 || p.paused {
 			continue
 		}
 		n := min(len(p.buffered), max-len(out))

@@ -295,13 +295,16 @@ func (m *Membership) onResponse(tx *reactor.Tx, node, sentEpoch int32, sentState
 		err = kerr.ErrorForCode(r.ErrorCode)
 	}
 	if m.state == MemberLeaving && sentState == MemberLeaving {
-		// Any answer to the leave ends membership: the coordinator either
-		// removed us or no longer knows us. A transport error is retried
-		// until the close deadline.
-		if err == nil || errors.Is(err, kerr.UnknownMemberID) || errors.Is(err, kerr.FencedMemberEpoch) {
-			m.state, m.epoch, m.lastErr = MemberLeft, -1, err
-			return
+		// The leave is best effort, as in today's consumer: any answer,
+		// or a transport error, ends membership (the coordinator removes
+		// a silent member at its session timeout). A coordinator error
+		// still marks the coordinator unknown, and nothing then asks to
+		// find it again for membership (KAFKA-18569).
+		if managers.IsCoordinatorError(err) {
+			m.coord.MarkUnknown(err)
 		}
+		m.state, m.epoch, m.lastErr = MemberLeft, -1, err
+		return
 	}
 	if m.state != sentState && !(sentState == MemberJoining && m.state == MemberStable) {
 		// The state moved on while this heartbeat was in flight (e.g.
