@@ -40,7 +40,7 @@ type Coordinator struct {
 	attempts int       // consecutive failures
 	next     time.Time // earliest next attempt
 	lastErr  error
-	found    int // successful discoveries, for figures
+	found    int  // successful discoveries, for figures
 	needed   bool // as of the last poll
 }
 

@@ -61,7 +61,7 @@ type Commit struct {
 	next      time.Time // retry backoff
 	nextAuto  time.Time // next auto-commit; zero until the first assignment
 	committed map[managers.TopicPartition]managers.Position
-	sent int // OffsetCommit requests sent, for figures
+	sent      int // OffsetCommit requests sent, for figures
 }
 
 // NewCommit returns the commit manager of group.
