@@ -10,6 +10,7 @@ package managers
 // behind a pending commit's back).
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -147,7 +148,8 @@ func IsCoordinatorError(err error) bool {
 	if err == nil {
 		return false
 	}
-	if ke, ok := err.(*kerr.Error); ok {
+	var ke *kerr.Error
+	if errors.As(err, &ke) {
 		return ke == kerr.NotCoordinator || ke == kerr.CoordinatorNotAvailable
 	}
 	return true // connection-level errors: the coordinator may have moved

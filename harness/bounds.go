@@ -1,0 +1,56 @@
+package harness
+
+import (
+	"time"
+
+	"github.com/kreactor/kreactor/consumer"
+	"github.com/kreactor/kreactor/managers"
+)
+
+// Named timeouts. Every wait in a spec uses one of these, so a slow machine
+// is a one-line change and failure messages can name the bound missed.
+const (
+	// SpecTimeout bounds one spec (Ginkgo SpecTimeout).
+	SpecTimeout = 60 * time.Second
+	// WaitTimeout bounds one Eventually or one PollUntil.
+	WaitTimeout = 20 * time.Second
+	// PollInterval is Eventually's polling interval.
+	PollInterval = 10 * time.Millisecond
+	// PollSlice is the timeout of one application Poll in a polling loop
+	// (Java's poll(Duration.ofMillis(100))).
+	PollSlice = 100 * time.Millisecond
+	// QuietPoll is how long a spec polls to show that no further records
+	// arrive (duplicates after the expected count).
+	QuietPoll = 300 * time.Millisecond
+	// CloseTimeout is the context deadline given to Close.
+	CloseTimeout = 10 * time.Second
+	// CloseBound is how long an orderly Close (one commit or none, one
+	// leave heartbeat, local brokers) may take: a fifth of CloseTimeout,
+	// "well inside" it.
+	CloseBound = CloseTimeout / 5
+	// FirstRecordBound is how long Subscribe -> first record may take:
+	// FindCoordinator, join heartbeat, assignment, metadata, offsets,
+	// first fetch, a few round trips and heartbeat intervals on local
+	// brokers.
+	FirstRecordBound = 5 * time.Second
+	// DefaultHeartbeatInterval is the heartbeat interval clusters hand to
+	// members unless a spec asks otherwise (Kafka's is 5 s; specs want a
+	// heartbeat to fall due inside every fault window).
+	DefaultHeartbeatInterval = 250 * time.Millisecond
+	// BackoffJitter is the jitter of the consumer's retry backoff
+	// (KIP-580's 20%).
+	BackoffJitter = 0.2
+)
+
+// Backoff returns the retry backoff a consumer built from cfg uses
+// (retry.backoff.ms doubling to retry.backoff.max.ms, 20% jitter), for
+// deriving request-count bounds.
+func Backoff(cfg consumer.Config) managers.Backoff {
+	return managers.Backoff{Initial: cfg.RetryBackoff, Max: cfg.RetryBackoffMax, Jitter: BackoffJitter}
+}
+
+// MaxBackoffWait is the longest single backoff wait cfg allows:
+// retry.backoff.max.ms plus jitter.
+func MaxBackoffWait(cfg consumer.Config) time.Duration {
+	return time.Duration(float64(cfg.RetryBackoffMax) * (1 + BackoffJitter))
+}

@@ -1,0 +1,115 @@
+package harness
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"go.uber.org/goleak"
+
+	"github.com/kreactor/kreactor/consumer"
+	"github.com/kreactor/kreactor/managers"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestSpecLabels(t *testing.T) {
+	got := Spec("kafka-20253-coordinator-lost", []string{"KAFKA-20253", "P2"}, "reactor", "kfake")
+	want := []string{"id:kafka-20253-coordinator-lost", "covers:KAFKA-20253", "covers:P2", "subject:reactor", "target:kfake"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("Spec labels = %v, want %v", got, want)
+	}
+	for _, bad := range []func(){
+		func() { Spec("Bad/Id", []string{"P2"}, "reactor", "kfake") },
+		func() { Spec("ok", nil, "reactor", "kfake") },
+		func() { Spec("ok", []string{"P2,P3"}, "reactor", "kfake") },
+		func() { Spec("ok", []string{"P2"}, "", "kfake") },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("Spec accepted an invalid argument")
+				}
+			}()
+			bad()
+		}()
+	}
+}
+
+func rec(p int32, off int64) consumer.Record {
+	return consumer.Record{Topic: "t", Partition: p, Offset: off}
+}
+
+func TestCheckDelivery(t *testing.T) {
+	tp0, tp1 := managers.TopicPartition{Topic: "t", Partition: 0}, managers.TopicPartition{Topic: "t", Partition: 1}
+	want := map[managers.TopicPartition]int{tp0: 2, tp1: 1}
+	d, err := CheckDelivery([]consumer.Record{rec(0, 0), rec(1, 0), rec(0, 1)}, want, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Next[tp0] != 2 || d.Next[tp1] != 1 {
+		t.Fatalf("Next = %v", d.Next)
+	}
+	for name, recs := range map[string][]consumer.Record{
+		"duplicate": {rec(0, 0), rec(0, 0), rec(0, 1), rec(1, 0)},
+		"reordered": {rec(0, 1), rec(0, 0), rec(1, 0)},
+		"gap":       {rec(0, 0), rec(1, 0)},
+		"extra":     {rec(0, 0), rec(0, 1), rec(1, 0), rec(2, 0)},
+	} {
+		if _, err := CheckDelivery(recs, want, nil); err == nil {
+			t.Errorf("%s: CheckDelivery accepted %v", name, recs)
+		}
+	}
+	if _, err := CheckDelivery([]consumer.Record{rec(0, 5)}, map[managers.TopicPartition]int{tp0: 1}, map[managers.TopicPartition]int64{tp0: 5}); err != nil {
+		t.Errorf("resuming at offset 5: %v", err)
+	}
+}
+
+type fakeRecorder []Request
+
+func (f fakeRecorder) Count(flt RequestFilter) int {
+	n := 0
+	for _, r := range f {
+		if flt.Match(r) {
+			n++
+		}
+	}
+	return n
+}
+func (f fakeRecorder) Filter(RequestFilter) []Request { return nil }
+func (f fakeRecorder) Mark() time.Time                { return time.Now() }
+
+func TestWindowCounts(t *testing.T) {
+	t0 := time.Unix(100, 0)
+	r := fakeRecorder{
+		{Key: kmsg.FindCoordinator, ClientID: "c", At: t0.Add(-time.Millisecond)}, // before
+		{Key: kmsg.FindCoordinator, ClientID: "c", At: t0},                        // first instant: in
+		{Key: kmsg.FindCoordinator, ClientID: "other", At: t0.Add(time.Second)},   // other client
+		{Key: kmsg.Fetch, ClientID: "c", At: t0.Add(time.Second)},                 // other key
+		{Key: kmsg.FindCoordinator, ClientID: "c", At: t0.Add(2 * time.Second)},   // end: out
+	}
+	w := Window{From: t0, To: t0.Add(2 * time.Second)}
+	if got := CountIn(r, kmsg.FindCoordinator, "c", w); got != 1 {
+		t.Errorf("CountIn = %d, want 1", got)
+	}
+	if got := RequestsIn(r, "c", w); got != 2 {
+		t.Errorf("RequestsIn = %d, want 2", got)
+	}
+	if got := RateIn(r, kmsg.FindCoordinator, "c", w); got != 0.5 {
+		t.Errorf("RateIn = %v, want 0.5/s", got)
+	}
+}
+
+func TestSelected(t *testing.T) {
+	t.Setenv(EnvTarget, "")
+	t.Setenv(EnvSubject, "")
+	tg, s := MustSelect()
+	if tg.Name() != "kfake" || s.Name() != "reactor" {
+		t.Fatalf("defaults = %s/%s", tg.Name(), s.Name())
+	}
+	t.Setenv(EnvTarget, "nope")
+	if _, err := SelectedTarget(); err == nil || !strings.Contains(err.Error(), "kfake") {
+		t.Fatalf("unknown target error = %v, want one listing kfake", err)
+	}
+}

@@ -1,0 +1,27 @@
+package harness
+
+import (
+	"go.uber.org/goleak"
+)
+
+// leakBaseline ignores the goroutines running when the suite started: the
+// Go runtime's and Ginkgo's own (its signal and interrupt handlers, its
+// output interceptor under the ginkgo CLI, progress-report listeners). They
+// are named by stack at snapshot time, so anything started later and still
+// running after the suite is reported. Set by SnapshotGoroutines, read by
+// VerifyNoLeakedGoroutines; both run on Ginkgo's suite goroutine.
+var leakBaseline []goleak.Option
+
+// SnapshotGoroutines records the goroutines running now as the baseline; call
+// it from BeforeSuite before anything starts a cluster or a consumer.
+func SnapshotGoroutines() {
+	leakBaseline = []goleak.Option{goleak.IgnoreCurrent()}
+}
+
+// LeakedGoroutines returns goleak's report of goroutines started since
+// SnapshotGoroutines that are still running (goleak retries for a while, so
+// goroutines that are exiting are given time), or nil. Call it from
+// AfterSuite after every spec's cleanup ran.
+func LeakedGoroutines() error {
+	return goleak.Find(leakBaseline...)
+}

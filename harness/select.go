@@ -1,0 +1,69 @@
+package harness
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+)
+
+// Environment variables that choose what a suite runs.
+const (
+	EnvTarget  = "KREACTOR_TARGET"  // target name; default "kfake"
+	EnvSubject = "KREACTOR_SUBJECT" // subject name; default "reactor"
+)
+
+// Targets are the known targets by name. "kafka" (testcontainers) is
+// planned.
+var Targets = map[string]Target{
+	Kfake{}.Name(): Kfake{},
+}
+
+// Subjects are the known subjects by name.
+var Subjects = map[string]Subject{
+	Reactor{}.Name():  Reactor{},
+	Baseline{}.Name(): Baseline{},
+}
+
+// SelectedTarget returns the target named by $KREACTOR_TARGET (default
+// "kfake"), or an error listing the known ones.
+func SelectedTarget() (Target, error) {
+	return selected(EnvTarget, "kfake", Targets)
+}
+
+// SelectedSubject returns the subject named by $KREACTOR_SUBJECT (default
+// "reactor"), or an error listing the known ones.
+func SelectedSubject() (Subject, error) {
+	return selected(EnvSubject, "reactor", Subjects)
+}
+
+// MustSelect returns the selected target and subject and panics with the
+// reason if either is unknown (for suite-level vars).
+func MustSelect() (Target, Subject) {
+	t, err := SelectedTarget()
+	if err != nil {
+		panic(err)
+	}
+	s, err := SelectedSubject()
+	if err != nil {
+		panic(err)
+	}
+	return t, s
+}
+
+func selected[T any](env, def string, known map[string]T) (T, error) {
+	name := strings.TrimSpace(os.Getenv(env))
+	if name == "" {
+		name = def
+	}
+	if v, ok := known[name]; ok {
+		return v, nil
+	}
+	var zero T
+	names := make([]string, 0, len(known))
+	for n := range known {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return zero, fmt.Errorf("harness: %s=%q is not known; known: %s", env, name, strings.Join(names, ", "))
+}

@@ -1,0 +1,68 @@
+package harness
+
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/kreactor/kreactor/consumer"
+)
+
+// Tracked wraps a Consumer and counts the application calls made through it,
+// and says whether one is running: specs use the counts to bound loop work
+// caused by application events, and InCall to check that callbacks run on
+// the application goroutine during a later call (Java's callback thread
+// guarantee).
+type Tracked struct {
+	Consumer
+	polls, commits atomic.Int64 // calls started
+	inCall         atomic.Int32 // calls running
+}
+
+// Track wraps c.
+func Track(c Consumer) *Tracked { return &Tracked{Consumer: c} }
+
+// CallCounts are the application calls started through a Tracked consumer.
+type CallCounts struct {
+	Polls   int64 // Poll
+	Commits int64 // CommitSync and CommitAsync
+}
+
+// Calls returns the calls started so far.
+func (t *Tracked) Calls() CallCounts {
+	return CallCounts{Polls: t.polls.Load(), Commits: t.commits.Load()}
+}
+
+// InCall reports whether a Poll, CommitSync, CommitAsync or Close is running.
+func (t *Tracked) InCall() bool { return t.inCall.Load() > 0 }
+
+func (t *Tracked) enter() func() {
+	t.inCall.Add(1)
+	return func() { t.inCall.Add(-1) }
+}
+
+// Poll counts and calls Consumer.Poll.
+func (t *Tracked) Poll(ctx context.Context) ([]consumer.Record, error) {
+	defer t.enter()()
+	t.polls.Add(1)
+	return t.Consumer.Poll(ctx)
+}
+
+// CommitSync counts and calls Consumer.CommitSync.
+func (t *Tracked) CommitSync(ctx context.Context) error {
+	defer t.enter()()
+	t.commits.Add(1)
+	return t.Consumer.CommitSync(ctx)
+}
+
+// CommitAsync counts and calls Consumer.CommitAsync.
+func (t *Tracked) CommitAsync(cb func(error)) {
+	defer t.enter()()
+	t.commits.Add(1)
+	t.Consumer.CommitAsync(cb)
+}
+
+// Close calls Consumer.Close.
+func (t *Tracked) Close(ctx context.Context) error {
+	defer t.enter()()
+	return t.Consumer.Close(ctx)
+}

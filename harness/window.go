@@ -1,0 +1,42 @@
+package harness
+
+import (
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Window is a half-open time range [From, To) over recorded requests.
+type Window struct {
+	From, To time.Time
+}
+
+// Duration is To - From.
+func (w Window) Duration() time.Duration { return w.To.Sub(w.From) }
+
+// Filter returns a RequestFilter for keys (none: any key) from clientID
+// ("" : any client) inside w.
+func (w Window) Filter(clientID string, keys ...kmsg.Key) RequestFilter {
+	return RequestFilter{Keys: keys, ClientID: clientID, From: w.From, To: w.To}
+}
+
+// CountIn returns how many requests with API key key the client clientID
+// sent inside w, as the brokers recorded them.
+func CountIn(rec Recorder, key kmsg.Key, clientID string, w Window) int {
+	return rec.Count(w.Filter(clientID, key))
+}
+
+// RequestsIn returns how many requests of any key the client clientID sent
+// inside w.
+func RequestsIn(rec Recorder, clientID string, w Window) int {
+	return rec.Count(w.Filter(clientID))
+}
+
+// RateIn returns CountIn per second of w (0 for an empty window).
+func RateIn(rec Recorder, key kmsg.Key, clientID string, w Window) float64 {
+	d := w.Duration().Seconds()
+	if d <= 0 {
+		return 0
+	}
+	return float64(CountIn(rec, key, clientID, w)) / d
+}

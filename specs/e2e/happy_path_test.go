@@ -1,0 +1,78 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/kreactor/kreactor/harness"
+)
+
+// happyPathRecords is how many records the happy path produces and consumes.
+const happyPathRecords = 1000
+
+var _ = Describe("A group consumer on a healthy cluster", func() {
+	It("delivers every record exactly once in partition order, commits what it delivered and leaves the group on close",
+		harness.Spec("happy-path", []string{"E2E-1"}, subject.Name(), target.Name()), SpecTimeout(harness.SpecTimeout),
+		func(ctx SpecContext) {
+			const topic = "orders"
+			cl := harness.StartCluster(ctx, target, harness.TargetConfig{Brokers: 3, Topics: map[string]int32{topic: 3}})
+			groupID, clientID := harness.UniqueName("happy"), harness.UniqueName("happy-client")
+
+			By(fmt.Sprintf("producing %d records to %d partitions", happyPathRecords, 3))
+			counts, err := cl.Produce(ctx, topic, happyPathRecords, nil)
+			Expect(err).NotTo(HaveOccurred())
+			want := harness.Partitions(topic, counts)
+
+			By("subscribing and polling until every record arrived")
+			c := harness.NewConsumer(subject, harness.ConsumerConfig(cl, groupID, clientID))
+			Expect(c.Subscribe(topic)).To(Succeed())
+			wctx, cancel := context.WithTimeout(ctx, harness.WaitTimeout)
+			defer cancel()
+			recs, ps, err := harness.PollUntil(wctx, c, happyPathRecords)
+			Expect(err).NotTo(HaveOccurred(), "polling for %d records within %s\n%s", happyPathRecords, harness.WaitTimeout, c.Diagnose())
+			harness.Figure("time_to_first_record", float64(ps.FirstRecord.Milliseconds()), "ms", fmt.Sprintf("<= %d ms", harness.FirstRecordBound.Milliseconds()))
+			Expect(ps.FirstRecord).To(BeNumerically("<=", harness.FirstRecordBound), "time from Subscribe to the first record exceeds FirstRecordBound")
+
+			By("polling a little longer: nothing more may arrive")
+			more, _, err := harness.PollFor(ctx, c, harness.QuietPoll)
+			Expect(err).NotTo(HaveOccurred())
+			recs = append(recs, more...)
+			harness.Figure("records", float64(len(recs)), "records", fmt.Sprintf("== %d", happyPathRecords))
+			delivered, err := harness.CheckDelivery(recs, want, nil)
+			Expect(err).NotTo(HaveOccurred())
+
+			By("committing synchronously: the coordinator stores last offset + 1 per partition")
+			Expect(c.CommitSync(ctx)).To(Succeed())
+			gi, err := cl.GroupInfo(ctx, groupID)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(gi.Commits).To(Equal(delivered.Next), "committed offsets vs offsets after the last delivered record")
+			Expect(gi.Members).To(HaveLen(1), "members while consuming")
+
+			By(fmt.Sprintf("closing with a %s deadline", harness.CloseTimeout))
+			cctx, ccancel := context.WithTimeout(ctx, harness.CloseTimeout)
+			defer ccancel()
+			start := time.Now()
+			err = c.Close(cctx)
+			closeTook := time.Since(start)
+			harness.Figure("close_duration", float64(closeTook.Milliseconds()), "ms", fmt.Sprintf("<= %d ms", harness.CloseBound.Milliseconds()))
+			Expect(err).NotTo(HaveOccurred(), "Close\n%s", c.Diagnose())
+			Expect(closeTook).To(BeNumerically("<=", harness.CloseBound), "Close took longer than CloseBound (%s of a %s deadline)", harness.CloseBound, harness.CloseTimeout)
+
+			gi, err = cl.GroupInfo(ctx, groupID)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(gi.Members).To(BeEmpty(), "members after Close: the leave heartbeat must have removed the member")
+
+			// Loop counters are informative here: E2E-1 is about delivery,
+			// commits and the leave; the loop invariants have their own
+			// specs, which assert them.
+			st := c.Stats()
+			harness.Figure("loop_steps", float64(st.Steps), "steps", "")
+			harness.Figure("spurious_wakeups", float64(st.SpuriousWakeups), "", "")
+			harness.Figure("ready_without_request", float64(st.ReadyWithoutRequest), "", "")
+			harness.Figure("app_wakeups", float64(c.AppWakeups()), "", "")
+		})
+})

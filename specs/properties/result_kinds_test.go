@@ -1,0 +1,410 @@
+package properties
+
+// P2: a manager result says which of three things holds: requests can be
+// sent now (Ready, with at least one request), progress is possible at a
+// finite time (RetryAt), or progress needs a named enabling input (Await);
+// Idle means no outstanding work. An empty result is never "poll me again
+// now". Each entry drives the real managers of managers/ and managers/group
+// directly (no network, no loop): it builds their state through their own
+// API and completion callbacks with hand-made kmsg responses, then checks
+// the kind, the awaited inputs and the RetryAt time of one poll.
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/managers"
+	"github.com/kreactor/kreactor/managers/group"
+	"github.com/kreactor/kreactor/reactor"
+)
+
+const (
+	rigGroup  = "result-kinds"
+	rigTopic  = "t"
+	rigBroker = "127.0.0.1:9092"
+	// rigInterval is the heartbeat interval the rig's coordinator hands out.
+	rigInterval = 250 * time.Millisecond
+	// rigAutoCommit is auto.commit.interval.ms for the auto-commit entries.
+	rigAutoCommit = time.Second
+	// commitDeadline is how long a queued commit may take.
+	commitDeadline = 5 * time.Second
+	// longAfter is far past any backoff, interval or heartbeat timer.
+	longAfter = 10 * time.Second
+)
+
+var (
+	rigTP      = managers.TopicPartition{Topic: rigTopic, Partition: 0}
+	rigTopicID = [16]byte{1, 2, 3, 4}
+	// rigBackoff is the consumer default (100 ms doubling to 1 s, 20%
+	// jitter): a first retry waits 80..120 ms.
+	rigBackoff = managers.DefaultBackoff()
+)
+
+// rig holds one consumer's managers wired as package consumer wires them,
+// driven by hand. now is the loop time of the next poll.
+type rig struct {
+	now      time.Time
+	coord    *managers.Coordinator
+	meta     *managers.Metadata
+	member   *group.Membership
+	fetch    *group.Fetch
+	commit   *group.Commit
+	offsets  *group.Offsets
+	assigned []managers.TopicPartition // manual assignment (the member's own when nil)
+	host     *reactor.RecordingHost    // what the managers' Tx calls reported
+}
+
+func newRig(autoCommit bool) *rig {
+	r := &rig{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), host: &reactor.RecordingHost{}}
+	r.coord = managers.NewCoordinator(rigGroup, managers.KeyTypeGroup, rigBackoff)
+	r.meta = managers.NewMetadata([]string{rigBroker}, 5*time.Minute, rigBackoff)
+	r.member = group.NewMembership(rigGroup, 5*time.Minute, rigBackoff, r.coord)
+	r.fetch = group.NewFetch(group.FetchConfig{MaxWait: 500 * time.Millisecond, MinBytes: 1, MaxBytes: 1 << 20,
+		PartitionMaxBytes: 1 << 20, MaxBuffered: 100, Backoff: rigBackoff}, r.meta)
+	r.commit = group.NewCommit(group.CommitConfig{AutoCommit: autoCommit, AutoCommitInterval: rigAutoCommit, Backoff: rigBackoff},
+		rigGroup, r.coord, r.fetch)
+	r.offsets = group.NewOffsets(group.ResetEarliest, rigBackoff, r.coord, r.fetch)
+	return r
+}
+
+// tx is the state owner's handle for one poll or completion at r.now; the
+// effects, stop and repoll requests it reports are kept by r.host.
+func (r *rig) tx() *reactor.Tx { return reactor.NewTx(r.now, 0, 0, r.host) }
+
+func (r *rig) advance(d time.Duration) { r.now = r.now.Add(d) }
+
+// view is the per-round view, built as the consumer builds it.
+func (r *rig) view() group.View {
+	b, known := r.coord.Known()
+	owned, version := r.member.Owned()
+	if r.assigned != nil {
+		owned, version = r.assigned, 1
+	}
+	return group.View{Coordinator: b, CoordinatorKnown: known, Meta: r.meta, GroupID: rigGroup,
+		InGroup: r.member.InGroup(), MemberID: r.member.MemberID(), MemberEpoch: r.member.Epoch(),
+		Assignment: owned, AssignmentVersion: version}
+}
+
+// sent expects a Ready result with exactly one request and returns it.
+func sent(res reactor.Result) *reactor.Request {
+	GinkgoHelper()
+	Expect(res.Kind).To(Equal(reactor.KindReady), "result %s", res)
+	Expect(res.Requests).To(HaveLen(1), "result %s", res)
+	return res.Requests[0]
+}
+
+// complete applies resp (or err) to req as the loop would, at r.now.
+func (r *rig) complete(req *reactor.Request, resp kmsg.Response, err error) {
+	var v any
+	if resp != nil {
+		v = resp
+	}
+	req.OnComplete(r.tx(), v, err)
+}
+
+// findCoordinator makes the coordinator known (node 0).
+func (r *rig) findCoordinator() {
+	GinkgoHelper()
+	req := sent(r.coord.Poll(r.tx(), true, r.meta.Addrs()))
+	resp := kmsg.NewPtrFindCoordinatorResponse()
+	c := kmsg.NewFindCoordinatorResponseCoordinator()
+	c.Key, c.NodeID, c.Host, c.Port = rigGroup, 0, "127.0.0.1", 9092
+	resp.Coordinators = append(resp.Coordinators, c)
+	r.complete(req, resp, nil)
+	_, known := r.coord.Known()
+	Expect(known).To(BeTrue(), "coordinator known after FindCoordinator")
+}
+
+// learnTopic answers a Metadata request: broker 0, rigTopic with one
+// partition led by broker 0.
+func (r *rig) learnTopic() {
+	GinkgoHelper()
+	req := sent(r.meta.Poll(r.tx(), []string{rigTopic}))
+	resp := kmsg.NewPtrMetadataResponse()
+	b := kmsg.NewMetadataResponseBroker()
+	b.NodeID, b.Host, b.Port = 0, "127.0.0.1", 9092
+	resp.Brokers = append(resp.Brokers, b)
+	t := kmsg.NewMetadataResponseTopic()
+	t.Topic, t.TopicID = kmsg.StringPtr(rigTopic), rigTopicID
+	p := kmsg.NewMetadataResponseTopicPartition()
+	p.Partition, p.Leader, p.LeaderEpoch = 0, 0, 1
+	t.Partitions = append(t.Partitions, p)
+	resp.Topics = append(resp.Topics, t)
+	r.complete(req, resp, nil)
+}
+
+// join subscribes and answers the join heartbeat with epoch 1.
+func (r *rig) join() {
+	GinkgoHelper()
+	r.member.Subscribe([]string{rigTopic})
+	req := sent(r.member.Poll(r.tx(), r.view()))
+	resp := kmsg.NewPtrConsumerGroupHeartbeatResponse()
+	resp.MemberID = kmsg.StringPtr(r.member.MemberID())
+	resp.MemberEpoch = 1
+	resp.HeartbeatIntervalMillis = int32(rigInterval.Milliseconds())
+	r.complete(req, resp, nil)
+	Expect(r.member.State()).To(Equal(group.MemberStable), "member state after the join response")
+}
+
+// assignWithPosition assigns rigTP manually and gives it position 0.
+func (r *rig) assignWithPosition() {
+	GinkgoHelper()
+	r.assigned = []managers.TopicPartition{rigTP}
+	r.fetch.Poll(r.tx(), r.view()) // adopt the assignment
+	needs := r.fetch.NeedingPosition()
+	Expect(needs).To(HaveLen(1))
+	Expect(r.fetch.SetPosition(rigTP, managers.Position{Offset: 0, LeaderEpoch: -1}, needs[0].Gen)).To(BeTrue())
+}
+
+// enqueueCommit queues a commit of offset 10 on rigTP with no callback.
+func (r *rig) enqueueCommit() {
+	r.commit.Enqueue(r.tx(), map[managers.TopicPartition]managers.Position{rigTP: {Offset: 10, LeaderEpoch: -1}},
+		r.now.Add(commitDeadline), nil)
+}
+
+// want is what one poll must return. AtMin / AtMax bound the RetryAt time or
+// Await deadline relative to the poll's time; zero AtMax means "no time".
+type want struct {
+	Kind         reactor.Kind
+	Inputs       reactor.Input
+	AtMin, AtMax time.Duration
+}
+
+// step is one entry: it drives the rig and returns the result of the poll
+// under test and the time it was taken at.
+type step func(r *rig) reactor.Result
+
+var _ = Describe("Request manager results", func() {
+	BeforeEach(func() {
+		if subject.Name() != (harness.Reactor{}).Name() {
+			Skip("the table drives the managers directly, with no engine: it says nothing about subject " + subject.Name())
+		}
+	})
+
+	// Entries cover P2 only: each checks one manager poll, which is the
+	// shape a Jira named in its text had, not the end-to-end regression.
+	entry := func(name, id string, s step, w want) TableEntry {
+		return Entry(name, harness.Spec("result-kinds."+id, []string{"P2"}, subject.Name(), target.Name()), s, w)
+	}
+
+	DescribeTable("say what enables progress: Ready with requests, RetryAt a finite time, Await named inputs, or Idle",
+		func(s step, w want) {
+			r := newRig(false)
+			res := s(r)
+			harness.Note("result", res.String())
+			wait := time.Duration(0)
+			if !res.At.IsZero() {
+				wait = res.At.Sub(r.now)
+			}
+			harness.Figure("requests", float64(len(res.Requests)), "requests", "")
+			harness.Figure("wait", float64(wait.Milliseconds()), "ms", boundText(w))
+
+			// The contract every result keeps, whatever the entry.
+			switch res.Kind {
+			case reactor.KindReady:
+				Expect(res.Requests).NotTo(BeEmpty(), "Ready without a request (invariant 1)")
+			case reactor.KindRetryAt:
+				Expect(res.At.After(r.now)).To(BeTrue(), "RetryAt %s is not after the poll time: a zero wait", wait)
+			case reactor.KindAwait:
+				Expect(res.Inputs.Valid()).To(BeTrue(), "Await names no known input: %s", res)
+				Expect(res.At.IsZero() || res.At.After(r.now)).To(BeTrue(), "Await deadline %s already passed", wait)
+			case reactor.KindIdle:
+			default:
+				Fail(fmt.Sprintf("invalid result kind %s", res.Kind))
+			}
+			Expect(res.Reason).NotTo(BeEmpty(), "result without a reason (P6: diagnosable)")
+
+			Expect(res.Kind).To(Equal(w.Kind), "result %s", res)
+			if w.Kind == reactor.KindAwait {
+				Expect(res.Inputs).To(Equal(w.Inputs), "awaited inputs of %s", res)
+			}
+			if w.AtMax == 0 {
+				Expect(res.At.IsZero()).To(BeTrue(), "result %s carries a time; want none", res)
+			} else {
+				Expect(wait).To(BeNumerically(">=", w.AtMin), "time of %s", res)
+				Expect(wait).To(BeNumerically("<=", w.AtMax), "time of %s", res)
+			}
+		},
+
+		// Commit (managers/group/commit.go).
+		entry("a pending commit with the coordinator unknown awaits the coordinator until its deadline (KAFKA-20253)",
+			"commit-coordinator-unknown",
+			func(r *rig) reactor.Result {
+				r.enqueueCommit()
+				r.advance(time.Second)
+				return r.commit.Poll(r.tx(), r.view())
+			},
+			want{Kind: reactor.KindAwait, Inputs: reactor.InputCoordinator, AtMin: commitDeadline - time.Second, AtMax: commitDeadline - time.Second}),
+		entry("a commit answered with a retriable error retries at its backoff",
+			"commit-retry-backoff",
+			func(r *rig) reactor.Result {
+				r.findCoordinator()
+				r.enqueueCommit()
+				req := sent(r.commit.Poll(r.tx(), r.view()))
+				resp := kmsg.NewPtrOffsetCommitResponse()
+				t := kmsg.NewOffsetCommitResponseTopic()
+				t.Topic = rigTopic
+				p := kmsg.NewOffsetCommitResponseTopicPartition()
+				p.Partition, p.ErrorCode = 0, kerr.CoordinatorLoadInProgress.Code
+				t.Partitions = append(t.Partitions, p)
+				resp.Topics = append(resp.Topics, t)
+				r.complete(req, resp, nil)
+				return r.commit.Poll(r.tx(), r.view())
+			},
+			want{Kind: reactor.KindRetryAt, AtMin: 80 * time.Millisecond, AtMax: 120 * time.Millisecond}),
+		entry("a commit in flight awaits its response, even long after it was sent",
+			"commit-in-flight",
+			func(r *rig) reactor.Result {
+				r.findCoordinator()
+				r.enqueueCommit()
+				sent(r.commit.Poll(r.tx(), r.view()))
+				r.advance(time.Second)
+				return r.commit.Poll(r.tx(), r.view())
+			},
+			want{Kind: reactor.KindAwait, Inputs: reactor.InputResponse, AtMin: commitDeadline - time.Second, AtMax: commitDeadline - time.Second}),
+		entry("with no commit pending and auto-commit off the commit manager is idle",
+			"commit-idle",
+			func(r *rig) reactor.Result { return r.commit.Poll(r.tx(), r.view()) },
+			want{Kind: reactor.KindIdle}),
+		entry("an auto-commit that fell due with the coordinator unknown awaits the coordinator, not a zero wait (KAFKA-20970)",
+			"commit-auto-due-coordinator-unknown",
+			func(r *rig) reactor.Result {
+				*r = *newRig(true)
+				r.assignWithPosition()
+				r.fetch.MarkConsumed(map[managers.TopicPartition]managers.Position{rigTP: {Offset: 5, LeaderEpoch: -1}})
+				Expect(r.commit.Poll(r.tx(), r.view()).Kind).To(Equal(reactor.KindRetryAt), "auto-commit timer armed")
+				r.advance(rigAutoCommit + time.Millisecond)
+				return r.commit.Poll(r.tx(), r.view())
+			},
+			want{Kind: reactor.KindAwait, Inputs: reactor.InputCoordinator, AtMin: time.Second, AtMax: 10 * time.Second}),
+
+		// Coordinator discovery (managers/coordinator.go).
+		entry("a FindCoordinator in flight past its backoff awaits its response (KAFKA-20253)",
+			"coordinator-in-flight-past-backoff",
+			func(r *rig) reactor.Result {
+				req := sent(r.coord.Poll(r.tx(), true, r.meta.Addrs()))
+				r.complete(req, nil, errors.New("connection reset"))
+				r.advance(200 * time.Millisecond) // past the first backoff
+				sent(r.coord.Poll(r.tx(), true, r.meta.Addrs()))
+				r.advance(longAfter)
+				return r.coord.Poll(r.tx(), true, r.meta.Addrs())
+			},
+			want{Kind: reactor.KindAwait, Inputs: reactor.InputResponse}),
+		entry("a failed FindCoordinator retries at its backoff",
+			"coordinator-retry-backoff",
+			func(r *rig) reactor.Result {
+				req := sent(r.coord.Poll(r.tx(), true, r.meta.Addrs()))
+				resp := kmsg.NewPtrFindCoordinatorResponse()
+				c := kmsg.NewFindCoordinatorResponseCoordinator()
+				c.Key, c.NodeID, c.ErrorCode = rigGroup, -1, kerr.CoordinatorNotAvailable.Code
+				resp.Coordinators = append(resp.Coordinators, c)
+				r.complete(req, resp, nil)
+				return r.coord.Poll(r.tx(), true, r.meta.Addrs())
+			},
+			want{Kind: reactor.KindRetryAt, AtMin: 80 * time.Millisecond, AtMax: 120 * time.Millisecond}),
+		entry("an unknown coordinator that nothing needs is not looked for (KAFKA-18569)",
+			"coordinator-not-needed",
+			func(r *rig) reactor.Result { return r.coord.Poll(r.tx(), false, r.meta.Addrs()) },
+			want{Kind: reactor.KindIdle}),
+
+		// Membership (managers/group/membership.go).
+		entry("an unsubscribed member is idle, never a heartbeat due at zero (KAFKA-20426)",
+			"membership-unsubscribed",
+			func(r *rig) reactor.Result { return r.member.Poll(r.tx(), r.view()) },
+			want{Kind: reactor.KindIdle}),
+		entry("a heartbeat in flight after its interval elapsed awaits its response (KAFKA-21031)",
+			"membership-heartbeat-in-flight",
+			func(r *rig) reactor.Result {
+				r.findCoordinator()
+				r.join()
+				r.advance(rigInterval)
+				sent(r.member.Poll(r.tx(), r.view()))
+				r.advance(longAfter)
+				return r.member.Poll(r.tx(), r.view())
+			},
+			want{Kind: reactor.KindAwait, Inputs: reactor.InputResponse}),
+		entry("a subscribed member with the coordinator unknown awaits the coordinator (KAFKA-20253)",
+			"membership-coordinator-unknown",
+			func(r *rig) reactor.Result {
+				r.member.Subscribe([]string{rigTopic})
+				return r.member.Poll(r.tx(), r.view())
+			},
+			want{Kind: reactor.KindAwait, Inputs: reactor.InputCoordinator}),
+		entry("a stable member retries at its heartbeat interval",
+			"membership-stable",
+			func(r *rig) reactor.Result {
+				r.findCoordinator()
+				r.join()
+				r.advance(time.Millisecond)
+				return r.member.Poll(r.tx(), r.view())
+			},
+			want{Kind: reactor.KindRetryAt, AtMin: rigInterval - time.Millisecond, AtMax: rigInterval - time.Millisecond}),
+
+		// Fetch (managers/group/fetch.go).
+		entry("partitions without positions await positions (KAFKA-20854)",
+			"fetch-positions-unknown",
+			func(r *rig) reactor.Result {
+				r.assigned = []managers.TopicPartition{rigTP}
+				return r.fetch.Poll(r.tx(), r.view())
+			},
+			want{Kind: reactor.KindAwait, Inputs: reactor.InputPositions}),
+		entry("a partition whose leader is unknown awaits metadata (KAFKA-20854)",
+			"fetch-leader-unknown",
+			func(r *rig) reactor.Result {
+				r.assignWithPosition()
+				return r.fetch.Poll(r.tx(), r.view())
+			},
+			want{Kind: reactor.KindAwait, Inputs: reactor.InputMetadata}),
+		entry("a partition whose Fetch is in flight awaits the response (KAFKA-20854)",
+			"fetch-in-flight",
+			func(r *rig) reactor.Result {
+				r.learnTopic()
+				r.assignWithPosition()
+				sent(r.fetch.Poll(r.tx(), r.view()))
+				r.advance(longAfter)
+				return r.fetch.Poll(r.tx(), r.view())
+			},
+			want{Kind: reactor.KindAwait, Inputs: reactor.InputResponse}),
+		entry("with no assignment the fetch manager is idle",
+			"fetch-idle",
+			func(r *rig) reactor.Result { return r.fetch.Poll(r.tx(), r.view()) },
+			want{Kind: reactor.KindIdle}),
+
+		// Metadata (managers/metadata.go) and offsets (managers/group/offsets.go).
+		entry("a Metadata request in flight awaits its response",
+			"metadata-in-flight",
+			func(r *rig) reactor.Result {
+				sent(r.meta.Poll(r.tx(), []string{rigTopic}))
+				r.advance(longAfter)
+				return r.meta.Poll(r.tx(), []string{rigTopic})
+			},
+			want{Kind: reactor.KindAwait, Inputs: reactor.InputResponse}),
+		entry("committed offsets needed with the coordinator unknown await the coordinator (KAFKA-20253)",
+			"offsets-coordinator-unknown",
+			func(r *rig) reactor.Result {
+				r.assigned = []managers.TopicPartition{rigTP}
+				r.fetch.Poll(r.tx(), r.view())
+				return r.offsets.Poll(r.tx(), r.view())
+			},
+			want{Kind: reactor.KindAwait, Inputs: reactor.InputCoordinator}),
+	)
+})
+
+// boundText states an entry's expected time for the report.
+func boundText(w want) string {
+	switch {
+	case w.AtMax == 0:
+		return "no time"
+	case w.AtMin == w.AtMax:
+		return fmt.Sprintf("== %d ms", w.AtMax.Milliseconds())
+	}
+	return fmt.Sprintf("%d..%d ms", w.AtMin.Milliseconds(), w.AtMax.Milliseconds())
+}
