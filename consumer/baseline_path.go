@@ -141,9 +141,12 @@ func (p *baselinePath) afterIteration(d *reactor.Decision) {
 	if b.pollEvent {
 		b.pollEvent = false
 		// Fetch preparation came back empty for a no-progress reason
-		// (nothing fetchable, fetch in flight, leader unknown), yet the
-		// fetch buffer is woken (KAFKA-20854).
-		if fetchResult.Kind != reactor.KindReady {
+		// (nothing fetchable: paused, no position, leader unknown, node
+		// backing off), yet the fetch buffer is woken (KAFKA-20854). The
+		// model leaves out "only a fetch in flight": upstream, the lost
+		// wakeup of KAFKA-20397 (still open) exists because that case no
+		// longer wakes the buffer, and one model cannot have both.
+		if fetchResult.Kind != reactor.KindReady && fetchResult.Inputs != reactor.InputResponse {
 			wake = true
 		}
 	}

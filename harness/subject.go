@@ -35,6 +35,14 @@ type Consumer interface {
 	Wakeup()
 	Close(ctx context.Context) error
 	Assignment() []managers.TopicPartition
+	// Assign takes partitions manually (Java's assign).
+	Assign(partitions ...managers.TopicPartition) error
+	// Pause and Resume stop and restart fetching of assigned partitions.
+	Pause(partitions ...managers.TopicPartition) error
+	Resume(partitions ...managers.TopicPartition) error
+	// CommitReturns counts CommitSync returns and the early ones (before
+	// the decision containing the completion was published: P4).
+	CommitReturns() (returns, early uint64)
 
 	// Stats are the loop's counters (steps, wakes, contract violations).
 	Stats() reactor.Stats

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"github.com/twmb/franz-go/pkg/kmsg"
 	"log/slog"
 	"time"
 
@@ -67,6 +68,13 @@ type Cluster interface {
 	// COORDINATOR_NOT_AVAILABLE and the group's heartbeats, commits and
 	// offset fetches answer NOT_COORDINATOR.
 	CoordinatorUnavailable(ctx context.Context, group string) (Fault, error)
+	// Inject installs a fault of the shared vocabulary (see FaultSpec).
+	// Errors: an invalid spec, or the target cannot install it.
+	Inject(ctx context.Context, spec FaultSpec) (Fault, error)
+	// Observe calls fn with every request of key the brokers receive,
+	// until the returned fault is healed; requests are answered normally.
+	// fn must not block.
+	Observe(ctx context.Context, key kmsg.Key, fn func(Observed)) (Fault, error)
 	// Close stops the cluster, healing every fault first.
 	Close() error
 }

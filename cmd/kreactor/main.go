@@ -3,7 +3,9 @@
 //	kreactor report    [-in FILE[,FILE...]] [-out DIR] [-lenient]   write conformance.md and summary.json
 //	kreactor catalogue [-format text|markdown]                      print the behaviour catalogue
 //
-// `broker` (standalone fault-injecting fake broker) and `run` are planned.
+//	kreactor run       FILE... [-subject S] [-target T]                run scenario files, print verdicts and figures
+//
+// `broker` (standalone fault-injecting fake broker) is planned.
 package main
 
 import (
@@ -33,7 +35,7 @@ var commands = []command{
 	{"report", "read Ginkgo JSON reports and write DIR/conformance.md and DIR/summary.json", runReport},
 	{"catalogue", "print the catalogue of KIP-1371 properties, scenarios and regressions", runCatalogue},
 	{"broker", "start the standalone fault-injecting fake broker", nil},
-	{"run", "run the conformance suite against a target", nil},
+	{"run", "run scenario files against a subject and target and print verdicts and figures", runScenario},
 }
 
 // errUsage means the usage text was already printed; main only sets the exit status.

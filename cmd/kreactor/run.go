@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/scenario"
+)
+
+// runScenario implements `kreactor run FILE... [-subject S] [-target T]`:
+// run scenario files and print each verdict with its figures. Flags may come
+// before or after the files. It fails (exit 1) if any scenario fails or
+// cannot be run; a file that does not load is an error naming the file, line
+// and key.
+func runScenario(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("run", "FILE... [-subject reactor|baseline] [-target kfake] [-timeout 2m] [-v]", stderr)
+	subjectName := fs.String("subject", "reactor", "subject: the consumer under test ("+strings.Join(keys(harness.Subjects), ", ")+")")
+	targetName := fs.String("target", "kfake", "target: the broker ("+strings.Join(keys(harness.Targets), ", ")+")")
+	timeout := fs.Duration("timeout", 2*time.Minute, "bound on each scenario run")
+	verbose := fs.Bool("v", false, "also print the consumer's diagnosis (recent decisions) after each run")
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if help, _ := parseFlags(fs, []string{"-h"}); help && strings.Contains(err.Error(), "help") {
+				return nil
+			}
+			return errUsage
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files = append(files, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(stderr, "kreactor run: at least one scenario FILE is required")
+		fs.Usage()
+		return errUsage
+	}
+	subject, ok := harness.Subjects[*subjectName]
+	if !ok {
+		return fmt.Errorf("unknown -subject %q (known: %s)", *subjectName, strings.Join(keys(harness.Subjects), ", "))
+	}
+	target, ok := harness.Targets[*targetName]
+	if !ok {
+		return fmt.Errorf("unknown -target %q (known: %s)", *targetName, strings.Join(keys(harness.Targets), ", "))
+	}
+	var scs []*scenario.Scenario
+	for _, f := range files {
+		sc, err := scenario.Load(f)
+		if err != nil {
+			return err
+		}
+		scs = append(scs, sc)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	failed := 0
+	for _, sc := range scs {
+		rctx, cancel := context.WithTimeout(ctx, *timeout)
+		out, err := scenario.Run(rctx, sc, subject, target)
+		cancel()
+		if err != nil {
+			return err
+		}
+		printOutcome(stdout, out)
+		if *verbose {
+			fmt.Fprintf(stdout, "  diagnosis:\n    %s\n", strings.ReplaceAll(out.Diagnose, "\n", "\n    "))
+		}
+		if !out.Passed() {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d scenario(s) failed", failed, len(scs))
+	}
+	return nil
+}
+
+func printOutcome(w io.Writer, o *scenario.Outcome) {
+	verdict := "PASS"
+	if !o.Passed() {
+		verdict = "FAIL"
+	}
+	fmt.Fprintf(w, "%s %s (subject %s, target %s, %s)\n  %s\n", verdict, o.Scenario.ID, o.Subject, o.Target, o.Duration.Round(time.Millisecond), o.Scenario.Title)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, f := range o.Figures {
+		mark := "  "
+		if f.Bound != "" && !f.Pass {
+			mark = "✗ "
+		}
+		fmt.Fprintf(tw, "  %s%s\t%g %s\t%s\n", mark, f.Name, f.Value, f.Unit, f.Bound)
+	}
+	tw.Flush()
+	for _, msg := range o.Failures {
+		fmt.Fprintf(w, "  failure: %s\n", msg)
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
