@@ -97,7 +97,11 @@ func printOutcome(w io.Writer, o *scenario.Outcome) {
 		if f.Bound != "" && !f.Pass {
 			mark = "✗ "
 		}
-		fmt.Fprintf(tw, "  %s%s\t%g %s\t%s\n", mark, f.Name, f.Value, f.Unit, f.Bound)
+		detail := ""
+		if f.Detail != "" {
+			detail = "  (" + strings.ReplaceAll(f.Detail, "\n", " ") + ")"
+		}
+		fmt.Fprintf(tw, "  %s%s\t%g %s\t%s%s\n", mark, f.Name, f.Value, f.Unit, f.Bound, detail)
 	}
 	tw.Flush()
 	for _, msg := range o.Failures {

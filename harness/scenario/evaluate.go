@@ -85,7 +85,7 @@ func (r *run) evaluate(out *Outcome) {
 				continue
 			}
 			ok := errorIs(res.err, e.Is)
-			add(Figure{Name: "error." + e.Of, Value: b2f(res.err != nil), Unit: fmt.Sprintf("(%v)", res.err), Bound: "is " + e.Is, Pass: ok})
+			add(Figure{Name: "error." + e.Of, Value: b2f(res.err != nil), Unit: "errors", Bound: "is " + e.Is, Pass: ok, Detail: fmt.Sprint(res.err)})
 			if !ok {
 				fail(e, "%s returned %v, want %s", e.Of, res.err, e.Is)
 			}
@@ -98,7 +98,7 @@ func (r *run) evaluate(out *Outcome) {
 					ok = false
 				}
 			}
-			add(Figure{Name: "callbacks." + e.Of, Value: float64(n), Unit: fmt.Sprintf("callbacks %v", cb.errs), Bound: fmt.Sprintf("== %d, each %s", *e.Max, orAny(e.Is)), Pass: ok})
+			add(Figure{Name: "callbacks." + e.Of, Value: float64(n), Unit: "callbacks", Bound: fmt.Sprintf("== %d, each %s", *e.Max, orAny(e.Is)), Pass: ok, Detail: fmt.Sprint(cb.errs)})
 			if !ok {
 				fail(e, "%s's callback ran %d time(s) with %v, want %d time(s) with %s", e.Of, n, cb.errs, *e.Max, orAny(e.Is))
 			}

@@ -23,8 +23,9 @@ type Figure struct {
 	Name  string
 	Value float64
 	Unit  string
-	Bound string // "" when the figure is informational
-	Pass  bool
+	Bound  string // "" when the figure is informational
+	Pass   bool
+	Detail string // text that goes with the number (an error, callback outcomes)
 }
 
 // Outcome is the verdict of one run: failures (empty means pass), the

@@ -1,0 +1,107 @@
+package scenario
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// Every shipped scenario file loads.
+func TestShippedScenariosLoad(t *testing.T) {
+	scs, err := LoadDir("../../specs/scenarios")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(scs) < 10 {
+		t.Fatalf("loaded %d scenarios, want at least 10", len(scs))
+	}
+	for _, sc := range scs {
+		if sc.Title == "" || len(sc.Covers) == 0 || len(sc.Steps) == 0 || len(sc.Expect) == 0 {
+			t.Errorf("%s: incomplete: %+v", sc.File, sc)
+		}
+	}
+}
+
+const good = `# checks something
+id: x.y
+covers: [KAFKA-20253]
+cluster:
+  topics: {t: 1}
+consumer:
+  group: true
+steps:
+  - subscribe: [t]
+  - window: w
+  - poll_for: {duration: 1s}
+  - end_window: w
+expect:
+  - steps: {window: w, max: 10}
+`
+
+func TestParseGood(t *testing.T) {
+	sc, err := Parse("good.yaml", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.ID != "x.y" || sc.Title != "checks something" || len(sc.Steps) != 4 || sc.Cluster.Topics["t"] != 1 {
+		t.Fatalf("parsed %+v", sc)
+	}
+}
+
+// Bad files fail with an error naming the file, the line and the key.
+func TestParseErrorsNameFileLineKey(t *testing.T) {
+	tests := []struct {
+		name, from, to string
+		line           int
+		key            string
+		msg            string
+	}{
+		{"unknown top-level key", "expect:", "expekt:", 13, "expekt", "unknown key in scenario"},
+		{"unknown step", "  - subscribe: [t]", "  - subscrib: [t]", 9, "subscrib", "unknown step"},
+		{"unknown step argument", "  - poll_for: {duration: 1s}", "  - poll_for: {duration: 1s, jitter: 2}", 11, "jitter", "unknown key in step poll_for"},
+		{"unknown fault kind", "  - window: w", "  - fault: {kind: meteor}", 10, "meteor", "unknown fault kind"},
+		{"unknown API", "  - window: w", "  - fault: {kind: hold, key: FindCoordinatr}", 10, "FindCoordinatr", "unknown Kafka API"},
+		{"unknown Kafka error", "  - window: w", "  - fault: {kind: error, key: Fetch, error: NOT_AN_ERROR}", 10, "NOT_AN_ERROR", "unknown Kafka error"},
+		{"unknown expectation", "  - steps: {window: w, max: 10}", "  - stepz: {window: w, max: 10}", 14, "stepz", "unknown expectation"},
+		{"unknown window", "  - steps: {window: w, max: 10}", "  - steps: {window: nope, max: 10}", 14, "nope", "unknown window"},
+		{"bad duration", "{duration: 1s}", "{duration: soon}", 11, "", "want a duration"},
+		{"missing required", "id: x.y\n", "", 2, "id", "missing required key"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := strings.Replace(good, tt.from, tt.to, 1)
+			if src == good {
+				t.Fatalf("replacement %q not found", tt.from)
+			}
+			_, err := Parse("bad.yaml", []byte(src))
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("err = %v, want *Error", err)
+			}
+			if e.File != "bad.yaml" || (tt.line != 0 && e.Line != tt.line) || e.Key != tt.key || !strings.Contains(e.Msg, tt.msg) {
+				t.Fatalf("err = %q (line %d key %q), want line %d key %q containing %q", err, e.Line, e.Key, tt.line, tt.key, tt.msg)
+			}
+			if !strings.HasPrefix(err.Error(), "bad.yaml:") {
+				t.Fatalf("message %q does not start with the file name", err)
+			}
+		})
+	}
+}
+
+func TestParseRequiresOpeningComment(t *testing.T) {
+	_, err := Parse("x.yaml", []byte(strings.TrimPrefix(good, "# checks something\n")))
+	if err == nil || !strings.Contains(err.Error(), "first line") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestLoadMissingFileNamesIt(t *testing.T) {
+	_, err := Load("no/such/file.yaml")
+	if err == nil || !strings.Contains(err.Error(), "no/such/file.yaml") {
+		t.Fatalf("err = %v", err)
+	}
+}
