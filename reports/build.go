@@ -96,6 +96,9 @@ type Report struct {
 	// target (and source, to break ties between inputs).
 	Rows     []Row
 	Warnings []string
+	// Expect, when set (Report.Check), is shown as the negative-control
+	// section: reference vs control verdicts per regression.
+	Expect *Expectations
 }
 
 // Build joins rows to the catalogue. It never fails: unknown items and rows covering nothing

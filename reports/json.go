@@ -22,6 +22,7 @@ type jsonSummary struct {
 	Rows     []jsonRow      `json:"rows"`
 	Warnings []string       `json:"warnings"`
 	ItemSums map[Status]int `json:"item_statuses"`
+	Expect   *Expectations  `json:"expectations,omitempty"`
 }
 
 type jsonTotals struct {
@@ -61,6 +62,7 @@ func WriteJSON(w io.Writer, rep Report) error {
 		Rows:     []jsonRow{},
 		Warnings: nonNil(rep.Warnings),
 		ItemSums: rep.ItemCounts(),
+		Expect:   rep.Expect,
 	}
 	if s.Totals.ByVerdict == nil {
 		s.Totals.ByVerdict = map[Verdict]int{}

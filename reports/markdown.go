@@ -57,6 +57,30 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 		p("\n")
 	}
 
+	if ex := rep.Expect; ex != nil {
+		p("## Negative control\n\n")
+		p("Every item must pass on `%s`; every spec covering a regression must fail on `%s`, the model of today's design (a spec that passes there cannot tell the two apart).\n\n", ex.Reference, ex.Control)
+		p("| Regression | %s | %s | %s specs |\n", ex.Reference, ex.Control, ex.Control)
+		sep(b, 4)
+		for _, rc := range ex.Regressions {
+			specs := strings.Join(rc.ControlSpecs, ", ")
+			if len(rc.Unexposed) > 0 {
+				specs += "; passed there: " + strings.Join(rc.Unexposed, ", ")
+			}
+			row(b, rc.Item, string(rc.Reference), string(rc.Control), or(specs))
+		}
+		p("\n")
+		if len(ex.Problems) == 0 {
+			p("All expectations hold.\n\n")
+		} else {
+			p("**%d expectation(s) broken:**\n\n", len(ex.Problems))
+			for _, pr := range ex.Problems {
+				p("- %s\n", cell(pr))
+			}
+			p("\n")
+		}
+	}
+
 	p("## Summary\n\n")
 	p("Each cell is the worst verdict of the specs covering the item for that subject and target " +
 		"(`not run`: covered elsewhere but not here; `excluded`: the catalogue excludes the target; " +

@@ -132,14 +132,26 @@ func parseFlags(fs *flag.FlagSet, args []string) (help bool, err error) {
 }
 
 func runReport(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("report", "[-in FILE[,FILE...]] [-out DIR] [-lenient]", stderr)
+	fs := newFlagSet("report", "[-in FILE[,FILE...]] [-out DIR] [-lenient] [-check REFERENCE,CONTROL]", stderr)
 	in := fs.String("in", filepath.Join("reports", "out", "ginkgo.json"),
 		"comma-separated Ginkgo --json-report files to merge (e.g. one per target)")
 	out := fs.String("out", filepath.Join("reports", "out"), "directory for conformance.md and summary.json")
 	lenient := fs.Bool("lenient", false,
 		"keep specs without an id: label (id derived from the spec text) and duplicate spec ids as warnings instead of failing")
+	check := fs.String("check", "",
+		"REFERENCE,CONTROL subjects (e.g. reactor,baseline): every item must pass on REFERENCE and every regression spec fail on CONTROL; exit 1 otherwise (the report is written first)")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
+	}
+	var reference, control string
+	if *check != "" {
+		var ok bool
+		reference, control, ok = strings.Cut(*check, ",")
+		if !ok || reference == "" || control == "" || reference == control {
+			fmt.Fprintf(stderr, "-check %q: want REFERENCE,CONTROL, two different subjects\n", *check)
+			fs.Usage()
+			return errUsage
+		}
 	}
 	var paths []string
 	for _, p := range strings.Split(*in, ",") {
@@ -161,6 +173,10 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rep := reports.BuildRun(cat, run)
+	if *check != "" {
+		ex := rep.Check(reference, control)
+		rep.Expect = &ex
+	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
@@ -176,6 +192,15 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
 	fmt.Fprintf(stdout, "wrote %s and %s (%d specs from %d file(s))\n", md, js, rep.Totals.Specs, len(paths))
+	if ex := rep.Expect; ex != nil {
+		for _, p := range ex.Problems {
+			fmt.Fprintf(stderr, "expectation broken: %s\n", p)
+		}
+		if len(ex.Problems) > 0 {
+			return fmt.Errorf("%d expectation(s) broken (reference %s, control %s); see %s", len(ex.Problems), reference, control, md)
+		}
+		fmt.Fprintf(stdout, "expectations hold: every item passes on %s, every regression spec fails on %s\n", reference, control)
+	}
 	return nil
 }
 
