@@ -319,15 +319,7 @@ func (c *Consumer) Assign(partitions ...managers.TopicPartition) error {
 	}
 	defer c.release()
 	partitions = slices.Clone(partitions)
-	slices.SortFunc(partitions, func(a, b managers.TopicPartition) int {
-		if a.Topic != b.Topic {
-			if a.Topic < b.Topic {
-				return -1
-			}
-			return 1
-		}
-		return int(a.Partition - b.Partition)
-	})
+	slices.SortFunc(partitions, managers.CompareTopicPartition)
 	partitions = slices.Compact(partitions)
 	return c.call("assign", func(tx *reactor.Tx, reply func(error)) {
 		if c.member.InGroup() {

@@ -12,8 +12,6 @@ package group
 // Await(coordinator)).
 
 import (
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"slices"
@@ -97,21 +95,13 @@ type Membership struct {
 func NewMembership(group string, rebalanceTimeout time.Duration, backoff managers.Backoff, coord *managers.Coordinator) *Membership {
 	return &Membership{
 		group:            group,
-		memberID:         newMemberID(),
+		memberID:         managers.NewMemberID(),
 		rebalanceTimeout: rebalanceTimeout,
 		backoff:          backoff,
 		coord:            coord,
 		state:            MemberUnsubscribed,
 		owned:            map[[16]byte][]int32{},
 	}
-}
-
-// newMemberID returns a client-generated member id (ConsumerGroupHeartbeat
-// v1 requires one): 16 random bytes, URL-safe base64 like Kafka's Uuid.
-func newMemberID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
 // Name is "membership".
@@ -266,17 +256,10 @@ func (m *Membership) ownedTopics() []kmsg.ConsumerGroupHeartbeatRequestTopic {
 		t.Partitions = slices.Clone(ps)
 		out = append(out, t)
 	}
-	slices.SortFunc(out, func(a, b kmsg.ConsumerGroupHeartbeatRequestTopic) int { return compareID(a.TopicID, b.TopicID) })
+	slices.SortFunc(out, func(a, b kmsg.ConsumerGroupHeartbeatRequestTopic) int {
+		return managers.CompareTopicID(a.TopicID, b.TopicID)
+	})
 	return out
-}
-
-func compareID(a, b [16]byte) int {
-	for i := range a {
-		if a[i] != b[i] {
-			return int(a[i]) - int(b[i])
-		}
-	}
-	return 0
 }
 
 func (m *Membership) fail(tx *reactor.Tx, err error) {
@@ -390,15 +373,7 @@ func (m *Membership) reconcile(tx *reactor.Tx, meta *managers.Metadata) {
 }
 
 func (m *Membership) setOwned(owned map[[16]byte][]int32, tps []managers.TopicPartition) {
-	slices.SortFunc(tps, func(a, b managers.TopicPartition) int {
-		if a.Topic != b.Topic {
-			if a.Topic < b.Topic {
-				return -1
-			}
-			return 1
-		}
-		return int(a.Partition - b.Partition)
-	})
+	slices.SortFunc(tps, managers.CompareTopicPartition)
 	if len(tps) == 0 && len(m.ownedTPs) == 0 {
 		m.owned = owned
 		return
