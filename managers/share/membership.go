@@ -1,0 +1,316 @@
+package share
+
+// Share group heartbeat and membership (KIP-932).
+//
+// Kafka API: ShareGroupHeartbeat (key 76) v1: join with member epoch 0 and
+// the subscribed topic names, heartbeat at the interval the coordinator
+// returns, adopt the assignment it sends (no owned-partition acknowledgement
+// in share groups), leave with member epoch -1.
+// Answers: KAFKA-20253's shape for share groups (coordinator unknown is an
+// Await(coordinator)), KAFKA-21031's (heartbeat in flight is an
+// Await(response)).
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kreactor/kreactor/managers"
+	"github.com/kreactor/kreactor/reactor"
+)
+
+// MemberState is the share member's state. The zero value is invalid.
+type MemberState uint8
+
+const (
+	MemberUnsubscribed MemberState = 1 + iota // no subscription yet
+	MemberJoining                             // epoch 0 heartbeat due or in flight
+	MemberStable                              // has an epoch; heartbeats on its interval
+	MemberLeaving                             // epoch -1 heartbeat due or in flight
+	MemberLeft                                // left (or never joined)
+	MemberFatal                               // non-retriable error
+)
+
+func (s MemberState) String() string {
+	switch s {
+	case MemberUnsubscribed:
+		return "unsubscribed"
+	case MemberJoining:
+		return "joining"
+	case MemberStable:
+		return "stable"
+	case MemberLeaving:
+		return "leaving"
+	case MemberLeft:
+		return "left"
+	case MemberFatal:
+		return "fatal"
+	}
+	return fmt.Sprintf("invalid(%d)", uint8(s))
+}
+
+// Membership owns the share member's id, epoch, subscription and assignment.
+// Loop goroutine only.
+type Membership struct {
+	group    string
+	memberID string
+	backoff  managers.Backoff
+	coord    *managers.Coordinator
+
+	state        MemberState
+	epoch        int32
+	subscription []string
+	sendSubs     bool
+	interval     time.Duration
+	nextBeat     time.Time
+	inFlight     bool
+	attempts     int
+	next         time.Time
+	lastErr      error
+
+	target        map[[16]byte][]int32 // last assignment received, by topic id
+	assigned      []managers.TopicPartition
+	assignVersion uint64
+}
+
+// NewMembership returns the share membership manager of group.
+func NewMembership(group string, backoff managers.Backoff, coord *managers.Coordinator) *Membership {
+	return &Membership{group: group, memberID: managers.NewMemberID(), backoff: backoff, coord: coord, state: MemberUnsubscribed}
+}
+
+// Name is "share-membership".
+func (m *Membership) Name() string { return "share-membership" }
+
+// State, MemberID, Epoch and LastError describe the member.
+func (m *Membership) State() MemberState { return m.state }
+func (m *Membership) MemberID() string   { return m.memberID }
+func (m *Membership) Epoch() int32       { return m.epoch }
+func (m *Membership) LastError() error   { return m.lastErr }
+
+// Assigned returns the assignment (sorted) and its version.
+func (m *Membership) Assigned() ([]managers.TopicPartition, uint64) {
+	return m.assigned, m.assignVersion
+}
+
+// Subscription returns the subscribed topics.
+func (m *Membership) Subscription() []string { return m.subscription }
+
+// Joined reports whether the member has an epoch and may share-fetch.
+func (m *Membership) Joined() bool { return m.state == MemberStable }
+
+// NeedsCoordinator reports whether membership has work for the coordinator.
+func (m *Membership) NeedsCoordinator() bool {
+	return m.state == MemberJoining || m.state == MemberStable || m.state == MemberLeaving
+}
+
+// Done reports whether membership needs nothing more for close.
+func (m *Membership) Done() bool {
+	return m.state == MemberLeft || m.state == MemberFatal || m.state == MemberUnsubscribed
+}
+
+// Subscribe sets the subscription and starts joining.
+func (m *Membership) Subscribe(topics []string) {
+	topics = slices.Clone(topics)
+	slices.Sort(topics)
+	m.subscription = slices.Compact(topics)
+	m.sendSubs = true
+	switch m.state {
+	case MemberUnsubscribed, MemberLeft:
+		m.state, m.epoch = MemberJoining, 0
+	case MemberStable:
+		m.nextBeat = time.Time{}
+	}
+}
+
+// Leave starts leaving; a member that never joined is left at once. The
+// assignment is dropped.
+func (m *Membership) Leave() {
+	switch m.state {
+	case MemberStable:
+		m.state = MemberLeaving
+	case MemberJoining:
+		if m.inFlight {
+			m.state = MemberLeaving
+		} else {
+			m.state = MemberLeft
+		}
+	case MemberUnsubscribed:
+		m.state = MemberLeft
+	}
+	m.setAssigned(nil)
+}
+
+// Poll answers what membership can do now.
+func (m *Membership) Poll(tx *reactor.Tx, v View) reactor.Result {
+	switch {
+	case m.state == MemberUnsubscribed:
+		return reactor.Idle("not subscribed")
+	case m.state == MemberLeft:
+		return reactor.Idle("left the share group")
+	case m.state == MemberFatal:
+		return reactor.Idle("fatal: " + m.lastErr.Error())
+	case m.inFlight:
+		return reactor.Await(reactor.InputResponse, "share heartbeat in flight")
+	case !v.CoordinatorKnown:
+		return reactor.Await(reactor.InputCoordinator, "coordinator unknown")
+	case tx.Now.Before(m.next):
+		return reactor.RetryAt(m.next, "share heartbeat backoff")
+	}
+	if m.target != nil {
+		m.resolve(tx, v.Meta)
+	}
+	switch {
+	case m.state == MemberLeaving:
+		return m.send(tx, v, "leave share group")
+	case m.state == MemberJoining:
+		return m.send(tx, v, "join share group")
+	case m.sendSubs:
+		return m.send(tx, v, "subscription changed")
+	case tx.Now.Before(m.nextBeat):
+		return reactor.RetryAt(m.nextBeat, "share heartbeat interval")
+	}
+	return m.send(tx, v, "share heartbeat interval elapsed")
+}
+
+func (m *Membership) send(tx *reactor.Tx, v View, reason string) reactor.Result {
+	req := kmsg.NewPtrShareGroupHeartbeatRequest()
+	req.GroupID = m.group
+	req.MemberID = m.memberID
+	req.MemberEpoch = m.epoch
+	switch m.state {
+	case MemberLeaving:
+		req.MemberEpoch = -1
+	case MemberJoining:
+		req.MemberEpoch = 0
+		req.SubscribedTopicNames = m.subscription
+	default:
+		if m.sendSubs {
+			req.SubscribedTopicNames = m.subscription
+		}
+	}
+	sentState, sentSubs, node := m.state, req.SubscribedTopicNames != nil, v.Coordinator.Node
+	m.inFlight = true
+	m.nextBeat = tx.Now.Add(m.interval) // the interval restarts on send
+	return reactor.Ready(reason, &reactor.Request{
+		Payload: &managers.Call{Node: node, Addr: v.Coordinator.Addr, Req: req},
+		OnComplete: func(tx *reactor.Tx, resp any, err error) {
+			m.onResponse(tx, node, sentState, sentSubs, resp, err)
+		},
+	})
+}
+
+func (m *Membership) fail(tx *reactor.Tx, err error) {
+	m.lastErr = err
+	m.attempts++
+	m.next = tx.Now.Add(m.backoff.Delay(m.attempts))
+}
+
+func (m *Membership) onResponse(tx *reactor.Tx, node int32, sentState MemberState, sentSubs bool, resp any, err error) {
+	m.inFlight = false
+	var r *kmsg.ShareGroupHeartbeatResponse
+	if err == nil {
+		r, err = managers.As[*kmsg.ShareGroupHeartbeatResponse](kmsg.ShareGroupHeartbeat, node, resp)
+	}
+	if err == nil {
+		err = kerr.ErrorForCode(r.ErrorCode)
+	}
+	if m.state == MemberLeaving && sentState == MemberLeaving {
+		// Best effort, as in today's share consumer: any answer ends it.
+		if managers.IsCoordinatorError(err) {
+			m.coord.MarkUnknown(err)
+		}
+		m.state, m.epoch, m.lastErr = MemberLeft, -1, err
+		return
+	}
+	if m.state != sentState && !(sentState == MemberJoining && m.state == MemberStable) {
+		if err != nil {
+			m.fail(tx, err)
+		}
+		return // the state moved on while this was in flight (P3)
+	}
+	switch {
+	case err == nil:
+	case managers.IsCoordinatorError(err):
+		m.coord.MarkUnknown(err)
+		m.fail(tx, err)
+		return
+	case errors.Is(err, kerr.UnknownMemberID), errors.Is(err, kerr.FencedMemberEpoch):
+		m.lastErr = err
+		m.state, m.epoch = MemberJoining, 0
+		m.setAssigned(nil)
+		m.target = nil
+		return
+	case kerr.IsRetriable(err):
+		m.fail(tx, err)
+		return
+	default:
+		m.state, m.lastErr = MemberFatal, err
+		m.setAssigned(nil)
+		return
+	}
+	m.attempts, m.lastErr, m.next = 0, nil, time.Time{}
+	if r.MemberID != nil && *r.MemberID != "" {
+		m.memberID = *r.MemberID
+	}
+	m.epoch = r.MemberEpoch
+	if r.HeartbeatIntervalMillis > 0 {
+		m.interval = time.Duration(r.HeartbeatIntervalMillis) * time.Millisecond
+	}
+	m.nextBeat = tx.Now.Add(m.interval)
+	if m.state == MemberJoining {
+		m.state = MemberStable
+	}
+	if sentSubs {
+		m.sendSubs = false
+	}
+	if r.Assignment != nil {
+		target := map[[16]byte][]int32{}
+		for _, t := range r.Assignment.TopicPartitions {
+			target[t.TopicID] = slices.Clone(t.Partitions)
+		}
+		m.target = target
+		m.resolve(tx, nil)
+	}
+}
+
+// resolve adopts the received assignment once every topic id has a name.
+func (m *Membership) resolve(tx *reactor.Tx, meta *managers.Metadata) {
+	if meta == nil {
+		return // resolved at the next poll, which has the view
+	}
+	var tps []managers.TopicPartition
+	for id, ps := range m.target {
+		name, ok := meta.TopicName(id)
+		if !ok {
+			meta.RequestRefresh(tx)
+			return
+		}
+		for _, p := range ps {
+			tps = append(tps, managers.TopicPartition{Topic: name, Partition: p})
+		}
+	}
+	m.target = nil
+	m.setAssigned(tps)
+}
+
+func (m *Membership) setAssigned(tps []managers.TopicPartition) {
+	slices.SortFunc(tps, managers.CompareTopicPartition)
+	if slices.Equal(tps, m.assigned) {
+		return
+	}
+	m.assigned = tps
+	m.assignVersion++
+}
+
+// LocalTimer is the heartbeat timer as today's share heartbeat manager
+// reports it (reactor/baseline).
+func (m *Membership) LocalTimer() (time.Time, bool) {
+	if m.group == "" || m.state == MemberLeft || m.state == MemberFatal || m.state == MemberUnsubscribed {
+		return time.Time{}, false
+	}
+	return m.nextBeat, true
+}
