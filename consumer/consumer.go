@@ -12,7 +12,6 @@ import (
 	"maps"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/kreactor/kreactor/managers"
@@ -67,13 +66,9 @@ type Consumer struct {
 	needsCoord    func(v group.View) bool
 
 	// Application side.
-	inUse      atomic.Bool // guards against concurrent application calls
-	closed     atomic.Bool
-	appWakeups atomic.Uint64
-	probe      returnProbe
-	appMu      sync.Mutex // guards received, callbacks
-	received   map[managers.TopicPartition]managers.Position
-	callbacks  []func()
+	appSide
+	appMu    sync.Mutex // guards received
+	received map[managers.TopicPartition]managers.Position
 }
 
 // New validates cfg and starts a consumer on the reactor. It sends nothing
@@ -209,40 +204,12 @@ func (c *Consumer) snapshot(d *reactor.Decision) any {
 	}
 }
 
-// acquire guards against concurrent application calls.
-func (c *Consumer) acquire() error {
-	if c.closed.Load() {
-		return ErrClosed
-	}
-	if !c.inUse.CompareAndSwap(false, true) {
-		return ErrConcurrentUse
-	}
-	return nil
-}
-
-func (c *Consumer) release() { c.inUse.Store(false) }
-
-// runCallbacks invokes completed CommitAsync callbacks on the calling
-// (application) goroutine, in completion order.
-func (c *Consumer) runCallbacks() {
-	c.appMu.Lock()
-	cbs := c.callbacks
-	c.callbacks = nil
-	c.appMu.Unlock()
-	for _, cb := range cbs {
-		cb()
-	}
-}
-
 // queueCallback hands a completed CommitAsync callback to the application
 // goroutine.
 func (c *Consumer) queueCallback(cb func(error), err error) {
-	if cb == nil {
-		return
+	if cb != nil {
+		c.queue(func() { cb(err) })
 	}
-	c.appMu.Lock()
-	c.callbacks = append(c.callbacks, func() { cb(err) })
-	c.appMu.Unlock()
 }
 
 func (c *Consumer) receivedCopy() map[managers.TopicPartition]managers.Position {
@@ -467,11 +434,6 @@ func (c *Consumer) Decision() *reactor.Decision { return c.eng.Current().Decisio
 // Stats returns the engine's counters (steps, spurious wakeups, contract
 // violations).
 func (c *Consumer) Stats() reactor.Stats { return c.eng.Stats() }
-
-// AppWakeups is the number of times an application call woke from a
-// blocking wait (records, an error, a wakeup, a timer or a fetch-buffer
-// signal): the application side of a ping-pong (KAFKA-20854).
-func (c *Consumer) AppWakeups() uint64 { return c.appWakeups.Load() }
 
 // Trace returns the recent decisions, oldest first.
 func (c *Consumer) Trace() []*reactor.Decision { return c.eng.Trace() }

@@ -11,15 +11,5 @@ type returnProbe struct {
 }
 
 func (c *Consumer) noteCommitReturn(version uint64) {
-	c.probe.returns.Add(1)
-	if c.eng.Current().Decision.Version < version {
-		c.probe.early.Add(1)
-	}
-}
-
-// CommitReturns reports how many CommitSync calls returned with a
-// completion, and how many of them returned before the decision containing
-// the completion was published (early returns: a P4 violation).
-func (c *Consumer) CommitReturns() (returns, early uint64) {
-	return c.probe.returns.Load(), c.probe.early.Load()
+	c.appSide.noteCommitReturn(c.eng.Current().Decision.Version, version)
 }
