@@ -203,7 +203,9 @@ func (c *ShareConsumer) call(name string, apply func(tx *reactor.Tx, reply func(
 
 // SetAcknowledgementCommitCallback sets the callback for acknowledgement
 // outcomes (nil removes it). Application goroutine only.
-func (c *ShareConsumer) SetAcknowledgementCommitCallback(cb AcknowledgementCommitCallback) { c.ackCB = cb }
+func (c *ShareConsumer) SetAcknowledgementCommitCallback(cb AcknowledgementCommitCallback) {
+	c.ackCB = cb
+}
 
 // Subscribe joins the share group with the given topics. Errors: ErrClosed,
 // ErrConcurrentUse.
