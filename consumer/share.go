@@ -69,7 +69,8 @@ type ShareConsumer struct {
 	consume *share.Consume
 	app     *shareApplication
 
-	ackCB AcknowledgementCommitCallback // application goroutine only
+	ackCB    AcknowledgementCommitCallback // application goroutine only
+	baseline *shareBaselinePath            // set on the baseline subject
 }
 
 // NewShare validates cfg and starts a share consumer on the reactor.
@@ -253,6 +254,9 @@ func (c *ShareConsumer) Poll(ctx context.Context) ([]ShareRecord, error) {
 	}
 	defer c.release()
 	c.runCallbacks()
+	if c.baseline != nil {
+		return c.baseline.poll(ctx)
+	}
 	p := &sharePoll{reply: make(chan sharePollReply, 1)}
 	if err := c.submit(ctx, "poll", func(tx *reactor.Tx) { c.app.onPoll(tx, p) }); err != nil {
 		return nil, ctxResult(err)
@@ -337,6 +341,10 @@ func (c *ShareConsumer) Wakeup() {
 	if c.closed.Load() {
 		return
 	}
+	if c.baseline != nil {
+		c.baseline.buf.wakeup()
+		return
+	}
 	_ = c.submit(context.Background(), "wakeup", func(tx *reactor.Tx) { c.app.onWakeup(tx) })
 }
 
@@ -351,9 +359,16 @@ func (c *ShareConsumer) Close(ctx context.Context) error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return ErrClosed
 	}
+	var err error
+	if c.baseline != nil {
+		err = c.baseline.close(ctx)
+		c.eng.Stop()
+		c.tr.close()
+		c.runCallbacks()
+		return err
+	}
 	done := make(chan error, 1)
 	deadline := closeDeadline(ctx)
-	var err error
 	if c.submit(context.Background(), "close", func(tx *reactor.Tx) { c.app.onClose(deadline, done) }) == nil {
 		select {
 		case err = <-done:

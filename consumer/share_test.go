@@ -25,12 +25,14 @@ func startShareBroker(t *testing.T, group string) *fakebroker.Broker {
 	return b
 }
 
+var newShareConsumer = consumer.NewShare
+
 func newShare(t *testing.T, b *fakebroker.Broker, group string) *consumer.ShareConsumer {
 	t.Helper()
 	cfg := consumer.DefaultShareConfig()
 	cfg.BootstrapServers = b.Addrs()
 	cfg.GroupID = group
-	c, err := consumer.NewShare(cfg)
+	c, err := newShareConsumer(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,4 +130,12 @@ func TestShareReleaseRedelivers(t *testing.T) {
 	if err := c.Acknowledge(again[0], consumer.Accept); !errors.Is(err, errNotDelivered()) {
 		t.Fatalf("second acknowledge err = %v", err)
 	}
+}
+
+// The baseline share consumer consumes and closes too (it models today's
+// execution; it is not expected to fail ordinary use).
+func TestShareBaselineConsumesAndCloses(t *testing.T) {
+	newShareConsumer = consumer.NewShareBaseline
+	defer func() { newShareConsumer = consumer.NewShare }()
+	TestShareConsumeImplicitAndClose(t)
 }
