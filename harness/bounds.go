@@ -37,6 +37,9 @@ const (
 	// members unless a spec asks otherwise (Kafka's is 5 s; specs want a
 	// heartbeat to fall due inside every fault window).
 	DefaultHeartbeatInterval = 250 * time.Millisecond
+	// DefaultShareLockDuration is the share record acquisition lock
+	// clusters use unless a spec asks otherwise (Kafka's is 30 s).
+	DefaultShareLockDuration = 2 * time.Second
 	// BackoffJitter is the jitter of the consumer's retry backoff
 	// (KIP-580's 20%).
 	BackoffJitter = 0.2

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"strconv"
 	"time"
 
 	"context"
@@ -28,6 +29,7 @@ func (Kfake) Start(_ context.Context, cfg TargetConfig) (Cluster, error) {
 		Topics:            cfg.Topics,
 		HeartbeatInterval: hb,
 		SessionTimeout:    cfg.SessionTimeout,
+		BrokerConfigs:     shareBrokerConfigs(cfg),
 		Logger:            cfg.Logger,
 	})
 	if err != nil {
@@ -77,5 +79,23 @@ func (k *kfakeCluster) CoordinatorUnavailable(_ context.Context, group string) (
 
 func (k *kfakeCluster) Close() error {
 	k.b.Close()
+	return nil
+}
+
+// shareBrokerConfigs lowers the share groups' acquisition lock and its sweep
+// so lock-expiry specs take seconds.
+func shareBrokerConfigs(cfg TargetConfig) map[string]string {
+	lock := cfg.ShareLockDuration
+	if lock == 0 {
+		lock = DefaultShareLockDuration
+	}
+	return map[string]string{
+		"group.share.record.lock.duration.ms": strconv.FormatInt(lock.Milliseconds(), 10),
+		"share.record.lock.sweep.interval.ms": strconv.FormatInt(max(lock.Milliseconds()/10, 10), 10),
+	}
+}
+
+func (k *kfakeCluster) SetGroupConfigs(_ context.Context, group string, configs map[string]string) error {
+	k.b.Cluster().SetGroupConfigs(group, configs)
 	return nil
 }

@@ -2,8 +2,6 @@ package harness
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/managers"
@@ -97,17 +95,5 @@ type reactorConsumer struct{ *consumer.Consumer }
 const diagnoseDecisions = 6
 
 func (r reactorConsumer) Diagnose() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "stats %+v\n", r.Stats())
-	tr := r.Trace()
-	if n := len(tr); n > 1 {
-		b.WriteString("recent decisions (oldest first):\n")
-		for _, d := range tr[max(0, n-diagnoseDecisions) : n-1] {
-			b.WriteString(d.Diagnose())
-			b.WriteString("\n")
-		}
-	}
-	b.WriteString("latest decision:\n")
-	b.WriteString(r.Decision().Diagnose())
-	return b.String()
+	return diagnose(r.Stats(), r.Trace(), r.Decision())
 }

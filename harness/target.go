@@ -40,6 +40,9 @@ type TargetConfig struct {
 	SessionTimeout time.Duration
 	// Logger receives the target's logs; nil discards them.
 	Logger *slog.Logger
+	// ShareLockDuration is the share groups' record acquisition lock
+	// (group.share.record.lock.duration.ms); 0 means DefaultShareLockDuration.
+	ShareLockDuration time.Duration
 }
 
 // Cluster is one running cluster of a target. Methods are safe for
@@ -68,6 +71,9 @@ type Cluster interface {
 	// COORDINATOR_NOT_AVAILABLE and the group's heartbeats, commits and
 	// offset fetches answer NOT_COORDINATOR.
 	CoordinatorUnavailable(ctx context.Context, group string) (Fault, error)
+	// SetGroupConfigs sets dynamic configs of one group (e.g.
+	// share.auto.offset.reset for a share group).
+	SetGroupConfigs(ctx context.Context, group string, configs map[string]string) error
 	// Inject installs a fault of the shared vocabulary (see FaultSpec).
 	// Errors: an invalid spec, or the target cannot install it.
 	Inject(ctx context.Context, spec FaultSpec) (Fault, error)

@@ -18,6 +18,7 @@ func TestLoadEmbedded(t *testing.T) {
 		"E2E-1", "P1", "P2", "P3", "P4", "P5", "P6",
 		"KAFKA-20253", "KAFKA-20426", "KAFKA-20970", "KAFKA-20854", "KAFKA-18641",
 		"KAFKA-20397", "KAFKA-18569", "KAFKA-19357", "KAFKA-21031", "KAFKA-21049",
+		"SHARE-1", "SHARE-2", "SHARE-3", "SHARE-4",
 	}
 	for i, id := range want {
 		it, ok := c.Lookup(id)
