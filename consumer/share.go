@@ -150,6 +150,7 @@ func (c *ShareConsumer) view(time.Time) share.View {
 		Coordinator: coord, CoordinatorKnown: known, Meta: c.meta, GroupID: c.cfg.GroupID,
 		InGroup: c.member.Joined(), MemberID: c.member.MemberID(), MemberEpoch: c.member.Epoch(),
 		Assignment: assigned, AssignmentVersion: version, Closing: c.app.closing != nil,
+		Polling: c.app.poll != nil || c.app.demand,
 	}
 }
 

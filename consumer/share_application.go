@@ -36,6 +36,7 @@ type shareApplication struct {
 	poll     *sharePoll
 	wakeup   bool
 	explicit bool // an Acknowledge call was made: explicit mode for good
+	demand   bool // baseline: the application thread is inside Poll
 	closing  *shareClose
 }
 

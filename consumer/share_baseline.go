@@ -117,9 +117,13 @@ type shareBaselinePath struct {
 func (p *shareBaselinePath) poll(ctx context.Context) ([]ShareRecord, error) {
 	c := p.c
 	settled := make(chan error, 1)
-	if err := c.submit(ctx, "poll", func(tx *reactor.Tx) { settled <- c.app.settle() }); err != nil {
+	if err := c.submit(ctx, "poll", func(tx *reactor.Tx) {
+		c.app.demand = true
+		settled <- c.app.settle()
+	}); err != nil {
 		return nil, ctxResult(err)
 	}
+	defer func() { _ = c.submit(context.Background(), "poll-returned", func(*reactor.Tx) { c.app.demand = false }) }()
 	select {
 	case err := <-settled:
 		if err != nil {

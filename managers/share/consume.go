@@ -7,7 +7,9 @@ package share
 // on, -1 closes it). Acknowledgements ride on the next ShareFetch to the
 // partition's leader, or go in a ShareAcknowledge for commits, when fetching
 // is paused by a full buffer, and at close (epoch -1, before the leave
-// heartbeat). Every acknowledgement is reported exactly once: accepted, or
+// heartbeat). Fetching is demand-driven: records are acquired only while the
+// application waits in Poll (acquired records are locked for this member).
+// Every acknowledgement is reported exactly once: accepted, or
 // failed with the broker's or the session's error; never dropped.
 // One request per session is in flight at a time (epochs are sequential).
 
@@ -342,7 +344,10 @@ func (c *Consume) Poll(tx *reactor.Tx, v View) reactor.Result {
 		return w
 	}
 	full := c.buffered >= c.cfg.MaxBuffered
-	if !c.closing {
+	if !c.closing && !v.Polling && len(c.pending) == 0 && len(c.commits) == 0 {
+		return reactor.Await(reactor.InputApplication, "no Poll waiting: records are acquired only on demand")
+	}
+	if !c.closing && v.Polling {
 		for _, tp := range c.order {
 			if len(c.buffer[tp]) > 0 || full {
 				waits = append(waits, reactor.Await(reactor.InputBufferDrained, "records buffered"))

@@ -19,4 +19,8 @@ type View struct {
 	Assignment        []managers.TopicPartition
 	AssignmentVersion uint64
 	Closing           bool
+	// Polling says the application is waiting in Poll: share fetches are
+	// demand-driven, so records are acquired (and locked) only for an
+	// application that is consuming.
+	Polling bool
 }

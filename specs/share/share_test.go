@@ -1,0 +1,289 @@
+package share
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/kreactor/kreactor/consumer"
+	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/managers"
+)
+
+const (
+	// shareRecords is how many records the delivery specs produce.
+	shareRecords = 300
+	// outage is how long the coordinator stays unavailable.
+	outage = 3 * time.Second
+	// heldFetch is how long a ShareFetch is held at the broker.
+	heldFetch = 2 * time.Second
+	// idlePollWakeups bounds application wakeups of one Poll that waits
+	// for nothing: its own deadline, plus one straddling the window.
+	idlePollWakeups = 2
+	// closeBroken is the close deadline with every broker down, and
+	// closeSlack what Close may take beyond it.
+	closeBroken = 500 * time.Millisecond
+	closeSlack  = 300 * time.Millisecond
+)
+
+var _ = Describe("A share consumer", func() {
+	It("delivers every record once, accepts each batch implicitly, and leaves the share group on close",
+		harness.Spec("share-happy-path", []string{"SHARE-1"}, subject.Name(), target.Name()), SpecTimeout(harness.SpecTimeout),
+		func(ctx SpecContext) {
+			cl, group := newShareGroup(ctx, "orders", 3)
+			_, err := cl.Produce(ctx, "orders", shareRecords, nil)
+			Expect(err).NotTo(HaveOccurred())
+			c := newShareConsumer(cl, group, harness.UniqueName("share-client"), "orders")
+			acks := newAckLog(c)
+			start := time.Now()
+			recs := pollShare(ctx, c, shareRecords, nil)
+			harness.Figure("records", float64(len(recs)), "records", fmt.Sprintf("== %d", shareRecords))
+			harness.Figure("consume_duration", float64(time.Since(start).Milliseconds()), "ms", "")
+			seen := map[managers.TopicPartition]map[int64]bool{}
+			for _, r := range recs {
+				tp := managers.TopicPartition{Topic: r.Topic, Partition: r.Partition}
+				if seen[tp] == nil {
+					seen[tp] = map[int64]bool{}
+				}
+				Expect(seen[tp][r.Offset]).To(BeFalse(), "%s@%d delivered twice", tp, r.Offset)
+				seen[tp][r.Offset] = true
+				Expect(r.DeliveryCount).To(BeEquivalentTo(1))
+			}
+			cctx, cancel := context.WithTimeout(ctx, harness.CloseTimeout)
+			defer cancel()
+			closeStart := time.Now()
+			Expect(c.Close(cctx)).To(Succeed())
+			closeTook := time.Since(closeStart)
+			harness.Figure("close_duration", float64(closeTook.Milliseconds()), "ms", fmt.Sprintf("<= %d ms", harness.CloseBound.Milliseconds()))
+			Expect(closeTook).To(BeNumerically("<=", harness.CloseBound))
+			accepted, failed, dups := acks.counts()
+			harness.Figure("acknowledged_accepted", float64(accepted), "offsets", fmt.Sprintf("== %d", shareRecords))
+			Expect(failed).To(BeZero(), "acknowledgements failed: %v", acks.errs)
+			Expect(dups).To(BeZero())
+			Expect(accepted).To(Equal(shareRecords))
+			Eventually(ctx, func(ctx context.Context) (int, error) {
+				gi, err := cl.GroupInfo(ctx, group)
+				return len(gi.Members), err
+			}).Should(BeZero(), "share group members after close")
+			st := c.Stats()
+			harness.Figure("loop_steps", float64(st.Steps), "steps", "")
+			harness.Figure("spurious_wakeups", float64(st.SpuriousWakeups), "wakeups", "")
+		})
+
+	It("waits without spinning while its coordinator is unavailable, finding it on the backoff schedule",
+		harness.Spec("share-no-spin-coordinator-unavailable", []string{"SHARE-2"}, subject.Name(), target.Name()), SpecTimeout(harness.SpecTimeout),
+		func(ctx SpecContext) {
+			cl, group := newShareGroup(ctx, "orders", 3)
+			_, err := cl.Produce(ctx, "orders", 30, nil)
+			Expect(err).NotTo(HaveOccurred())
+			clientID := harness.UniqueName("share-client")
+			c := newShareConsumer(cl, group, clientID, "orders")
+			pollShare(ctx, c, 30, nil)
+			f, err := cl.Inject(ctx, harness.FaultSpec{Kind: harness.FaultCoordinatorUnavailable, Group: group})
+			Expect(err).NotTo(HaveOccurred())
+			s0, w := c.Stats(), harness.Window{From: cl.Recorder().Mark()}
+			polls := 0
+			for end := time.Now().Add(outage); time.Now().Before(end); polls++ {
+				pctx, cancel := context.WithTimeout(ctx, harness.PollSlice)
+				_, _ = c.Poll(pctx)
+				cancel()
+			}
+			w.To = cl.Recorder().Mark()
+			f.Heal()
+			d := c.Stats().Sub(s0)
+			cfg := harness.ShareConsumerConfig(cl, group, clientID)
+			findBound := harness.Backoff(consumer.Config{RetryBackoff: cfg.RetryBackoff, RetryBackoffMax: cfg.RetryBackoffMax}).MaxAttemptsIn(w.Duration()) + 2
+			finds := harness.CountIn(cl.Recorder(), kmsg.FindCoordinator, clientID, w)
+			// Steps come from observations (responses, 2 events per Poll)
+			// and timers; bound them by what happened, generously.
+			stepBound := int(d.Observations) + 3*findBound + int(outage/cl.HeartbeatInterval()) + 10
+			harness.Figure("find_coordinator", float64(finds), "requests", fmt.Sprintf("<= %d", findBound))
+			harness.Figure("loop_steps", float64(d.Steps), "steps", fmt.Sprintf("<= %d", stepBound))
+			harness.Figure("spurious_wakeups", float64(d.SpuriousWakeups), "wakeups", "== 0")
+			harness.Figure("polls", float64(polls), "calls", "")
+			Expect(finds).To(BeNumerically("<=", findBound), c.Diagnose())
+			Expect(d.SpuriousWakeups).To(BeZero(), c.Diagnose())
+			Expect(d.ReadyWithoutRequest).To(BeZero(), c.Diagnose())
+			Expect(int(d.Steps)).To(BeNumerically("<=", stepBound), c.Diagnose())
+		})
+
+	It("waits for a ShareFetch held in flight without waking the application",
+		harness.Spec("share-no-spin-fetch-in-flight", []string{"SHARE-2"}, subject.Name(), target.Name()), SpecTimeout(harness.SpecTimeout),
+		func(ctx SpecContext) {
+			cl, group := newShareGroup(ctx, "orders", 1)
+			_, err := cl.Produce(ctx, "orders", 10, nil)
+			Expect(err).NotTo(HaveOccurred())
+			c := newShareConsumer(cl, group, harness.UniqueName("share-client"), "orders")
+			pollShare(ctx, c, 10, nil)
+			f, err := cl.Inject(ctx, harness.FaultSpec{Kind: harness.FaultHold, Key: kmsg.ShareFetch})
+			Expect(err).NotTo(HaveOccurred())
+			defer f.Heal()
+			pctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+			_, _ = c.Poll(pctx) // the next ShareFetch goes out and is held
+			cancel()
+			s0, wakes0 := c.Stats(), c.AppWakeups()
+			pctx, cancel = context.WithTimeout(ctx, heldFetch)
+			start := time.Now()
+			recs, err := c.Poll(pctx)
+			took := time.Since(start)
+			cancel()
+			Expect(err).NotTo(HaveOccurred())
+			Expect(recs).To(BeEmpty())
+			d, wakes := c.Stats().Sub(s0), c.AppWakeups()-wakes0
+			harness.Figure("poll_duration", float64(took.Milliseconds()), "ms", fmt.Sprintf(">= %d ms", (heldFetch - 100*time.Millisecond).Milliseconds()))
+			harness.Figure("app_wakeups", float64(wakes), "wakeups", fmt.Sprintf("<= %d", idlePollWakeups))
+			harness.Figure("loop_steps", float64(d.Steps), "steps", "<= 20")
+			harness.Figure("spurious_wakeups", float64(d.SpuriousWakeups), "wakeups", "== 0")
+			Expect(wakes).To(BeNumerically("<=", idlePollWakeups), c.Diagnose())
+			Expect(d.SpuriousWakeups).To(BeZero(), c.Diagnose())
+			Expect(d.Steps).To(BeNumerically("<=", 20), c.Diagnose())
+		})
+
+	It("redelivers a released record with a higher delivery count and never a rejected one",
+		harness.Spec("share-release-reject", []string{"SHARE-3"}, subject.Name(), target.Name()), SpecTimeout(harness.SpecTimeout),
+		func(ctx SpecContext) {
+			cl, group := newShareGroup(ctx, "orders", 1)
+			_, err := cl.Produce(ctx, "orders", 10, nil)
+			Expect(err).NotTo(HaveOccurred())
+			c := newShareConsumer(cl, group, harness.UniqueName("share-client"), "orders")
+			typeOf := func(r consumer.ShareRecord) consumer.AcknowledgeType {
+				switch r.Offset {
+				case 3:
+					return consumer.Release
+				case 6:
+					return consumer.Reject
+				}
+				return consumer.Accept
+			}
+			pollShare(ctx, c, 10, func(r consumer.ShareRecord) { Expect(c.Acknowledge(r, typeOf(r))).To(Succeed()) })
+			again := pollShare(ctx, c, 1, func(r consumer.ShareRecord) { Expect(c.Acknowledge(r, consumer.Accept)).To(Succeed()) })
+			Expect(again[0].Offset).To(BeEquivalentTo(3), "only the released record comes back")
+			Expect(again[0].DeliveryCount).To(BeEquivalentTo(2))
+			harness.Figure("redelivered_delivery_count", float64(again[0].DeliveryCount), "deliveries", "== 2")
+			// Nothing else comes back: the rejected record is archived.
+			var more []consumer.ShareRecord
+			for end := time.Now().Add(harness.QuietPoll * 3); time.Now().Before(end); {
+				pctx, cancel := context.WithTimeout(ctx, harness.PollSlice)
+				recs, err := c.Poll(pctx)
+				cancel()
+				Expect(err).NotTo(HaveOccurred())
+				more = append(more, recs...)
+			}
+			harness.Figure("redelivered_after_reject", float64(len(more)), "records", "== 0")
+			Expect(more).To(BeEmpty(), "records delivered after release/reject were acknowledged")
+		})
+
+	It("gets an unacknowledged record back after its acquisition lock expires",
+		harness.Spec("share-lock-expiry", []string{"SHARE-3"}, subject.Name(), target.Name()), SpecTimeout(harness.SpecTimeout),
+		func(ctx SpecContext) {
+			cl, group := newShareGroup(ctx, "orders", 1)
+			_, err := cl.Produce(ctx, "orders", 5, nil)
+			Expect(err).NotTo(HaveOccurred())
+			holder := newShareConsumer(cl, group, harness.UniqueName("share-holder"), "orders")
+			first := pollShare(ctx, holder, 5, nil)
+			// The holder never acknowledges (it does not poll again), so its
+			// locks expire; a second member gets the records back.
+			other := newShareConsumer(cl, group, harness.UniqueName("share-other"), "orders")
+			start := time.Now()
+			back := pollShare(ctx, other, len(first), nil)
+			harness.Figure("lock_expiry_redelivery", float64(time.Since(start).Milliseconds()), "ms", "")
+			for _, r := range back {
+				Expect(r.DeliveryCount).To(BeNumerically(">=", 2), "%s/%d@%d", r.Topic, r.Partition, r.Offset)
+			}
+			harness.Figure("redelivered", float64(len(back)), "records", fmt.Sprintf("== %d", len(first)))
+		})
+
+	It("sends its final acknowledgements before the leave heartbeat and reports every one",
+		harness.Spec("share-close-acks-before-leave", []string{"SHARE-4"}, subject.Name(), target.Name()), SpecTimeout(harness.SpecTimeout),
+		func(ctx SpecContext) {
+			cl, group := newShareGroup(ctx, "orders", 3)
+			_, err := cl.Produce(ctx, "orders", 60, nil)
+			Expect(err).NotTo(HaveOccurred())
+			clientID := harness.UniqueName("share-client")
+			c := newShareConsumer(cl, group, clientID, "orders")
+			acks := newAckLog(c)
+			type seen struct {
+				at    time.Time
+				key   kmsg.Key
+				epoch int32
+			}
+			var (
+				mu    sync.Mutex // guards order: the observer runs on the broker's goroutine
+				order []seen
+			)
+			obs := func(key kmsg.Key) harness.Fault {
+				f, err := cl.Observe(ctx, key, func(o harness.Observed) {
+					mu.Lock()
+					defer mu.Unlock()
+					switch r := o.Req.(type) {
+					case *kmsg.ShareAcknowledgeRequest:
+						order = append(order, seen{o.At, key, r.ShareSessionEpoch})
+					case *kmsg.ShareGroupHeartbeatRequest:
+						if r.GroupID == group {
+							order = append(order, seen{o.At, key, r.MemberEpoch})
+						}
+					}
+				})
+				Expect(err).NotTo(HaveOccurred())
+				return f
+			}
+			f1, f2 := obs(kmsg.ShareAcknowledge), obs(kmsg.ShareGroupHeartbeat)
+			delivered := pollShare(ctx, c, 60, nil)
+			cctx, cancel := context.WithTimeout(ctx, harness.CloseTimeout)
+			defer cancel()
+			Expect(c.Close(cctx)).To(Succeed())
+			f1.Heal()
+			f2.Heal()
+			var lastAck, leave time.Time
+			mu.Lock()
+			defer mu.Unlock()
+			for _, s := range order {
+				if s.key == kmsg.ShareAcknowledge && s.epoch == -1 {
+					lastAck = s.at
+				}
+				if s.key == kmsg.ShareGroupHeartbeat && s.epoch == -1 && leave.IsZero() {
+					leave = s.at
+				}
+			}
+			Expect(lastAck.IsZero()).To(BeFalse(), "no closing ShareAcknowledge (epoch -1) seen")
+			Expect(leave.IsZero()).To(BeFalse(), "no leave heartbeat seen")
+			harness.Figure("acks_before_leave", float64(leave.Sub(lastAck).Microseconds())/1000, "ms", "> 0")
+			Expect(lastAck.Before(leave)).To(BeTrue(), "closing ShareAcknowledge at %s, leave heartbeat at %s", lastAck, leave)
+			accepted, failed, dups := acks.counts()
+			harness.Figure("reported", float64(accepted+failed), "offsets", fmt.Sprintf("== %d", len(delivered)))
+			Expect(dups).To(BeZero())
+			Expect(accepted + failed).To(Equal(len(delivered)), "every delivered offset is reported exactly once")
+		})
+
+	It("returns within its deadline with every broker down and reports the acknowledgements it could not send as failed",
+		harness.Spec("share-close-brokers-down", []string{"SHARE-4"}, subject.Name(), target.Name()), SpecTimeout(harness.SpecTimeout),
+		func(ctx SpecContext) {
+			cl, group := newShareGroup(ctx, "orders", 3)
+			_, err := cl.Produce(ctx, "orders", 30, nil)
+			Expect(err).NotTo(HaveOccurred())
+			c := newShareConsumer(cl, group, harness.UniqueName("share-client"), "orders")
+			acks := newAckLog(c)
+			delivered := pollShare(ctx, c, 30, nil)
+			f, err := cl.Inject(ctx, harness.FaultSpec{Kind: harness.FaultBrokersDown})
+			Expect(err).NotTo(HaveOccurred())
+			defer f.Heal()
+			cctx, cancel := context.WithTimeout(ctx, closeBroken)
+			defer cancel()
+			start := time.Now()
+			_ = c.Close(cctx) // an error naming what was left is expected
+			took := time.Since(start)
+			harness.Figure("close_duration", float64(took.Milliseconds()), "ms", fmt.Sprintf("<= %d ms", (closeBroken + closeSlack).Milliseconds()))
+			Expect(took).To(BeNumerically("<=", closeBroken+closeSlack))
+			accepted, failed, dups := acks.counts()
+			harness.Figure("reported_failed", float64(failed), "offsets", "")
+			harness.Figure("reported", float64(accepted+failed), "offsets", fmt.Sprintf("== %d", len(delivered)))
+			Expect(dups).To(BeZero())
+			Expect(accepted+failed).To(Equal(len(delivered)), "every delivered offset reported exactly once, accepted or failed")
+		})
+})

@@ -1,0 +1,31 @@
+// Package share holds the share consumer (KIP-932) specs as a Ginkgo suite:
+// the same execution mechanics as the regular consumer (P5), no spin while
+// nothing can progress, delivery semantics of acknowledgements and locks,
+// and the close sequence. Choose the target and subject with
+// KREACTOR_TARGET and KREACTOR_SUBJECT (package harness).
+package share
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/kreactor/kreactor/harness"
+)
+
+func TestShare(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "kreactor share consumer")
+}
+
+var target, subject = harness.MustSelect()
+
+// shareSubject is the selected subject's share side; every subject has one.
+var shareSubject = subject.(harness.ShareSubject)
+
+var _ = BeforeSuite(harness.SnapshotGoroutines)
+
+var _ = AfterSuite(func() {
+	Expect(harness.LeakedGoroutines()).To(Succeed(), "goroutines still running after the suite")
+})
