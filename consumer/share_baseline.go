@@ -123,7 +123,9 @@ func (p *shareBaselinePath) poll(ctx context.Context) ([]ShareRecord, error) {
 	}); err != nil {
 		return nil, ctxResult(err)
 	}
-	defer func() { _ = c.submit(context.Background(), "poll-returned", func(*reactor.Tx) { c.app.demand = false }) }()
+	defer func() {
+		_ = c.submit(context.Background(), "poll-returned", func(*reactor.Tx) { c.app.demand = false })
+	}()
 	select {
 	case err := <-settled:
 		if err != nil {

@@ -317,7 +317,7 @@ func (c *Consume) leader(tx *reactor.Tx, tp managers.TopicPartition) (int32, boo
 
 // nodeWork is what one broker's session has to do in this poll.
 type nodeWork struct {
-	fetch  []managers.TopicPartition             // assigned partitions to fetch
+	fetch  []managers.TopicPartition              // assigned partitions to fetch
 	acks   map[managers.TopicPartition][]ackEntry // flushed acknowledgements
 	commit map[*commitReq]map[managers.TopicPartition][]ackEntry
 }

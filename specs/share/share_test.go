@@ -136,7 +136,7 @@ var _ = Describe("A share consumer", func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(recs).To(BeEmpty())
 			d, wakes := c.Stats().Sub(s0), c.AppWakeups()-wakes0
-			harness.Figure("poll_duration", float64(took.Milliseconds()), "ms", fmt.Sprintf(">= %d ms", (heldFetch - 100*time.Millisecond).Milliseconds()))
+			harness.Figure("poll_duration", float64(took.Milliseconds()), "ms", fmt.Sprintf(">= %d ms", (heldFetch-100*time.Millisecond).Milliseconds()))
 			harness.Figure("app_wakeups", float64(wakes), "wakeups", fmt.Sprintf("<= %d", idlePollWakeups))
 			harness.Figure("loop_steps", float64(d.Steps), "steps", "<= 20")
 			harness.Figure("spurious_wakeups", float64(d.SpuriousWakeups), "wakeups", "== 0")
@@ -258,7 +258,7 @@ var _ = Describe("A share consumer", func() {
 			accepted, failed, dups := acks.counts()
 			harness.Figure("reported", float64(accepted+failed), "offsets", fmt.Sprintf("== %d", len(delivered)))
 			Expect(dups).To(BeZero())
-			Expect(accepted + failed).To(Equal(len(delivered)), "every delivered offset is reported exactly once")
+			Expect(accepted+failed).To(Equal(len(delivered)), "every delivered offset is reported exactly once")
 		})
 
 	It("returns within its deadline with every broker down and reports the acknowledgements it could not send as failed",
@@ -278,7 +278,7 @@ var _ = Describe("A share consumer", func() {
 			start := time.Now()
 			_ = c.Close(cctx) // an error naming what was left is expected
 			took := time.Since(start)
-			harness.Figure("close_duration", float64(took.Milliseconds()), "ms", fmt.Sprintf("<= %d ms", (closeBroken + closeSlack).Milliseconds()))
+			harness.Figure("close_duration", float64(took.Milliseconds()), "ms", fmt.Sprintf("<= %d ms", (closeBroken+closeSlack).Milliseconds()))
 			Expect(took).To(BeNumerically("<=", closeBroken+closeSlack))
 			accepted, failed, dups := acks.counts()
 			harness.Figure("reported_failed", float64(failed), "offsets", "")
