@@ -33,22 +33,19 @@ const (
 type Coordinator struct {
 	key     string
 	keyType int8
-	backoff Backoff
 
 	node     int32 // -1 when unknown
 	addr     string
 	inFlight bool
-	attempts int       // consecutive failures
-	next     time.Time // earliest next attempt
-	lastErr  error
-	found    int  // successful discoveries, for figures
-	needed   bool // as of the last poll
+	retry    Retry // FindCoordinator failures and their backoff
+	found    int   // successful discoveries, for figures
+	needed   bool  // as of the last poll
 }
 
 // NewCoordinator returns a coordinator manager for key (the group id) of
 // keyType, retrying with backoff.
 func NewCoordinator(key string, keyType int8, backoff Backoff) *Coordinator {
-	return &Coordinator{key: key, keyType: keyType, backoff: backoff, node: -1}
+	return &Coordinator{key: key, keyType: keyType, retry: Retry{Backoff: backoff}, node: -1}
 }
 
 // Name is "coordinator".
@@ -63,7 +60,7 @@ func (c *Coordinator) Known() (Broker, bool) {
 }
 
 // LastError is the error of the last failed discovery, or nil.
-func (c *Coordinator) LastError() error { return c.lastErr }
+func (c *Coordinator) LastError() error { return c.retry.Err() }
 
 // MarkUnknown forgets the coordinator after a request to it failed with
 // NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE or a connection error. The next
@@ -71,7 +68,7 @@ func (c *Coordinator) LastError() error { return c.lastErr }
 func (c *Coordinator) MarkUnknown(err error) {
 	if c.node >= 0 {
 		c.node, c.addr = -1, ""
-		c.lastErr = err
+		c.retry.Note(err)
 	}
 }
 
@@ -88,8 +85,8 @@ func (c *Coordinator) Poll(tx *reactor.Tx, needed bool, addrs []string) reactor.
 		return reactor.Idle("coordinator not needed")
 	case c.inFlight:
 		return reactor.Await(reactor.InputResponse, "FindCoordinator in flight")
-	case tx.Now.Before(c.next):
-		return reactor.RetryAt(c.next, "FindCoordinator backoff")
+	case tx.Now.Before(c.retry.Next()):
+		return reactor.RetryAt(c.retry.Next(), "FindCoordinator backoff")
 	case len(addrs) == 0:
 		return reactor.Await(reactor.InputMetadata, "no broker address known")
 	}
@@ -110,12 +107,10 @@ func (c *Coordinator) onResponse(tx *reactor.Tx, resp any, err error) {
 		err = c.applyResponse(resp)
 	}
 	if err != nil {
-		c.lastErr = err
-		c.attempts++
-		c.next = tx.Now.Add(c.backoff.Delay(c.attempts))
+		c.retry.Fail(tx.Now, err)
 		return
 	}
-	c.attempts, c.lastErr, c.next = 0, nil, time.Time{}
+	c.retry.Succeed()
 	c.found++
 }
 
@@ -162,5 +157,5 @@ func (c *Coordinator) LocalTimer() (time.Time, bool) {
 	if c.node >= 0 || !c.needed {
 		return time.Time{}, false
 	}
-	return c.next, true
+	return c.retry.Next(), true
 }

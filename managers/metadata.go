@@ -39,7 +39,6 @@ type TopicMeta struct {
 type Metadata struct {
 	bootstrap []string
 	maxAge    time.Duration
-	backoff   Backoff
 
 	brokers  map[int32]string // node -> host:port
 	topics   map[string]*TopicMeta
@@ -47,9 +46,7 @@ type Metadata struct {
 	inFlight bool
 	stale    bool      // a refresh was requested
 	fetched  time.Time // last successful refresh
-	attempts int
-	next     time.Time
-	lastErr  error
+	retry    Retry
 	version  uint64 // increments on each applied response
 }
 
@@ -60,7 +57,7 @@ func NewMetadata(bootstrap []string, maxAge time.Duration, backoff Backoff) *Met
 	return &Metadata{
 		bootstrap: slices.Clone(bootstrap),
 		maxAge:    maxAge,
-		backoff:   backoff,
+		retry:     Retry{Backoff: backoff},
 		brokers:   map[int32]string{},
 		topics:    map[string]*TopicMeta{},
 		byID:      map[[16]byte]string{},
@@ -110,7 +107,7 @@ func (m *Metadata) TopicName(id [16]byte) (string, bool) {
 func (m *Metadata) Version() uint64 { return m.version }
 
 // LastError is the error of the last failed refresh, or nil.
-func (m *Metadata) LastError() error { return m.lastErr }
+func (m *Metadata) LastError() error { return m.retry.Err() }
 
 // RequestRefresh asks for a refresh (leader unknown, NOT_LEADER_OR_FOLLOWER,
 // unknown topic id). Called from another manager's Poll, it makes the loop
@@ -142,8 +139,8 @@ func (m *Metadata) Poll(tx *reactor.Tx, topics []string) reactor.Result {
 	if !missing && !m.stale && tx.Now.Before(due) {
 		return reactor.RetryAt(due, "metadata max age")
 	}
-	if tx.Now.Before(m.next) {
-		return reactor.RetryAt(m.next, "Metadata backoff")
+	if next, waiting := m.retry.Waiting(tx.Now); waiting {
+		return reactor.RetryAt(next, "Metadata backoff")
 	}
 	req := kmsg.NewPtrMetadataRequest()
 	for _, t := range topics {
@@ -170,12 +167,10 @@ func (m *Metadata) onResponse(tx *reactor.Tx, resp any, err error) {
 		r, err = As[*kmsg.MetadataResponse](kmsg.Metadata, AnyNode, resp)
 	}
 	if err != nil {
-		m.lastErr = err
-		m.attempts++
-		m.next = tx.Now.Add(m.backoff.Delay(m.attempts))
+		m.retry.Fail(tx.Now, err)
 		return
 	}
-	m.attempts, m.lastErr, m.next = 0, nil, time.Time{}
+	m.retry.Succeed()
 	m.fetched = tx.Now
 	m.version++
 	if len(r.Brokers) > 0 {
@@ -218,8 +213,7 @@ func (m *Metadata) onResponse(tx *reactor.Tx, resp any, err error) {
 		}
 	}
 	if retry { // e.g. LEADER_NOT_AVAILABLE, UNKNOWN_TOPIC_OR_PARTITION: refresh after a backoff
-		m.attempts++
-		m.next = tx.Now.Add(m.backoff.Delay(m.attempts))
+		m.retry.Fail(tx.Now, nil)
 		m.stale = true
 	}
 }

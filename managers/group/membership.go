@@ -12,8 +12,6 @@ package group
 // Await(coordinator)).
 
 import (
-	"errors"
-	"fmt"
 	"slices"
 	"time"
 
@@ -24,44 +22,19 @@ import (
 	"github.com/kreactor/kreactor/reactor"
 )
 
-// MemberState is the membership state machine's state. The zero value is
-// invalid.
-type MemberState uint8
+// MemberState is the member's lifecycle (shared with the other consumer's
+// membership: only the protocol differs).
+type MemberState = managers.MemberState
 
+// Member states, for callers of this package.
 const (
-	// MemberUnsubscribed: not subscribed; no heartbeats (manual
-	// assignment or before Subscribe).
-	MemberUnsubscribed MemberState = 1 + iota
-	// MemberJoining: a heartbeat with epoch 0 is due or in flight.
-	MemberJoining
-	// MemberStable: the member has an epoch > 0 and heartbeats on its
-	// interval.
-	MemberStable
-	// MemberLeaving: a heartbeat with epoch -1 is due or in flight.
-	MemberLeaving
-	// MemberLeft: the leave was answered (or not needed).
-	MemberLeft
-	// MemberFatal: the coordinator answered a non-retriable error.
-	MemberFatal
+	MemberUnsubscribed = managers.MemberUnsubscribed
+	MemberJoining      = managers.MemberJoining
+	MemberStable       = managers.MemberStable
+	MemberLeaving      = managers.MemberLeaving
+	MemberLeft         = managers.MemberLeft
+	MemberFatal        = managers.MemberFatal
 )
-
-func (s MemberState) String() string {
-	switch s {
-	case MemberUnsubscribed:
-		return "unsubscribed"
-	case MemberJoining:
-		return "joining"
-	case MemberStable:
-		return "stable"
-	case MemberLeaving:
-		return "leaving"
-	case MemberLeft:
-		return "left"
-	case MemberFatal:
-		return "fatal"
-	}
-	return fmt.Sprintf("invalid(%d)", uint8(s))
-}
 
 // Membership owns the member id, member epoch, subscription and reconciled
 // assignment of one KIP-848 member. Loop goroutine only.
@@ -69,7 +42,6 @@ type Membership struct {
 	group            string
 	memberID         string
 	rebalanceTimeout time.Duration
-	backoff          managers.Backoff
 	coord            *managers.Coordinator
 
 	state        MemberState
@@ -79,9 +51,7 @@ type Membership struct {
 	interval     time.Duration
 	nextBeat     time.Time
 	inFlight     bool
-	attempts     int
-	next         time.Time // backoff
-	lastErr      error
+	retry        managers.Retry
 
 	owned        map[[16]byte][]int32 // reconciled assignment by topic id
 	ownedTPs     []managers.TopicPartition
@@ -97,7 +67,7 @@ func NewMembership(group string, rebalanceTimeout time.Duration, backoff manager
 		group:            group,
 		memberID:         managers.NewMemberID(),
 		rebalanceTimeout: rebalanceTimeout,
-		backoff:          backoff,
+		retry:            managers.Retry{Backoff: backoff},
 		coord:            coord,
 		state:            MemberUnsubscribed,
 		owned:            map[[16]byte][]int32{},
@@ -121,7 +91,7 @@ func (m *Membership) Owned() ([]managers.TopicPartition, uint64) { return m.owne
 
 // LastError is the last heartbeat error, or nil; in MemberFatal it is the
 // fatal error.
-func (m *Membership) LastError() error { return m.lastErr }
+func (m *Membership) LastError() error { return m.retry.Err() }
 
 // InGroup reports whether the member takes part in the group (joining,
 // stable or leaving).
@@ -186,13 +156,13 @@ func (m *Membership) Poll(tx *reactor.Tx, v View) reactor.Result {
 	case m.state == MemberLeft:
 		return reactor.Idle("left the group")
 	case m.state == MemberFatal:
-		return reactor.Idle("fatal: " + m.lastErr.Error())
+		return reactor.Idle("fatal: " + m.retry.Err().Error())
 	case m.inFlight:
 		return reactor.Await(reactor.InputResponse, "heartbeat in flight")
 	case !v.CoordinatorKnown:
 		return reactor.Await(reactor.InputCoordinator, "coordinator unknown")
-	case tx.Now.Before(m.next):
-		return reactor.RetryAt(m.next, "heartbeat backoff")
+	case m.backingOff(tx.Now):
+		return reactor.RetryAt(m.retry.Next(), "heartbeat backoff")
 	}
 	if m.target != nil {
 		m.reconcile(tx, v.Meta)
@@ -262,10 +232,11 @@ func (m *Membership) ownedTopics() []kmsg.ConsumerGroupHeartbeatRequestTopic {
 	return out
 }
 
-func (m *Membership) fail(tx *reactor.Tx, err error) {
-	m.lastErr = err
-	m.attempts++
-	m.next = tx.Now.Add(m.backoff.Delay(m.attempts))
+func (m *Membership) fail(tx *reactor.Tx, err error) { m.retry.Fail(tx.Now, err) }
+
+func (m *Membership) backingOff(now time.Time) bool {
+	_, waiting := m.retry.Waiting(now)
+	return waiting
 }
 
 func (m *Membership) onResponse(tx *reactor.Tx, node, sentEpoch int32, sentState MemberState, sentOwned, sentSubs bool, resp any, err error) {
@@ -286,7 +257,8 @@ func (m *Membership) onResponse(tx *reactor.Tx, node, sentEpoch int32, sentState
 		if managers.IsCoordinatorError(err) {
 			m.coord.MarkUnknown(err)
 		}
-		m.state, m.epoch, m.lastErr = MemberLeft, -1, err
+		m.state, m.epoch = MemberLeft, -1
+		m.retry.Note(err)
 		return
 	}
 	if m.state != sentState && !(sentState == MemberJoining && m.state == MemberStable) {
@@ -297,29 +269,30 @@ func (m *Membership) onResponse(tx *reactor.Tx, node, sentEpoch int32, sentState
 		}
 		return
 	}
-	switch {
-	case err == nil:
-	case managers.IsCoordinatorError(err):
+	switch managers.ClassifyHeartbeat(err) {
+	case managers.HeartbeatOK:
+	case managers.HeartbeatCoordinator:
 		m.coord.MarkUnknown(err)
 		m.fail(tx, err)
 		return
-	case errors.Is(err, kerr.UnknownMemberID), errors.Is(err, kerr.FencedMemberEpoch):
+	case managers.HeartbeatFenced:
 		// Fenced: give up the assignment and rejoin with epoch 0.
-		m.lastErr = err
+		m.retry.Note(err)
 		m.state, m.epoch = MemberJoining, 0
 		m.setOwned(map[[16]byte][]int32{}, nil)
 		m.target = nil
 		m.sendOwned = false
 		return
-	case kerr.IsRetriable(err):
+	case managers.HeartbeatRetriable:
 		m.fail(tx, err)
 		return
 	default:
-		m.state, m.lastErr = MemberFatal, err
+		m.state = MemberFatal
+		m.retry.Note(err)
 		m.setOwned(map[[16]byte][]int32{}, nil)
 		return
 	}
-	m.attempts, m.lastErr, m.next = 0, nil, time.Time{}
+	m.retry.Succeed()
 	if r.MemberID != nil && *r.MemberID != "" {
 		m.memberID = *r.MemberID
 	}

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -37,22 +36,19 @@ type offsetState struct {
 // Offsets finds the initial position of each partition that has none.
 // Loop goroutine only.
 type Offsets struct {
-	reset   string
-	backoff managers.Backoff
-	coord   *managers.Coordinator
-	fetch   *Fetch
+	reset string
+	coord *managers.Coordinator
+	fetch *Fetch
 
 	state         map[managers.TopicPartition]*offsetState
 	fetchInFlight bool
 	listInFlight  map[int32]bool
-	attempts      int
-	next          time.Time
-	lastErr       error
+	retry         managers.Retry
 }
 
 // NewOffsets returns the offsets manager; positions go to fetch.
 func NewOffsets(reset string, backoff managers.Backoff, coord *managers.Coordinator, fetch *Fetch) *Offsets {
-	return &Offsets{reset: reset, backoff: backoff, coord: coord, fetch: fetch,
+	return &Offsets{reset: reset, retry: managers.Retry{Backoff: backoff}, coord: coord, fetch: fetch,
 		state: map[managers.TopicPartition]*offsetState{}, listInFlight: map[int32]bool{}}
 }
 
@@ -122,8 +118,8 @@ func (o *Offsets) pollCommitted(tx *reactor.Tx, v View, needs []PositionNeed) re
 		return reactor.Await(reactor.InputCoordinator, "committed offsets needed, coordinator unknown")
 	case v.InGroup && v.MemberEpoch <= 0:
 		return reactor.Await(reactor.InputMembership, "committed offsets needed, member has no epoch")
-	case tx.Now.Before(o.next):
-		return reactor.RetryAt(o.next, "OffsetFetch backoff")
+	case tx.Now.Before(o.retry.Next()):
+		return reactor.RetryAt(o.retry.Next(), "OffsetFetch backoff")
 	}
 	req := kmsg.NewPtrOffsetFetchRequest()
 	g := kmsg.NewOffsetFetchRequestGroup()
@@ -176,9 +172,7 @@ func mapsKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
 }
 
 func (o *Offsets) retryLater(tx *reactor.Tx, err error) {
-	o.lastErr = err
-	o.attempts++
-	o.next = tx.Now.Add(o.backoff.Delay(o.attempts))
+	o.retry.Fail(tx.Now, err)
 }
 
 func (o *Offsets) onOffsetFetch(tx *reactor.Tx, node int32, gens map[managers.TopicPartition]uint64, resp any, err error) {
@@ -222,7 +216,7 @@ func (o *Offsets) onOffsetFetch(tx *reactor.Tx, node int32, gens map[managers.To
 		o.retryLater(tx, err)
 		return
 	}
-	o.attempts, o.lastErr = 0, nil
+	o.retry.Succeed()
 	for _, p := range parts {
 		topic := p.topic
 		if topic == "" {
@@ -255,8 +249,8 @@ func (o *Offsets) pollReset(tx *reactor.Tx, v View, needs []PositionNeed) reacto
 		}
 		return reactor.Await(reactor.InputApplication, "no offset and auto.offset.reset=none")
 	}
-	if tx.Now.Before(o.next) {
-		return reactor.RetryAt(o.next, "ListOffsets backoff")
+	if next, waiting := o.retry.Waiting(tx.Now); waiting {
+		return reactor.RetryAt(next, "ListOffsets backoff")
 	}
 	ts := int64(-2)
 	if o.reset == ResetLatest {

@@ -11,8 +11,6 @@ package share
 // Await(response)).
 
 import (
-	"errors"
-	"fmt"
 	"slices"
 	"time"
 
@@ -23,42 +21,25 @@ import (
 	"github.com/kreactor/kreactor/reactor"
 )
 
-// MemberState is the share member's state. The zero value is invalid.
-type MemberState uint8
+// MemberState is the member's lifecycle (shared with the other consumer's
+// membership: only the protocol differs).
+type MemberState = managers.MemberState
 
+// Member states, for callers of this package.
 const (
-	MemberUnsubscribed MemberState = 1 + iota // no subscription yet
-	MemberJoining                             // epoch 0 heartbeat due or in flight
-	MemberStable                              // has an epoch; heartbeats on its interval
-	MemberLeaving                             // epoch -1 heartbeat due or in flight
-	MemberLeft                                // left (or never joined)
-	MemberFatal                               // non-retriable error
+	MemberUnsubscribed = managers.MemberUnsubscribed
+	MemberJoining      = managers.MemberJoining
+	MemberStable       = managers.MemberStable
+	MemberLeaving      = managers.MemberLeaving
+	MemberLeft         = managers.MemberLeft
+	MemberFatal        = managers.MemberFatal
 )
-
-func (s MemberState) String() string {
-	switch s {
-	case MemberUnsubscribed:
-		return "unsubscribed"
-	case MemberJoining:
-		return "joining"
-	case MemberStable:
-		return "stable"
-	case MemberLeaving:
-		return "leaving"
-	case MemberLeft:
-		return "left"
-	case MemberFatal:
-		return "fatal"
-	}
-	return fmt.Sprintf("invalid(%d)", uint8(s))
-}
 
 // Membership owns the share member's id, epoch, subscription and assignment.
 // Loop goroutine only.
 type Membership struct {
 	group    string
 	memberID string
-	backoff  managers.Backoff
 	coord    *managers.Coordinator
 
 	state        MemberState
@@ -68,9 +49,7 @@ type Membership struct {
 	interval     time.Duration
 	nextBeat     time.Time
 	inFlight     bool
-	attempts     int
-	next         time.Time
-	lastErr      error
+	retry        managers.Retry
 
 	target        map[[16]byte][]int32 // last assignment received, by topic id
 	assigned      []managers.TopicPartition
@@ -79,7 +58,7 @@ type Membership struct {
 
 // NewMembership returns the share membership manager of group.
 func NewMembership(group string, backoff managers.Backoff, coord *managers.Coordinator) *Membership {
-	return &Membership{group: group, memberID: managers.NewMemberID(), backoff: backoff, coord: coord, state: MemberUnsubscribed}
+	return &Membership{group: group, memberID: managers.NewMemberID(), retry: managers.Retry{Backoff: backoff}, coord: coord, state: MemberUnsubscribed}
 }
 
 // Name is "share-membership".
@@ -89,7 +68,7 @@ func (m *Membership) Name() string { return "share-membership" }
 func (m *Membership) State() MemberState { return m.state }
 func (m *Membership) MemberID() string   { return m.memberID }
 func (m *Membership) Epoch() int32       { return m.epoch }
-func (m *Membership) LastError() error   { return m.lastErr }
+func (m *Membership) LastError() error   { return m.retry.Err() }
 
 // Assigned returns the assignment (sorted) and its version.
 func (m *Membership) Assigned() ([]managers.TopicPartition, uint64) {
@@ -152,13 +131,13 @@ func (m *Membership) Poll(tx *reactor.Tx, v View) reactor.Result {
 	case m.state == MemberLeft:
 		return reactor.Idle("left the share group")
 	case m.state == MemberFatal:
-		return reactor.Idle("fatal: " + m.lastErr.Error())
+		return reactor.Idle("fatal: " + m.retry.Err().Error())
 	case m.inFlight:
 		return reactor.Await(reactor.InputResponse, "share heartbeat in flight")
 	case !v.CoordinatorKnown:
 		return reactor.Await(reactor.InputCoordinator, "coordinator unknown")
-	case tx.Now.Before(m.next):
-		return reactor.RetryAt(m.next, "share heartbeat backoff")
+	case m.backingOff(tx.Now):
+		return reactor.RetryAt(m.retry.Next(), "share heartbeat backoff")
 	}
 	if m.target != nil {
 		m.resolve(tx, v.Meta)
@@ -203,10 +182,11 @@ func (m *Membership) send(tx *reactor.Tx, v View, reason string) reactor.Result 
 	})
 }
 
-func (m *Membership) fail(tx *reactor.Tx, err error) {
-	m.lastErr = err
-	m.attempts++
-	m.next = tx.Now.Add(m.backoff.Delay(m.attempts))
+func (m *Membership) fail(tx *reactor.Tx, err error) { m.retry.Fail(tx.Now, err) }
+
+func (m *Membership) backingOff(now time.Time) bool {
+	_, waiting := m.retry.Waiting(now)
+	return waiting
 }
 
 func (m *Membership) onResponse(tx *reactor.Tx, node int32, sentState MemberState, sentSubs bool, resp any, err error) {
@@ -223,7 +203,8 @@ func (m *Membership) onResponse(tx *reactor.Tx, node int32, sentState MemberStat
 		if managers.IsCoordinatorError(err) {
 			m.coord.MarkUnknown(err)
 		}
-		m.state, m.epoch, m.lastErr = MemberLeft, -1, err
+		m.state, m.epoch = MemberLeft, -1
+		m.retry.Note(err)
 		return
 	}
 	if m.state != sentState && !(sentState == MemberJoining && m.state == MemberStable) {
@@ -232,27 +213,28 @@ func (m *Membership) onResponse(tx *reactor.Tx, node int32, sentState MemberStat
 		}
 		return // the state moved on while this was in flight (P3)
 	}
-	switch {
-	case err == nil:
-	case managers.IsCoordinatorError(err):
+	switch managers.ClassifyHeartbeat(err) {
+	case managers.HeartbeatOK:
+	case managers.HeartbeatCoordinator:
 		m.coord.MarkUnknown(err)
 		m.fail(tx, err)
 		return
-	case errors.Is(err, kerr.UnknownMemberID), errors.Is(err, kerr.FencedMemberEpoch):
-		m.lastErr = err
+	case managers.HeartbeatFenced:
+		m.retry.Note(err)
 		m.state, m.epoch = MemberJoining, 0
 		m.setAssigned(nil)
 		m.target = nil
 		return
-	case kerr.IsRetriable(err):
+	case managers.HeartbeatRetriable:
 		m.fail(tx, err)
 		return
 	default:
-		m.state, m.lastErr = MemberFatal, err
+		m.state = MemberFatal
+		m.retry.Note(err)
 		m.setAssigned(nil)
 		return
 	}
-	m.attempts, m.lastErr, m.next = 0, nil, time.Time{}
+	m.retry.Succeed()
 	if r.MemberID != nil && *r.MemberID != "" {
 		m.memberID = *r.MemberID
 	}
