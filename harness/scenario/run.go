@@ -20,9 +20,9 @@ import (
 
 // Figure is one measured number of a run and the bound it was held to.
 type Figure struct {
-	Name  string
-	Value float64
-	Unit  string
+	Name   string
+	Value  float64
+	Unit   string
 	Bound  string // "" when the figure is informational
 	Pass   bool
 	Detail string // text that goes with the number (an error, callback outcomes)
