@@ -48,3 +48,23 @@ fmt:
 
 vet:
 	$(GO) vet ./...
+
+# Real Kafka in Docker (package containers). Not part of `make test` yet.
+#   make docker       start a local Docker engine: images/kafka/docker.sh start
+#                     (installs docker.io when missing; waits <= 60 s for it)
+#   make kafka-image  build $(KAFKA_IMAGE) from Maven Central jars unless the
+#                     image is present (FORCE=1 rebuilds); starts Docker first
+# testcontainers-go must not start its reaper (an image no registry here
+# serves) nor address the Docker gateway: package containers also defaults
+# both variables when unset.
+KAFKA_IMAGE ?= kreactor/kafka:4.4.0
+export TESTCONTAINERS_RYUK_DISABLED ?= true
+export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
+
+.PHONY: docker kafka-image
+
+docker:
+	images/kafka/docker.sh start
+
+kafka-image: docker
+	KREACTOR_KAFKA_IMAGE=$(KAFKA_IMAGE) images/kafka/build.sh
