@@ -34,12 +34,20 @@ func (b *Broker) Produce(ctx context.Context, topic string, n int, fn func(i int
 	if parts == 0 {
 		return nil, &ArgError{op, "topic", topic, "no such topic"}
 	}
+	return ProduceTo(ctx, b.Addrs(), topic, parts, n, fn)
+}
+
+// ProduceTo is Produce against any cluster at addrs (a real one too): record
+// i goes to partition i mod partitions, acks=all, client id
+// ProducerClientID. Errors: ctx.Err(), or a *ProduceError for the first
+// record that failed.
+func ProduceTo(ctx context.Context, addrs []string, topic string, parts int32, n int, fn func(i int) (key, value []byte)) (map[int32]int, error) {
 	counts := make(map[int32]int, parts)
 	if n == 0 {
 		return counts, nil
 	}
 	cl, err := kgo.NewClient(
-		kgo.SeedBrokers(b.Addrs()...),
+		kgo.SeedBrokers(addrs...),
 		kgo.ClientID(ProducerClientID),
 		kgo.RecordPartitioner(kgo.ManualPartitioner()),
 		kgo.WithLogger(kgo.BasicLogger(discard{}, kgo.LogLevelNone, nil)),

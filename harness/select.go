@@ -13,10 +13,11 @@ const (
 	EnvSubject = "KREACTOR_SUBJECT" // subject name; default "reactor"
 )
 
-// Targets are the known targets by name. "kafka" (testcontainers) is
-// planned.
+// Targets are the known targets by name: "kfake" (in-process) and "kafka"
+// (real Apache Kafka in Docker, behind the recording proxy).
 var Targets = map[string]Target{
 	Kfake{}.Name(): Kfake{},
+	Kafka{}.Name(): Kafka{},
 }
 
 // Subjects are the known subjects by name.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -128,6 +129,7 @@ func New[V any](cfg Config[V]) (*Loop[V], error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	cfg.Managers = slices.Clone(cfg.Managers) // fixed at New: no runtime registration (P6)
 	if cfg.InboxCapacity == 0 {
 		cfg.InboxCapacity = 1024
 	}

@@ -63,6 +63,7 @@ func runScenario(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	defer harness.CloseSharedClusters() //nolint:errcheck // best effort at exit
 	failed := 0
 	for _, sc := range scs {
 		rctx, cancel := context.WithTimeout(ctx, *timeout)

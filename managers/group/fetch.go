@@ -39,7 +39,7 @@ type fetchPartition struct {
 	hasPos   bool
 	reset    bool // position must come from auto.offset.reset (OFFSET_OUT_OF_RANGE)
 	pos      managers.Position
-	gen      uint64 // bumps when the position is reset or set; guards stale answers (P3)
+	gen      uint64 // a Fetch-wide fresh value on assignment, reset or set; guards stale answers (P3)
 	buffered []*kgo.Record
 	paused   bool
 	next     time.Time // backoff after a partition error
@@ -60,6 +60,8 @@ type Fetch struct {
 	consumed      map[managers.TopicPartition]managers.Position
 	errs          []error // partition errors for the application
 	sent          int
+	gens          uint64 // last generation handed out; never reused, so an answer for
+	// a revoked and reassigned partition cannot match its new generation
 }
 
 // NewFetch returns the fetch manager.
@@ -71,6 +73,12 @@ func NewFetch(cfg FetchConfig, meta *managers.Metadata) *Fetch {
 		inFlight: map[int32]bool{},
 		consumed: map[managers.TopicPartition]managers.Position{},
 	}
+}
+
+// nextGen returns a generation no partition has had before.
+func (f *Fetch) nextGen() uint64 {
+	f.gens++
+	return f.gens
 }
 
 // Name is "fetch".
@@ -95,7 +103,7 @@ func (f *Fetch) sync(v View) {
 			next[tp] = p
 			continue
 		}
-		next[tp] = &fetchPartition{}
+		next[tp] = &fetchPartition{gen: f.nextGen()}
 	}
 	for tp, p := range f.parts {
 		if _, ok := next[tp]; !ok {
@@ -136,7 +144,7 @@ func (f *Fetch) SetPosition(tp managers.TopicPartition, pos managers.Position, g
 		return false
 	}
 	p.pos, p.hasPos, p.reset = pos, true, false
-	p.gen++
+	p.gen = f.nextGen()
 	if _, ok := f.consumed[tp]; !ok {
 		f.consumed[tp] = pos
 	}
@@ -412,7 +420,7 @@ func (f *Fetch) applyPartition(tx *reactor.Tx, tp managers.TopicPartition, p *fe
 	case perr == nil:
 	case errors.Is(perr, kerr.OffsetOutOfRange):
 		p.hasPos, p.reset = false, true
-		p.gen++
+		p.gen = f.nextGen()
 		return
 	case errors.Is(perr, kerr.NotLeaderForPartition), errors.Is(perr, kerr.UnknownTopicOrPartition),
 		errors.Is(perr, kerr.FencedLeaderEpoch), errors.Is(perr, kerr.UnknownTopicID),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -82,6 +83,7 @@ func New[V any](cfg Config[V]) (*Loop[V], error) {
 	case cfg.Transport == nil:
 		return nil, &reactor.ConfigError{Field: "Transport", Reason: "required"}
 	}
+	cfg.Managers = slices.Clone(cfg.Managers) // fixed at New: no runtime registration
 	if cfg.InboxCapacity <= 0 {
 		cfg.InboxCapacity = 1024
 	}

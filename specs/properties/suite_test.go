@@ -26,5 +26,6 @@ var target, subject = harness.MustSelect()
 var _ = BeforeSuite(harness.SnapshotGoroutines)
 
 var _ = AfterSuite(func() {
+	Expect(harness.CloseSharedClusters()).To(Succeed(), "terminate the kafka target's pooled clusters")
 	Expect(harness.LeakedGoroutines()).To(Succeed(), "goroutines still running after the suite")
 })

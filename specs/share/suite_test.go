@@ -27,5 +27,6 @@ var shareSubject = subject.(harness.ShareSubject)
 var _ = BeforeSuite(harness.SnapshotGoroutines)
 
 var _ = AfterSuite(func() {
+	Expect(harness.CloseSharedClusters()).To(Succeed(), "terminate the kafka target's pooled clusters")
 	Expect(harness.LeakedGoroutines()).To(Succeed(), "goroutines still running after the suite")
 })

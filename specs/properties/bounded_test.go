@@ -1,0 +1,278 @@
+package properties
+
+// P6, "bounded": the engine keeps a bounded trace of recent decisions
+// (Config.TraceCapacity, default 256) and a bounded inbox
+// (Config.InboxCapacity): Submit blocks while the inbox is full and the
+// loop busy, until its context ends, so back-pressure reaches the caller
+// instead of memory growing. And a consumer that consumes continuously keeps
+// a steady heap: sampled after a forced GC once a second after a warm-up,
+// the last sample is at most heapGrowthBound times the first. The broker's
+// log is trimmed behind the consumer as it goes (harness.LogTrimmer), since
+// kfake keeps every record in this process and would otherwise be the trend.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/managers"
+	"github.com/kreactor/kreactor/reactor"
+)
+
+const (
+	// defaultTraceCapacity is Config.TraceCapacity's documented default.
+	defaultTraceCapacity = 256
+	// traceSteps is how many steps the trace spec drives: several times
+	// the capacity.
+	traceSteps = 3*defaultTraceCapacity + 17
+	// tinyInbox is the inbox capacity of the back-pressure spec.
+	tinyInbox = 2
+	// submitBlockWait is the deadline of the Submit that must block.
+	submitBlockWait = 100 * time.Millisecond
+
+	// heapRun is how long the memory spec consumes; heapWarmup how long
+	// before the first sample; heapSampleEvery the sampling period.
+	heapRun         = 10 * time.Second
+	heapWarmup      = 2 * time.Second
+	heapSampleEvery = time.Second
+	// heapGrowthBound is the largest last/first ratio of the heap samples.
+	heapGrowthBound = 1.5
+	// produceBatch records of produceValueBytes each are produced every
+	// produceEvery while the memory spec runs.
+	produceBatch      = 1000
+	produceValueBytes = 200
+	produceEvery      = 100 * time.Millisecond
+	// segmentBytes is the topic's segment.bytes in the memory spec.
+	segmentBytes = 256 << 10
+)
+
+// idleManager is a synthetic manager with nothing to do, except that after
+// an event sets block it blocks its next poll until release is closed
+// (entered is closed when it starts blocking). Engine goroutine only.
+type idleManager struct {
+	block   bool
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (m *idleManager) Name() string { return "idle" }
+
+func (m *idleManager) Poll(*reactor.Tx, synthView) reactor.Result {
+	if m.block {
+		m.block = false
+		close(m.entered)
+		<-m.release // the "busy" loop the spec controls
+	}
+	return reactor.Idle("nothing to do")
+}
+
+func noTransport() reactor.Transport {
+	return reactor.TransportFunc(func(*reactor.Request, func(any, error)) {
+		Fail("the synthetic manager sent a request")
+	})
+}
+
+var _ = Describe("Bounded memory", func() {
+	It("keeps the decision trace at its capacity however many steps the loop takes",
+		harness.Spec("bounded.trace", []string{"P6"}, subject.Name(), target.Name()),
+		SpecTimeout(harness.SpecTimeout),
+		func(ctx SpecContext) {
+			eng, ok := newEngine(subject.Name(), []reactor.Manager[synthView]{&idleManager{}}, noTransport(), 0)
+			if !ok {
+				Skip("subject " + subject.Name() + " has no engine this spec can build")
+			}
+			eng.Start()
+			DeferCleanup(eng.Stop)
+			for range traceSteps {
+				done := make(chan struct{})
+				Expect(eng.Submit(ctx, "step", func(tx *reactor.Tx) { tx.Effect(func() { close(done) }) })).To(Succeed())
+				select {
+				case <-done:
+				case <-ctx.Done():
+					Fail("the event's effect never ran")
+				}
+			}
+			Eventually(ctx, func() uint64 { return eng.Stats().Steps }).WithTimeout(harness.WaitTimeout).Should(BeNumerically(">=", traceSteps))
+			tr := eng.Trace()
+			steps := eng.Stats().Steps
+			harness.Figure("steps", float64(steps), "steps", fmt.Sprintf(">= %d", traceSteps))
+			harness.Figure("trace_length", float64(len(tr)), "decisions", fmt.Sprintf("== %d (default TraceCapacity)", defaultTraceCapacity))
+			Expect(len(tr)).To(Equal(defaultTraceCapacity), "decisions retained after %d steps: the trace must hold exactly TraceCapacity (default %d)", steps, defaultTraceCapacity)
+			for i := 1; i < len(tr); i++ {
+				Expect(tr[i].Step).To(Equal(tr[i-1].Step+1), "trace steps are consecutive, oldest first")
+			}
+			Expect(tr[len(tr)-1].Step).To(BeNumerically(">=", uint64(traceSteps)), "the trace keeps the newest decisions")
+		})
+
+	It("blocks Submit while the inbox is full and the loop busy, until the caller's deadline",
+		harness.Spec("bounded.inbox", []string{"P6"}, subject.Name(), target.Name()),
+		SpecTimeout(harness.SpecTimeout),
+		func(ctx SpecContext) {
+			m := &idleManager{entered: make(chan struct{}), release: make(chan struct{})}
+			eng, ok := newEngine(subject.Name(), []reactor.Manager[synthView]{m}, noTransport(), tinyInbox)
+			if !ok {
+				Skip("subject " + subject.Name() + " has no engine this spec can build")
+			}
+			eng.Start()
+			released := false
+			DeferCleanup(func() {
+				if !released {
+					close(m.release)
+				}
+				eng.Stop()
+			})
+			noop := func(*reactor.Tx) {}
+
+			By("making the loop busy: a poll that blocks until released")
+			Expect(eng.Submit(ctx, "block", func(*reactor.Tx) { m.block = true })).To(Succeed())
+			Eventually(ctx, m.entered).WithTimeout(harness.WaitTimeout).Should(BeClosed(), "the loop entered the blocking poll")
+
+			By(fmt.Sprintf("filling the inbox (capacity %d)", tinyInbox))
+			for i := range tinyInbox {
+				sctx, cancel := context.WithTimeout(ctx, harness.WaitTimeout)
+				err := eng.Submit(sctx, "fill", noop)
+				cancel()
+				Expect(err).NotTo(HaveOccurred(), "Submit %d of %d into a non-full inbox", i+1, tinyInbox)
+			}
+
+			By(fmt.Sprintf("submitting one more with a %s deadline: it must block until the deadline", submitBlockWait))
+			sctx, cancel := context.WithTimeout(ctx, submitBlockWait)
+			start := time.Now()
+			err := eng.Submit(sctx, "overflow", noop)
+			blocked := time.Since(start)
+			cancel()
+			harness.Figure("inbox_capacity", tinyInbox, "observations", "")
+			harness.Figure("submit_blocked_for", float64(blocked.Milliseconds()), "ms", fmt.Sprintf(">= %d ms (its deadline)", submitBlockWait.Milliseconds()))
+			Expect(errors.Is(err, context.DeadlineExceeded)).To(BeTrue(), "Submit into a full inbox of a busy loop returned %v, want context.DeadlineExceeded after submitBlockWait (%s)", err, submitBlockWait)
+			Expect(blocked).To(BeNumerically(">=", submitBlockWait), "Submit returned before its deadline (submitBlockWait %s)", submitBlockWait)
+
+			By("releasing the loop: Submit is accepted again")
+			close(m.release)
+			released = true
+			sctx, cancel = context.WithTimeout(ctx, harness.WaitTimeout)
+			defer cancel()
+			Expect(eng.Submit(sctx, "after", noop)).To(Succeed(), "Submit after the loop drained its inbox")
+		})
+
+	It("keeps a steady heap while consuming continuously for 10 s",
+		harness.Spec("bounded.steady-heap", []string{"P6"}, subject.Name(), target.Name()),
+		SpecTimeout(harness.SpecTimeout),
+		func(ctx SpecContext) {
+			const topic = "telemetry"
+			cl := harness.StartCluster(ctx, target, harness.TargetConfig{Brokers: 1})
+			trimmer, ok := cl.(harness.LogTrimmer)
+			creator, ok2 := cl.(harness.TopicCreator)
+			if !ok || !ok2 {
+				Skip("target " + target.Name() + " cannot trim its log: its own memory would be the trend")
+			}
+			// Small segments, so trimming behind the consumer frees the
+			// broker's memory as the run goes (kfake frees whole segments).
+			Expect(creator.CreateTopic(ctx, topic, 3, map[string]string{"segment.bytes": strconv.Itoa(segmentBytes)})).To(Succeed())
+			groupID, clientID := harness.UniqueName("p6-heap"), harness.UniqueName("p6-heap-client")
+			c := harness.NewConsumer(subject, harness.ConsumerConfig(cl, groupID, clientID))
+			Expect(c.Subscribe(topic)).To(Succeed())
+
+			By(fmt.Sprintf("producing %d records of %d bytes every %s", produceBatch, produceValueBytes, produceEvery))
+			value := make([]byte, produceValueBytes)
+			var produced atomic.Int64
+			var produceErr error
+			// quiet is held by the producer while it produces a batch and
+			// by the sampler while it samples: the producer's in-flight
+			// batch (records, and the compressor's megabyte-sized tables)
+			// is not the consumer's memory.
+			var quiet sync.Mutex
+			pctx, stopProducing := context.WithCancel(ctx)
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				t := time.NewTicker(produceEvery)
+				defer t.Stop()
+				for {
+					quiet.Lock()
+					counts, err := cl.Produce(pctx, topic, produceBatch, func(int) ([]byte, []byte) { return nil, value })
+					quiet.Unlock()
+					for _, n := range counts {
+						produced.Add(int64(n))
+					}
+					if err != nil {
+						if pctx.Err() == nil {
+							produceErr = err
+						}
+						return
+					}
+					select {
+					case <-t.C:
+					case <-pctx.Done():
+						return
+					}
+				}
+			})
+			DeferCleanup(func() { stopProducing(); wg.Wait() })
+
+			By(fmt.Sprintf("consuming for %s, trimming the log behind the consumer, sampling the heap every %s after %s", heapRun, heapSampleEvery, heapWarmup))
+			next := map[managers.TopicPartition]int64{}
+			outOfOrder := 0
+			consumed := 0
+			var samples []harness.HeapSample
+			start := time.Now()
+			nextSample := start.Add(heapWarmup)
+			for time.Since(start) < heapRun && ctx.Err() == nil {
+				pctx, cancel := context.WithTimeout(ctx, harness.PollSlice)
+				recs, err := c.Poll(pctx)
+				cancel()
+				Expect(err).NotTo(HaveOccurred(), "Poll while consuming\n%s", c.Diagnose())
+				for _, r := range recs {
+					tp := managers.TopicPartition{Topic: r.Topic, Partition: r.Partition}
+					if want, seen := next[tp]; seen && r.Offset != want {
+						outOfOrder++
+					}
+					next[tp] = r.Offset + 1
+				}
+				consumed += len(recs)
+				for tp, off := range next {
+					Expect(trimmer.DeleteRecords(ctx, tp.Topic, tp.Partition, off)).To(Succeed(), "trimming %s below %d", tp, off)
+				}
+				if now := time.Now(); !now.Before(nextSample) {
+					quiet.Lock()
+					samples = append(samples, harness.SampleHeap())
+					quiet.Unlock()
+					nextSample = nextSample.Add(heapSampleEvery)
+				}
+			}
+			stopProducing()
+			wg.Wait()
+			Expect(produceErr).NotTo(HaveOccurred(), "producing")
+
+			growth := harness.HeapGrowth(samples)
+			var peak uint64
+			for _, s := range samples {
+				peak = max(peak, s.HeapInuse)
+			}
+			mb := func(b uint64) float64 { return float64(b) / (1 << 20) }
+			took := time.Since(start)
+			harness.Figure("records_produced", float64(produced.Load()), "records", "")
+			harness.Figure("records_consumed", float64(consumed), "records", "> 0")
+			harness.Figure("consume_rate", float64(consumed)/took.Seconds(), "records/s", "")
+			harness.Figure("heap_samples", float64(len(samples)), "samples", "")
+			if len(samples) > 0 {
+				harness.Figure("heap_inuse_first", mb(samples[0].HeapInuse), "MiB", "")
+				harness.Figure("heap_inuse_last", mb(samples[len(samples)-1].HeapInuse), "MiB", "")
+				harness.Figure("heap_inuse_peak", mb(peak), "MiB", "")
+				harness.Figure("heap_live_first", mb(samples[0].HeapAlloc), "MiB", "")
+				harness.Figure("heap_live_last", mb(samples[len(samples)-1].HeapAlloc), "MiB", "")
+			}
+			harness.Figure("heap_growth", growth, "x", fmt.Sprintf("<= %.1f (last / first)", heapGrowthBound))
+			harness.Figure("loop_steps", float64(c.Stats().Steps), "steps", "")
+			Expect(len(samples)).To(BeNumerically(">=", int((heapRun-heapWarmup)/heapSampleEvery)), "heap samples taken")
+			Expect(consumed).To(BeNumerically(">", 0), "records consumed\n%s", c.Diagnose())
+			Expect(outOfOrder).To(BeZero(), "records delivered out of offset order or with gaps")
+			Expect(growth).To(BeNumerically("<=", heapGrowthBound), "heap in use grew %.2fx between the first and the last sample: more than heapGrowthBound (%.1fx)", growth, heapGrowthBound)
+		})
+})

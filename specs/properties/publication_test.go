@@ -1,0 +1,472 @@
+package properties
+
+// P4: one immutable timing decision is published before any
+// application-visible effect it includes runs, and an application call never
+// stays blocked once its release condition is published.
+//
+// Two specs. The stress spec drives CommitSync through a consumer of the
+// subject 10,000 times against kfake with every OffsetCommit answer delayed
+// by a random 0-2 ms (held on the consumer's side of the connection), and checks each return twice: with the consumer's own
+// return probe (consumer.CommitReturns: the published decision's version at
+// return is below the version of the completion) and independently with the
+// decision trace (the decision whose commit manager result first turns Idle
+// after the call, i.e. the one containing the completion, must already be in
+// the trace when the call returns). A late return is a call that returns
+// lateReturnBound or more after the start of the step that published its
+// completion: the step's time At is read before the step polls and
+// publishes, so the measure can only overstate lateness, and a call the
+// publication failed to wake (a lost wakeup) shows up as one blocked until
+// some unrelated later step (heartbeat interval, fetch long poll: hundreds
+// of milliseconds). The engine spec checks invariant 4 on the engine alone,
+// with synthetic managers: every effect sees a published version at least
+// the version it was queued at.
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/reactor"
+	"github.com/kreactor/kreactor/reactor/baseline"
+)
+
+const (
+	// commitCalls is how many CommitSync calls the stress spec makes in
+	// total, spread over commitConsumers consumers (each in its own group,
+	// each called from its own goroutine) so the broker's delays overlap.
+	commitCalls     = 10_000
+	commitConsumers = 4
+	// commitDelayMax bounds the delay of each OffsetCommit answer: uniform
+	// in [0, commitDelayMax).
+	commitDelayMax = 2 * time.Millisecond
+	// lateReturnBound is how long after the start of the step that
+	// published its completion a CommitSync may still be blocked. Steps
+	// take well under a millisecond; the bound leaves room for a
+	// descheduled goroutine on a loaded 2-core machine under -race, and is
+	// still far below the heartbeat interval and the fetch long poll that
+	// would next wake a call whose wakeup was lost.
+	lateReturnBound = 50 * time.Millisecond
+	// p4Records are consumed first, so every CommitSync has positions to
+	// commit on both subjects (the baseline commits only positions of
+	// records it returned).
+	p4Records = 300
+	// effectChecks is how many effects the engine spec queues.
+	effectChecks = 10_000
+)
+
+// commitRun is what one consumer's goroutine measured.
+type commitRun struct {
+	clientID      string
+	calls, errors int
+	firstErr      error
+	earlyTrace    int // returned before its completion decision was in the trace
+	late          int // returned >= lateReturnBound after its completion step
+	unmeasured    int // the trace no longer held the call's steps
+	latenesses    []time.Duration
+	lateExample   string
+	earlyExample  string
+}
+
+var _ = Describe("Publication before effects", func() {
+	It("returns every one of 10,000 CommitSync calls after, and promptly after, the decision containing its completion is published",
+		harness.Spec("publication.commit-sync-stress", []string{"P4"}, subject.Name(), target.Name()),
+		SpecTimeout(2*harness.SpecTimeout),
+		func(ctx SpecContext) {
+			const topic = "ledger"
+			cl := harness.StartCluster(ctx, target, harness.TargetConfig{Brokers: 1, Topics: map[string]int32{topic: 3}})
+			rec := cl.Recorder()
+			_, err := cl.Produce(ctx, topic, p4Records, nil)
+			Expect(err).NotTo(HaveOccurred())
+
+			// Every OffsetCommit answer is held a random 0..commitDelayMax
+			// on the consumers' side of the connection (harness.ResponseDelay
+			// explains why not on the broker's side).
+			delay := harness.DelayResponses(kmsg.OffsetCommit, func() time.Duration { return rand.N(commitDelayMax) })
+			DeferCleanup(delay.Heal)
+
+			By(fmt.Sprintf("starting %d consumers, each in its own group, and consuming %d records with each", commitConsumers, p4Records))
+			type subjectConsumer struct {
+				c        harness.Consumer
+				probe    harness.Probe
+				clientID string
+			}
+			var cs []subjectConsumer
+			for i := range commitConsumers {
+				groupID, clientID := harness.UniqueName(fmt.Sprintf("p4-%d", i)), harness.UniqueName(fmt.Sprintf("p4-client-%d", i))
+				cfg := harness.ConsumerConfig(cl, groupID, clientID)
+				cfg.Dial = delay.Dial
+				c := harness.NewConsumer(subject, cfg)
+				probe, ok := harness.ProbeOf(c)
+				if !ok {
+					Skip("subject " + subject.Name() + " has no decision trace or return probe")
+				}
+				Expect(c.Subscribe(topic)).To(Succeed())
+				cs = append(cs, subjectConsumer{c, probe, clientID})
+			}
+			for _, sc := range cs {
+				wctx, cancel := context.WithTimeout(ctx, harness.WaitTimeout)
+				_, _, err := harness.PollUntil(wctx, sc.c, p4Records)
+				cancel()
+				Expect(err).NotTo(HaveOccurred(), "consuming before the stress\n%s", sc.c.Diagnose())
+			}
+
+			By(fmt.Sprintf("calling CommitSync %d times (%d per consumer, consumers in parallel)", commitCalls, commitCalls/commitConsumers))
+			returnsBefore := make([][2]uint64, len(cs))
+			for i, sc := range cs {
+				returnsBefore[i][0], returnsBefore[i][1] = sc.probe.CommitReturns()
+			}
+			from := rec.Mark()
+			start := time.Now()
+			runs := make([]commitRun, len(cs))
+			var wg sync.WaitGroup
+			for i, sc := range cs {
+				wg.Go(func() {
+					defer GinkgoRecover()
+					runs[i] = stressCommitSync(ctx, sc.c, sc.probe, sc.clientID, commitCalls/commitConsumers)
+				})
+			}
+			wg.Wait()
+			took := time.Since(start)
+			to := rec.Mark()
+			delayed := delay.Hits()
+			delay.Heal()
+
+			var total commitRun
+			var lat []time.Duration
+			var early, returns uint64
+			for i, r := range runs {
+				total.calls += r.calls
+				total.errors += r.errors
+				total.earlyTrace += r.earlyTrace
+				total.late += r.late
+				total.unmeasured += r.unmeasured
+				lat = append(lat, r.latenesses...)
+				if total.firstErr == nil {
+					total.firstErr = r.firstErr
+				}
+				if total.lateExample == "" {
+					total.lateExample = r.lateExample
+				}
+				if total.earlyExample == "" {
+					total.earlyExample = r.earlyExample
+				}
+				ret, e := cs[i].probe.CommitReturns()
+				returns += ret - returnsBefore[i][0]
+				early += e - returnsBefore[i][1]
+			}
+			slices.Sort(lat)
+			window := harness.Window{From: from, To: to}
+			commits := 0
+			for _, sc := range cs {
+				commits += harness.CountIn(rec, kmsg.OffsetCommit, sc.clientID, window)
+			}
+
+			harness.Figure("commit_sync_calls", float64(total.calls), "calls", fmt.Sprintf("== %d", commitCalls))
+			harness.Figure("offset_commits_sent", float64(commits), "requests", fmt.Sprintf("== %d (one per call)", commitCalls))
+			harness.Figure("delayed_answers", float64(delayed), "responses", fmt.Sprintf("== %d", commitCalls))
+			harness.Figure("stress_duration", float64(took.Milliseconds()), "ms", "")
+			harness.Figure("commit_sync_per_second", float64(total.calls)/took.Seconds(), "calls/s", "")
+			harness.Figure("early_returns_probe", float64(early), "calls", "== 0")
+			harness.Figure("early_returns_trace", float64(total.earlyTrace), "calls", "== 0")
+			harness.Figure("late_returns", float64(total.late), "calls", fmt.Sprintf("== 0 (blocked >= %d ms after the completion step)", lateReturnBound.Milliseconds()))
+			harness.Figure("return_after_completion_step_p50", float64(percentile(lat, 0.50).Microseconds())/1000, "ms", "")
+			harness.Figure("return_after_completion_step_p99", float64(percentile(lat, 0.99).Microseconds())/1000, "ms", "")
+			harness.Figure("return_after_completion_step_max", float64(percentile(lat, 1).Microseconds())/1000, "ms", fmt.Sprintf("< %d ms", lateReturnBound.Milliseconds()))
+			harness.Figure("unmeasured_calls", float64(total.unmeasured), "calls", "== 0")
+
+			Expect(total.errors).To(BeZero(), "CommitSync calls that failed; first: %v", total.firstErr)
+			Expect(total.calls).To(Equal(commitCalls), "CommitSync calls made")
+			Expect(returns).To(Equal(uint64(commitCalls)), "CommitSync returns the consumer's probe counted")
+			Expect(commits).To(Equal(commitCalls), "OffsetCommit requests the brokers saw in the window: each CommitSync must send one")
+			Expect(delayed).To(Equal(commitCalls), "OffsetCommit answers delayed")
+			Expect(early).To(BeZero(), "CommitSync calls that returned before the decision containing their completion was published (consumer probe; P4)")
+			Expect(total.earlyTrace).To(BeZero(), "CommitSync calls that returned before the decision containing their completion was in the trace (P4); e.g. %s", total.earlyExample)
+			Expect(total.unmeasured).To(BeZero(), "calls whose steps had left the trace: the late / early check did not see them")
+			Expect(total.late).To(BeZero(), "CommitSync calls still blocked >= lateReturnBound (%s) after the step that published their completion; e.g. %s", lateReturnBound, total.lateExample)
+		})
+
+	It("runs every one of 10,000 effects after a decision whose version is at least the version the effect was queued at",
+		harness.Spec("publication.effects-after-decision", []string{"P4"}, subject.Name(), target.Name()),
+		SpecTimeout(harness.SpecTimeout),
+		func(ctx SpecContext) {
+			eng := newSyntheticEngine(subject.Name())
+			if eng == nil {
+				Skip("subject " + subject.Name() + " has no engine this spec can build")
+			}
+			res := runEffectChecks(ctx, eng, effectChecks)
+			harness.Figure("effects_run", float64(res.run), "effects", fmt.Sprintf(">= %d", effectChecks))
+			harness.Figure("effects_before_their_decision", float64(res.violations), "effects", "== 0")
+			harness.Figure("engine_steps", float64(eng.Stats().Steps), "steps", "")
+			Expect(res.run).To(BeNumerically(">=", effectChecks), "effects run")
+			Expect(res.violations).To(BeZero(), "effects that ran while the published decision's version was below the version they were queued at (invariant 4); e.g. %s", res.example)
+		})
+})
+
+// stressCommitSync calls CommitSync n times on c and classifies each return
+// against the decision trace.
+func stressCommitSync(ctx context.Context, c harness.Consumer, probe harness.Probe, clientID string, n int) commitRun {
+	r := commitRun{clientID: clientID}
+	for range n {
+		if ctx.Err() != nil {
+			break
+		}
+		startStep := c.Decision().Step
+		err := c.CommitSync(ctx)
+		returned := time.Now()
+		r.calls++
+		if err != nil {
+			r.errors++
+			if r.firstErr == nil {
+				r.firstErr = err
+			}
+			continue
+		}
+		tr := probe.Trace()
+		d, covered := completionDecision(tr, startStep)
+		switch {
+		case d != nil:
+			late := returned.Sub(d.At)
+			r.latenesses = append(r.latenesses, late)
+			if late >= lateReturnBound {
+				r.late++
+				if r.lateExample == "" {
+					r.lateExample = fmt.Sprintf("%s returned %s after the start of step %d:\n%s", clientID, late, d.Step, d.Diagnose())
+				}
+			}
+		case covered:
+			r.earlyTrace++
+			if r.earlyExample == "" {
+				r.earlyExample = fmt.Sprintf("%s returned while the latest traced decision was step %d:\n%s", clientID, tr[len(tr)-1].Step, tr[len(tr)-1].Diagnose())
+			}
+		default:
+			r.unmeasured++
+		}
+	}
+	return r
+}
+
+// completionDecision finds, in tr, the decision containing the completion of
+// a commit made by a call that started when the published step was
+// startStep: after startStep the commit manager's result first leaves Idle
+// (the commit is pending or in flight) and then returns to Idle (no commit
+// pending: the completion was applied in that step). covered reports
+// whether tr reaches back to startStep, i.e. whether a missing decision
+// means "not published yet" rather than "no longer retained".
+func completionDecision(tr []*reactor.Decision, startStep uint64) (d *reactor.Decision, covered bool) {
+	if len(tr) == 0 {
+		return nil, false
+	}
+	covered = tr[0].Step <= startStep+1
+	pending := false
+	for _, dec := range tr {
+		if dec.Step <= startStep {
+			continue
+		}
+		r, ok := dec.Result("commit")
+		if !ok {
+			continue
+		}
+		if r.Kind != reactor.KindIdle {
+			pending = true
+			continue
+		}
+		if pending {
+			return dec, covered
+		}
+	}
+	return nil, covered
+}
+
+func percentile(sorted []time.Duration, q float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(q * float64(len(sorted)-1))
+	return sorted[i]
+}
+
+// The engine spec: a synthetic manager set on the subject's engine.
+
+// synthView is the view the synthetic managers get: nothing.
+type synthView struct{}
+
+// synthEngine is what the engine spec needs of reactor.Loop and
+// baseline.Loop.
+type synthEngine interface {
+	Start()
+	Stop()
+	Submit(ctx context.Context, name string, apply func(*reactor.Tx)) error
+	Current() *reactor.Publication
+	Stats() reactor.Stats
+	Trace() []*reactor.Decision
+}
+
+// synthManager is a manager with random results: it may queue an effect
+// when polled, and when it has a request to send, its completion queues an
+// effect too. It is polled and completed on the engine goroutine only.
+type synthManager struct {
+	name    string
+	rnd     *rand.Rand
+	check   func(tx *reactor.Tx, what string)
+	pending int // requests wanted
+	flight  bool
+}
+
+func (m *synthManager) Name() string { return m.name }
+
+func (m *synthManager) Poll(tx *reactor.Tx, _ synthView) reactor.Result {
+	if m.rnd.IntN(4) == 0 {
+		m.check(tx, m.name+" poll")
+	}
+	switch {
+	case m.flight:
+		return reactor.Await(reactor.InputResponse, "request in flight")
+	case m.pending > 0:
+		m.pending--
+		m.flight = true
+		return reactor.Ready("work", &reactor.Request{Payload: m.name, OnComplete: func(tx *reactor.Tx, _ any, _ error) {
+			m.flight = false
+			m.check(tx, m.name+" completion")
+		}})
+	}
+	return reactor.Idle("nothing to do")
+}
+
+// synthTransport completes each request on its own goroutine, after a
+// random pause of up to 50 µs or at once.
+type synthTransport struct{ wg sync.WaitGroup }
+
+func (t *synthTransport) Send(_ *reactor.Request, done func(any, error)) {
+	t.wg.Go(func() {
+		if rand.IntN(2) == 0 {
+			time.Sleep(rand.N(50 * time.Microsecond)) // the "network": not a synchronisation
+		}
+		done(nil, nil)
+	})
+}
+
+type effectCheck struct {
+	eng        synthEngine
+	mu         sync.Mutex // guards the fields below: effects run on the engine goroutine, the spec reads them
+	run        int
+	violations int
+	example    string
+}
+
+// queue queues an effect on tx that checks the published version when it
+// runs; done, if not nil, is closed after the check.
+func (e *effectCheck) queue(tx *reactor.Tx, what string, done chan struct{}) {
+	queued := tx.Version
+	tx.Effect(func() {
+		published := e.eng.Current().Decision.Version
+		e.mu.Lock()
+		e.run++
+		if published < queued {
+			if e.violations == 0 {
+				e.example = fmt.Sprintf("%s effect queued at version %d ran with version %d published", what, queued, published)
+			}
+			e.violations++
+		}
+		e.mu.Unlock()
+		if done != nil {
+			close(done)
+		}
+	})
+}
+
+func (e *effectCheck) result() effectResult {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return effectResult{run: e.run, violations: e.violations, example: e.example}
+}
+
+var synthManagers = []string{"alpha", "beta", "gamma"}
+
+// newSyntheticEngine builds the engine of subject over synthetic managers,
+// or nil for a subject without one. The managers' effect checks are wired
+// by runEffectChecks.
+func newSyntheticEngine(subjectName string) *synthRig {
+	rig := &synthRig{tr: &synthTransport{}}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	var ms []reactor.Manager[synthView]
+	for _, name := range synthManagers {
+		m := &synthManager{name: name, rnd: rand.New(rand.NewPCG(rnd.Uint64(), rnd.Uint64())), check: func(tx *reactor.Tx, what string) { rig.check.queue(tx, what, nil) }}
+		rig.ms = append(rig.ms, m)
+		ms = append(ms, m)
+	}
+	eng, ok := newEngine(subjectName, ms, rig.tr, 0)
+	if !ok {
+		return nil
+	}
+	rig.synthEngine = eng
+	return rig
+}
+
+// newEngine builds subject's engine (reactor.Loop or baseline.Loop) over
+// synthetic managers, with inbox capacity inbox (0: the default), or
+// reports false for a subject without one.
+func newEngine(subjectName string, ms []reactor.Manager[synthView], tr reactor.Transport, inbox int) (synthEngine, bool) {
+	GinkgoHelper()
+	view := func(time.Time) synthView { return synthView{} }
+	switch subjectName {
+	case (harness.Reactor{}).Name():
+		l, err := reactor.New(reactor.Config[synthView]{Managers: ms, View: view, Transport: tr, InboxCapacity: inbox})
+		Expect(err).NotTo(HaveOccurred())
+		return l, true
+	case (harness.Baseline{}).Name():
+		l, err := baseline.New(baseline.Config[synthView]{Managers: ms, View: view, Transport: tr, InboxCapacity: inbox})
+		Expect(err).NotTo(HaveOccurred())
+		return l, true
+	}
+	return nil, false
+}
+
+type synthRig struct {
+	synthEngine
+	tr    *synthTransport
+	ms    []*synthManager
+	check *effectCheck
+}
+
+type effectResult struct {
+	run, violations int
+	example         string
+}
+
+// runEffectChecks starts eng and submits application events, each of which
+// changes the synthetic managers' state (asks for requests) and queues an
+// effect, one at a time, until at least n effects ran (events', polls' and
+// completions'); then it stops the engine.
+func runEffectChecks(ctx context.Context, eng *synthRig, n int) effectResult {
+	eng.check = &effectCheck{eng: eng}
+	eng.Start()
+	defer func() {
+		eng.Stop()
+		eng.tr.wg.Wait()
+	}()
+	rnd := rand.New(rand.NewPCG(3, 4))
+	for eng.check.result().run < n && ctx.Err() == nil {
+		m := eng.ms[rnd.IntN(len(eng.ms))]
+		more := rnd.IntN(3)
+		done := make(chan struct{})
+		err := eng.Submit(ctx, "event", func(tx *reactor.Tx) {
+			m.pending += more
+			eng.check.queue(tx, "event", done)
+		})
+		Expect(err).NotTo(HaveOccurred())
+		select {
+		case <-done:
+		case <-ctx.Done():
+		}
+	}
+	return eng.check.result()
+}
