@@ -61,6 +61,12 @@ func (a *application) onPoll(tx *reactor.Tx, p *pendingPoll, received map[manage
 	a.tryAnswer(tx)
 }
 
+// onClose starts the close sequence with one deadline.
+func (a *application) onClose(deadline time.Time, done chan error) {
+	a.closing = &closeState{deadline: deadline, done: done}
+	a.c.closing = true
+}
+
 func (a *application) onCancel(tx *reactor.Tx, id uint64) {
 	if a.poll != nil && a.poll.id == id {
 		a.poll = nil

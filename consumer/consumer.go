@@ -112,7 +112,7 @@ func newConsumer(cfg Config, subject string) *Consumer {
 		PartitionMaxBytes: cfg.MaxPartitionFetchBytes, MaxBuffered: cfg.MaxBufferedRecords,
 		ReadCommitted: cfg.IsolationLevel == "read_committed", Backoff: backoff,
 	}, c.meta)
-	c.offsets = group.NewOffsets(cfg.AutoOffsetReset, backoff, c.coord, c.fetch)
+	c.offsets = group.NewOffsets(cfg.AutoOffsetReset, backoff, c.coord, c.meta, c.fetch)
 	return c
 }
 

@@ -133,10 +133,7 @@ func (p *reactorPath) wakeup() {
 func (p *reactorPath) close(ctx context.Context) error {
 	done := make(chan error, 1)
 	deadline := closeDeadline(ctx)
-	if err := p.c.submit(context.Background(), "close", func(tx *reactor.Tx) {
-		p.app.closing = &closeState{deadline: deadline, done: done}
-		p.c.closing = true
-	}); err != nil {
+	if err := p.c.submit(context.Background(), "close", func(tx *reactor.Tx) { p.app.onClose(deadline, done) }); err != nil {
 		return nil // already stopped
 	}
 	select {

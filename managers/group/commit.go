@@ -226,12 +226,12 @@ func (c *Commit) send(tx *reactor.Tx, v View, p *commit) reactor.Result {
 	return reactor.Ready("commit pending", &reactor.Request{
 		Payload: &managers.Call{Node: node, Addr: v.Coordinator.Addr, Req: req},
 		OnComplete: func(tx *reactor.Tx, resp any, err error) {
-			c.onResponse(tx, node, p, resp, err)
+			c.onResponse(tx, node, v.Meta, p, resp, err)
 		},
 	})
 }
 
-func (c *Commit) onResponse(tx *reactor.Tx, node int32, p *commit, resp any, err error) {
+func (c *Commit) onResponse(tx *reactor.Tx, node int32, meta *managers.Metadata, p *commit, resp any, err error) {
 	c.inFlight = false
 	var r *kmsg.OffsetCommitResponse
 	if err == nil {
@@ -241,7 +241,11 @@ func (c *Commit) onResponse(tx *reactor.Tx, node int32, p *commit, resp any, err
 		for _, t := range r.Topics {
 			for _, pp := range t.Partitions {
 				if perr := kerr.ErrorForCode(pp.ErrorCode); perr != nil {
-					err = fmt.Errorf("%s/%d: %w", t.Topic, pp.Partition, perr)
+					topic := t.Topic
+					if topic == "" { // v10+ answers name topics by id
+						topic, _ = meta.TopicName(t.TopicID)
+					}
+					err = fmt.Errorf("%s/%d: %w", topic, pp.Partition, perr)
 					break
 				}
 			}

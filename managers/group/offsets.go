@@ -38,6 +38,7 @@ type offsetState struct {
 type Offsets struct {
 	reset string
 	coord *managers.Coordinator
+	meta  *managers.Metadata
 	fetch *Fetch
 
 	state         map[managers.TopicPartition]*offsetState
@@ -47,8 +48,8 @@ type Offsets struct {
 }
 
 // NewOffsets returns the offsets manager; positions go to fetch.
-func NewOffsets(reset string, backoff managers.Backoff, coord *managers.Coordinator, fetch *Fetch) *Offsets {
-	return &Offsets{reset: reset, retry: managers.Retry{Backoff: backoff}, coord: coord, fetch: fetch,
+func NewOffsets(reset string, backoff managers.Backoff, coord *managers.Coordinator, meta *managers.Metadata, fetch *Fetch) *Offsets {
+	return &Offsets{reset: reset, retry: managers.Retry{Backoff: backoff}, coord: coord, meta: meta, fetch: fetch,
 		state: map[managers.TopicPartition]*offsetState{}, listInFlight: map[int32]bool{}}
 }
 
@@ -220,7 +221,7 @@ func (o *Offsets) onOffsetFetch(tx *reactor.Tx, node int32, gens map[managers.To
 	for _, p := range parts {
 		topic := p.topic
 		if topic == "" {
-			topic, _ = o.fetch.meta.TopicName(p.topicID)
+			topic, _ = o.meta.TopicName(p.topicID)
 		}
 		tp := managers.TopicPartition{Topic: topic, Partition: p.partition}
 		gen, ok := gens[tp]
@@ -320,7 +321,7 @@ func (o *Offsets) onListOffsets(tx *reactor.Tx, node int32, gens map[managers.To
 		r, err = managers.As[*kmsg.ListOffsetsResponse](kmsg.ListOffsets, node, resp)
 	}
 	if err != nil {
-		o.fetch.meta.RequestRefresh(tx)
+		o.meta.RequestRefresh(tx)
 		o.retryLater(tx, err)
 		return
 	}
@@ -335,7 +336,7 @@ func (o *Offsets) onListOffsets(tx *reactor.Tx, node int32, gens map[managers.To
 				if !kerr.IsRetriable(perr) && !errors.Is(perr, kerr.NotLeaderForPartition) {
 					o.fetch.ReportError(&PartitionError{TP: tp, Err: perr})
 				}
-				o.fetch.meta.RequestRefresh(tx)
+				o.meta.RequestRefresh(tx)
 				o.retryLater(tx, perr)
 				continue
 			}

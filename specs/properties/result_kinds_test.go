@@ -71,7 +71,7 @@ func newRig(autoCommit bool) *rig {
 		PartitionMaxBytes: 1 << 20, MaxBuffered: 100, Backoff: rigBackoff}, r.meta)
 	r.commit = group.NewCommit(group.CommitConfig{AutoCommit: autoCommit, AutoCommitInterval: rigAutoCommit, Backoff: rigBackoff},
 		rigGroup, r.coord, r.fetch)
-	r.offsets = group.NewOffsets(group.ResetEarliest, rigBackoff, r.coord, r.fetch)
+	r.offsets = group.NewOffsets(group.ResetEarliest, rigBackoff, r.coord, r.meta, r.fetch)
 	return r
 }
 
