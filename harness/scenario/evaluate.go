@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -106,6 +107,10 @@ func (r *run) evaluate(out *Outcome) {
 			r.commitsMu.Lock()
 			commits := append([]commitSeen(nil), r.commits...)
 			r.commitsMu.Unlock()
+			if err := r.resolveTopicIDs(context.Background(), commits); err != nil {
+				fail(e, "%v", err)
+				continue
+			}
 			bad, judged, worst := 0, 0, int64(0)
 			var first string
 			for _, cm := range commits {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/consumer"
@@ -72,9 +73,10 @@ type processedMark struct {
 }
 
 type commitSeen struct {
-	at     time.Time
-	tp     managers.TopicPartition
-	offset int64
+	at      time.Time
+	tp      managers.TopicPartition // Topic "" until resolved from topicID
+	topicID [16]byte                // OffsetCommit v10+ names topics by id
+	offset  int64
 }
 
 type run struct {
@@ -210,7 +212,7 @@ func (r *run) observeCommit(o harness.Observed) {
 	defer r.commitsMu.Unlock()
 	for _, t := range req.Topics {
 		for _, p := range t.Partitions {
-			r.commits = append(r.commits, commitSeen{at: o.At, tp: managers.TopicPartition{Topic: t.Topic, Partition: p.Partition}, offset: p.Offset})
+			r.commits = append(r.commits, commitSeen{at: o.At, tp: managers.TopicPartition{Topic: t.Topic, Partition: p.Partition}, topicID: t.TopicID, offset: p.Offset})
 		}
 	}
 }
@@ -424,4 +426,37 @@ func (r *run) processedAt(tp managers.TopicPartition, t time.Time) (int64, bool)
 		}
 	}
 	return pos, ok
+}
+
+// resolveTopicIDs names the topics of commits observed by id (OffsetCommit
+// v10+), asking the cluster's metadata.
+func (r *run) resolveTopicIDs(ctx context.Context, commits []commitSeen) error {
+	need := false
+	for _, c := range commits {
+		need = need || c.tp.Topic == ""
+	}
+	if !need {
+		return nil
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(r.cl.Addrs()...), kgo.ClientID("kreactor-scenario-admin"))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	resp, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, cl)
+	if err != nil {
+		return fmt.Errorf("resolve topic ids: %w", err)
+	}
+	names := map[[16]byte]string{}
+	for _, t := range resp.Topics {
+		if t.Topic != nil {
+			names[t.TopicID] = *t.Topic
+		}
+	}
+	for i := range commits {
+		if commits[i].tp.Topic == "" {
+			commits[i].tp.Topic = names[commits[i].topicID]
+		}
+	}
+	return nil
 }
