@@ -162,6 +162,7 @@ type kafkaCluster struct {
 	brokers   int
 	heartbeat time.Duration
 	topics    map[string]int32
+	stopped   []*stoppedBroker // healed at Close: the cluster is shared
 	closeOnce sync.Once
 }
 
@@ -344,7 +345,12 @@ func (k *kafkaCluster) Observe(_ context.Context, key kmsg.Key, fn func(Observed
 func (k *kafkaCluster) Close() error {
 	var err error
 	k.closeOnce.Do(func() {
-		err = errors.Join(k.p.Close(), k.deleteTopics())
+		var errs []error
+		for _, s := range k.stopped {
+			s.Heal()
+			errs = append(errs, s.err)
+		}
+		err = errors.Join(append(errs, k.p.Close(), k.deleteTopics())...)
 	})
 	return err
 }
@@ -374,6 +380,130 @@ func (k *kafkaCluster) deleteTopics() error {
 	for _, t := range resp.Topics {
 		if err := kerr.ErrorForCode(t.ErrorCode); err != nil && !errors.Is(err, kerr.UnknownTopicOrPartition) {
 			return fmt.Errorf("harness: delete topic: %w", err)
+		}
+	}
+	return nil
+}
+
+func (k *kafkaCluster) Coordinator(ctx context.Context, group string) (int32, error) {
+	cl, err := k.admin()
+	if err != nil {
+		return -1, err
+	}
+	defer cl.Close()
+	req := kmsg.NewPtrFindCoordinatorRequest()
+	req.CoordinatorKeys = []string{group}
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return -1, err
+	}
+	if len(resp.Coordinators) != 1 {
+		return -1, fmt.Errorf("harness: FindCoordinator for %q: %d coordinators in the answer", group, len(resp.Coordinators))
+	}
+	c := resp.Coordinators[0]
+	if err := kerr.ErrorForCode(c.ErrorCode); err != nil {
+		return -1, fmt.Errorf("harness: FindCoordinator for %q: %w", group, err)
+	}
+	return c.NodeID, nil
+}
+
+// StopBroker stops the container of node (controlled shutdown); healing
+// starts it again and waits until it serves. The pooled cluster is shared,
+// so a spec must heal what it stopped (Close does it).
+func (k *kafkaCluster) StopBroker(ctx context.Context, node int32) (Fault, error) {
+	if err := k.kc.Stop(ctx, node); err != nil {
+		return nil, err
+	}
+	f := &stoppedBroker{kc: k.kc, node: node}
+	k.stopped = append(k.stopped, f)
+	return f, nil
+}
+
+// stoppedBroker is a StopBroker fault on a real cluster.
+type stoppedBroker struct {
+	kc   *containers.Cluster
+	node int32
+	once sync.Once
+	err  error
+}
+
+// Heal restarts the node and waits until it serves (errors are kept for
+// Close).
+func (s *stoppedBroker) Heal() {
+	s.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), containers.DefaultStartupTimeout)
+		defer cancel()
+		s.err = s.kc.Start(ctx, s.node)
+	})
+}
+
+// Hits is 1: the stop itself.
+func (s *stoppedBroker) Hits() int { return 1 }
+
+// DeleteRecords implements LogTrimmer with a DeleteRecords request (the
+// real broker's memory is not the test process's, but trimming keeps the
+// run the same on both targets).
+func (k *kafkaCluster) DeleteRecords(ctx context.Context, topic string, partition int32, offset int64) error {
+	cl, err := k.admin()
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	req := kmsg.NewPtrDeleteRecordsRequest()
+	req.TimeoutMillis = int32(topicTimeout.Milliseconds())
+	t := kmsg.NewDeleteRecordsRequestTopic()
+	t.Topic = topic
+	p := kmsg.NewDeleteRecordsRequestTopicPartition()
+	p.Partition, p.Offset = partition, offset
+	t.Partitions = append(t.Partitions, p)
+	req.Topics = append(req.Topics, t)
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return err
+	}
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+				return fmt.Errorf("harness: delete records %s/%d below %d: %w", topic, partition, offset, err)
+			}
+		}
+	}
+	return nil
+}
+
+// CreateTopic implements TopicCreator: the topic is the spec's (deleted at
+// Close) and its configs are set with IncrementalAlterConfigs.
+func (k *kafkaCluster) CreateTopic(ctx context.Context, topic string, partitions int32, configs map[string]string) error {
+	if err := createTopicRetrying(ctx, k.kc, topic, partitions); err != nil {
+		return err
+	}
+	k.topics[topic] = partitions
+	if len(configs) == 0 {
+		return nil
+	}
+	cl, err := k.admin()
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
+	r := kmsg.NewIncrementalAlterConfigsRequestResource()
+	r.ResourceType = kmsg.ConfigResourceTypeTopic
+	r.ResourceName = topic
+	for _, name := range slices.Sorted(mapKeys(configs)) {
+		c := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+		c.Name = name
+		c.Value = kmsg.StringPtr(configs[name])
+		r.Configs = append(r.Configs, c)
+	}
+	req.Resources = append(req.Resources, r)
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return err
+	}
+	for _, r := range resp.Resources {
+		if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
+			return fmt.Errorf("harness: configs of topic %q: %w", topic, err)
 		}
 	}
 	return nil

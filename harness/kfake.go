@@ -99,3 +99,15 @@ func (k *kfakeCluster) SetGroupConfigs(_ context.Context, group string, configs 
 	k.b.Cluster().SetGroupConfigs(group, configs)
 	return nil
 }
+
+func (k *kfakeCluster) Coordinator(_ context.Context, group string) (int32, error) {
+	return k.b.CoordinatorFor(group), nil
+}
+
+func (k *kfakeCluster) StopBroker(_ context.Context, node int32) (Fault, error) {
+	h, err := k.b.StopNode(node)
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}

@@ -71,6 +71,12 @@ type Cluster interface {
 	// COORDINATOR_NOT_AVAILABLE and the group's heartbeats, commits and
 	// offset fetches answer NOT_COORDINATOR.
 	CoordinatorUnavailable(ctx context.Context, group string) (Fault, error)
+	// Coordinator returns the node id of group's coordinator.
+	Coordinator(ctx context.Context, group string) (int32, error)
+	// StopBroker stops node (a broker that dies: it stops listening and
+	// its connections drop; coordination and leadership move) until the
+	// fault is healed, which restarts it with the same id and port.
+	StopBroker(ctx context.Context, node int32) (Fault, error)
 	// SetGroupConfigs sets dynamic configs of one group (e.g.
 	// share.auto.offset.reset for a share group).
 	SetGroupConfigs(ctx context.Context, group string, configs map[string]string) error

@@ -175,7 +175,13 @@ var _ = Describe("Bounded memory", func() {
 			}
 			// Small segments, so trimming behind the consumer frees the
 			// broker's memory as the run goes (kfake frees whole segments).
-			Expect(creator.CreateTopic(ctx, topic, 3, map[string]string{"segment.bytes": strconv.Itoa(segmentBytes)})).To(Succeed())
+			topicConfigs := map[string]string{"segment.bytes": strconv.Itoa(segmentBytes)}
+			if target.Name() != (harness.Kfake{}).Name() {
+				// A real broker's memory is not this process's, and it
+				// refuses segments this small: its defaults do.
+				topicConfigs = nil
+			}
+			Expect(creator.CreateTopic(ctx, topic, 3, topicConfigs)).To(Succeed())
 			groupID, clientID := harness.UniqueName("p6-heap"), harness.UniqueName("p6-heap-client")
 			c := harness.NewConsumer(subject, harness.ConsumerConfig(cl, groupID, clientID))
 			Expect(c.Subscribe(topic)).To(Succeed())

@@ -1,0 +1,104 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/kreactor/kreactor/consumer"
+	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/managers"
+)
+
+const (
+	// failoverRecords are produced; half are consumed and committed before
+	// the coordinator's broker stops.
+	failoverRecords = 600
+	// failoverCloseBound is how long Close may take after the failover:
+	// one commit and one leave against the new coordinator.
+	failoverCloseBound = harness.CloseBound
+)
+
+var _ = Describe("A group consumer whose coordinator's broker stops", func() {
+	It("finds the new coordinator and resumes, loses nothing and delivers nothing twice past its last commit, and closes within its deadline",
+		harness.Spec("coordinator-failover", []string{"E2E-2"}, subject.Name(), target.Name()), SpecTimeout(2*harness.SpecTimeout),
+		func(ctx SpecContext) {
+			const topic = "orders"
+			cl := harness.StartCluster(ctx, target, harness.TargetConfig{Brokers: 3, Topics: map[string]int32{topic: 3}})
+			groupID, clientID := harness.UniqueName("failover"), harness.UniqueName("failover-client")
+			counts, err := cl.Produce(ctx, topic, failoverRecords, nil)
+			Expect(err).NotTo(HaveOccurred())
+			want := harness.Partitions(topic, counts)
+
+			c := harness.NewConsumer(subject, harness.ConsumerConfig(cl, groupID, clientID))
+			Expect(c.Subscribe(topic)).To(Succeed())
+			wctx, cancel := context.WithTimeout(ctx, harness.WaitTimeout)
+			defer cancel()
+			before, _, err := harness.PollUntil(wctx, c, failoverRecords/2)
+			Expect(err).NotTo(HaveOccurred(), c.Diagnose())
+			Expect(c.CommitSync(ctx)).To(Succeed())
+			committed := map[managers.TopicPartition]int64{}
+			for _, r := range before {
+				committed[managers.TopicPartition{Topic: r.Topic, Partition: r.Partition}] = r.Offset + 1
+			}
+
+			coord, err := cl.Coordinator(ctx, groupID)
+			Expect(err).NotTo(HaveOccurred())
+			By(fmt.Sprintf("stopping broker %d, the group coordinator", coord))
+			stopped := time.Now()
+			f, err := cl.StopBroker(ctx, coord)
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(f.Heal)
+
+			var after []consumer.Record
+			var firstAfter time.Duration
+			deadline := time.Now().Add(harness.WaitTimeout)
+			for len(before)+len(after) < failoverRecords {
+				Expect(time.Now().Before(deadline)).To(BeTrue(), "%d of %d records %s after the stop\n%s",
+					len(before)+len(after), failoverRecords, harness.WaitTimeout, c.Diagnose())
+				pctx, pcancel := context.WithTimeout(ctx, harness.PollSlice)
+				recs, _ := c.Poll(pctx) // errors while the cluster fails over are expected
+				pcancel()
+				if len(recs) > 0 && firstAfter == 0 {
+					firstAfter = time.Since(stopped)
+				}
+				after = append(after, recs...)
+			}
+			more, _, _ := harness.PollFor(ctx, c, harness.QuietPoll)
+			after = append(after, more...)
+			harness.Figure("resume_after_stop", float64(firstAfter.Milliseconds()), "ms", "")
+
+			// Records past the last commit: each exactly once; records before
+			// it may come again only if the member lost its partitions.
+			var pastCommit []consumer.Record
+			for _, r := range after {
+				if r.Offset >= committed[managers.TopicPartition{Topic: r.Topic, Partition: r.Partition}] {
+					pastCommit = append(pastCommit, r)
+				}
+			}
+			rest := map[managers.TopicPartition]int{}
+			for tp, n := range want {
+				rest[tp] = n - int(committed[tp])
+			}
+			_, err = harness.CheckDelivery(pastCommit, rest, committed)
+			Expect(err).NotTo(HaveOccurred(), "records past the last commit")
+			harness.Figure("delivered_past_commit", float64(len(pastCommit)), "records", fmt.Sprintf("== %d, each once", failoverRecords-len(before)))
+
+			newCoord, err := cl.Coordinator(ctx, groupID)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(newCoord).NotTo(Equal(coord), "the coordinator moved")
+			harness.Figure("new_coordinator", float64(newCoord), "node", fmt.Sprintf("!= %d", coord))
+
+			Expect(c.CommitSync(ctx)).To(Succeed(), c.Diagnose())
+			cctx, ccancel := context.WithTimeout(ctx, harness.CloseTimeout)
+			defer ccancel()
+			start := time.Now()
+			Expect(c.Close(cctx)).To(Succeed(), c.Diagnose())
+			took := time.Since(start)
+			harness.Figure("close_duration", float64(took.Milliseconds()), "ms", fmt.Sprintf("<= %d ms", failoverCloseBound.Milliseconds()))
+			Expect(took).To(BeNumerically("<=", failoverCloseBound))
+		})
+})
