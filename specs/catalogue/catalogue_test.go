@@ -39,8 +39,24 @@ func TestLoadEmbedded(t *testing.T) {
 	if c.Position("nope") != -1 {
 		t.Error("Position of unknown id should be -1")
 	}
-	if r, ok := c.Items[2].Excluded("kafka"); !ok || r == "" {
-		t.Errorf("P1 should exclude kafka with a reason, got %q %v", r, ok)
+	for _, it := range c.Items {
+		if r, ok := it.Excluded("kafka"); ok {
+			t.Errorf("%s excludes kafka (%s): every item runs on both targets", it.ID, r)
+		}
+	}
+}
+
+func TestExcluded(t *testing.T) {
+	c, err := Parse([]byte(`{"items":[{"id":"P1","kind":"property","title":"It MUST hold.","source":"s","shape":"structural",
+		"targets_excluded":[{"target":"kafka","reason":"checked against the code"}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := c.Items[0].Excluded("kafka"); !ok || r != "checked against the code" {
+		t.Fatalf("Excluded(kafka) = %q %v", r, ok)
+	}
+	if _, ok := c.Items[0].Excluded("kfake"); ok {
+		t.Fatal("Excluded(kfake) should be false")
 	}
 }
 
