@@ -50,9 +50,10 @@ func (a *appSide) runCallbacks() {
 	}
 }
 
-// noteCommitReturn counts a commit call's return and whether it came before
-// the decision containing its completion was published (published is the
-// current publication's version).
+// noteCommitReturn counts a commit call's return and whether its release ran
+// before the decision containing its completion was published: published is
+// the version published when the releasing effect ran, completed the state
+// version of the completion.
 func (a *appSide) noteCommitReturn(published, completed uint64) {
 	a.probe.returns.Add(1)
 	if published < completed {
@@ -66,8 +67,9 @@ func (a *appSide) noteCommitReturn(published, completed uint64) {
 func (a *appSide) AppWakeups() uint64 { return a.appWakeups.Load() }
 
 // CommitReturns reports how many commit calls returned with a completion,
-// and how many of them returned before the decision containing the
-// completion was published (early returns: a P4 violation).
+// and how many of them were released before the decision containing the
+// completion was published (early returns: a P4 violation, measured when the
+// release runs, so it does not depend on goroutine scheduling).
 func (a *appSide) CommitReturns() (returns, early uint64) {
 	return a.probe.returns.Load(), a.probe.early.Load()
 }

@@ -282,14 +282,14 @@ func (p *baselinePath) commitSync(ctx context.Context) error {
 	}
 	result := make(chan commitResult, 1)
 	if err := c.submit(ctx, "commit-sync", func(tx *reactor.Tx) {
-		c.commit.Enqueue(tx, p.shared.Consumed(), deadline, func(err error, v uint64) { result <- commitResult{err, v} })
+		c.commit.Enqueue(tx, p.shared.Consumed(), deadline, func(err error, v uint64) { result <- commitResult{err, v, c.eng.Current().Decision.Version} })
 	}); err != nil {
 		return err
 	}
 	select {
 	case r := <-result:
 		c.appWakeups.Add(1)
-		c.noteCommitReturn(r.version)
+		c.noteCommitReturn(r.published, r.version)
 		return r.err
 	case <-c.eng.Done():
 		return ErrClosed

@@ -9,7 +9,3 @@ import "sync/atomic"
 type returnProbe struct {
 	returns, early atomic.Uint64
 }
-
-func (c *Consumer) noteCommitReturn(version uint64) {
-	c.appSide.noteCommitReturn(c.eng.Current().Decision.Version, version)
-}

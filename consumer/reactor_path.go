@@ -82,8 +82,9 @@ func (p *reactorPath) commitDeadline(ctx context.Context) time.Time {
 // completion, for the P4 check that a call never returns before the
 // decision containing its completion is published.
 type commitResult struct {
-	err     error
-	version uint64
+	err       error
+	version   uint64 // state version at which the commit completed
+	published uint64 // version published when the release (the effect) ran
 }
 
 func (p *reactorPath) commitSync(ctx context.Context) error {
@@ -93,14 +94,14 @@ func (p *reactorPath) commitSync(ctx context.Context) error {
 	deadline := p.commitDeadline(ctx)
 	if err := c.submit(ctx, "commit-sync", func(tx *reactor.Tx) {
 		c.fetch.MarkConsumed(received)
-		c.commit.Enqueue(tx, c.fetch.Consumed(), deadline, func(err error, v uint64) { result <- commitResult{err, v} })
+		c.commit.Enqueue(tx, c.fetch.Consumed(), deadline, func(err error, v uint64) { result <- commitResult{err, v, c.eng.Current().Decision.Version} })
 	}); err != nil {
 		return err
 	}
 	select {
 	case r := <-result:
 		c.appWakeups.Add(1)
-		c.noteCommitReturn(r.version)
+		c.noteCommitReturn(r.published, r.version)
 		return r.err
 	case <-c.eng.Done():
 		select {

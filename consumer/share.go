@@ -305,19 +305,22 @@ func (c *ShareConsumer) CommitSync(ctx context.Context) (map[managers.TopicParti
 	defer c.release()
 	c.runCallbacks()
 	type result struct {
-		m map[managers.TopicPartition]error
-		v uint64
+		m         map[managers.TopicPartition]error
+		v         uint64 // state version at which the commit completed
+		published uint64 // version published when the release ran
 	}
 	done := make(chan result, 1)
 	if err := c.submit(ctx, "share-commit-sync", func(tx *reactor.Tx) {
-		c.app.commit(tx, func(m map[managers.TopicPartition]error, v uint64) { done <- result{m, v} })
+		c.app.commit(tx, func(m map[managers.TopicPartition]error, v uint64) {
+			done <- result{m, v, c.eng.Current().Decision.Version}
+		})
 	}); err != nil {
 		return nil, err
 	}
 	select {
 	case r := <-done:
 		c.appWakeups.Add(1)
-		c.noteCommitReturn(c.eng.Current().Decision.Version, r.v)
+		c.noteCommitReturn(r.published, r.v)
 		return r.m, nil
 	case <-c.eng.Done():
 		return nil, ErrClosed
