@@ -157,7 +157,7 @@ func (o *Offsets) pollCommitted(tx *reactor.Tx, v View, needs []PositionNeed) re
 	return reactor.Ready("committed offsets needed", &reactor.Request{
 		Payload: &managers.Call{Node: node, Addr: v.Coordinator.Addr, Req: req},
 		OnComplete: func(tx *reactor.Tx, resp any, err error) {
-			o.onOffsetFetch(tx, node, gens, resp, err)
+			o.onOffsetFetch(tx, node, v.GroupID, gens, resp, err)
 		},
 	})
 }
@@ -176,7 +176,7 @@ func (o *Offsets) retryLater(tx *reactor.Tx, err error) {
 	o.retry.Fail(tx.Now, err)
 }
 
-func (o *Offsets) onOffsetFetch(tx *reactor.Tx, node int32, gens map[managers.TopicPartition]uint64, resp any, err error) {
+func (o *Offsets) onOffsetFetch(tx *reactor.Tx, node int32, groupID string, gens map[managers.TopicPartition]uint64, resp any, err error) {
 	o.fetchInFlight = false
 	var r *kmsg.OffsetFetchResponse
 	if err == nil {
@@ -210,10 +210,29 @@ func (o *Offsets) onOffsetFetch(tx *reactor.Tx, node int32, gens map[managers.To
 		}
 		err = kerr.ErrorForCode(code)
 	}
-	if err != nil {
-		if managers.IsCoordinatorError(err) {
-			o.coord.MarkUnknown(err)
+	switch {
+	case errors.Is(err, kerr.GroupIDNotFound):
+		// No such group yet (a manually assigned consumer whose group
+		// never committed; kfake answers this, Kafka answers no offsets):
+		// nothing is committed, so auto.offset.reset decides.
+		for tp, gen := range gens {
+			if st, ok := o.state[tp]; ok && st.gen == gen {
+				st.committedTried = true
+			}
 		}
+		o.retry.Succeed()
+		return
+	case managers.IsCoordinatorError(err):
+		o.coord.MarkUnknown(err)
+		o.retryLater(tx, err)
+		return
+	case err != nil && !kerr.IsRetriable(err) && !errors.Is(err, kerr.UnstableOffsetCommit) && !errors.Is(err, kerr.StaleMemberEpoch):
+		// Not retriable (GROUP_AUTHORIZATION_FAILED, ...): the application
+		// must hear it, not a silent retry loop; retry after a backoff too.
+		o.fetch.ReportError(fmt.Errorf("OffsetFetch for group %q: %w", groupID, err))
+		o.retryLater(tx, err)
+		return
+	case err != nil:
 		o.retryLater(tx, err)
 		return
 	}
