@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +15,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/kreactor/kreactor/specs/catalogue"
 )
 
 // Scenario is one parsed scenario file.
@@ -112,7 +115,11 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	sc := &Scenario{File: file, Title: strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(first)), "#"))}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, p.errf(0, "", "not valid YAML: %v", err)
+		line := 0
+		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+			line, _ = strconv.Atoi(m[1])
+		}
+		return nil, p.errf(line, "", "not valid YAML: %v", err)
 	}
 	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, p.errf(1, "", "the document must be a mapping")
@@ -133,6 +140,9 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	}
 	return sc, nil
 }
+
+// yamlLine finds the line yaml.v3 names in its syntax errors.
+var yamlLine = regexp.MustCompile(`line (\d+)`)
 
 type parser struct{ file string }
 
@@ -206,8 +216,8 @@ func (p *parser) strs(n *yaml.Node, out *[]string) error {
 
 func (p *parser) int(n *yaml.Node, out *int) error {
 	v, err := strconv.Atoi(n.Value)
-	if n.Kind != yaml.ScalarNode || err != nil {
-		return p.errf(n.Line, "", "want an integer, got %q", n.Value)
+	if n.Kind != yaml.ScalarNode || err != nil || v < 0 {
+		return p.errf(n.Line, "", "want a non-negative integer, got %q", n.Value)
 	}
 	*out = v
 	return nil
@@ -346,6 +356,13 @@ func (p *parser) check(sc *Scenario) error {
 				return p.errf(st.Line, st.As, "name used twice")
 			}
 			names[st.As] = st.Kind
+		}
+	}
+	if cat, err := catalogue.Load(); err == nil {
+		for _, c := range sc.Covers {
+			if _, ok := cat.Lookup(c); !ok {
+				return p.errf(1, c, "covers an item the catalogue does not have (specs/catalogue/catalogue.json)")
+			}
 		}
 	}
 	for _, e := range sc.Expect {

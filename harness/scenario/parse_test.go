@@ -70,6 +70,9 @@ func TestParseErrorsNameFileLineKey(t *testing.T) {
 		{"unknown window", "  - steps: {window: w, max: 10}", "  - steps: {window: nope, max: 10}", 14, "nope", "unknown window"},
 		{"bad duration", "{duration: 1s}", "{duration: soon}", 11, "", "want a duration"},
 		{"missing required", "id: x.y\n", "", 2, "id", "missing required key"},
+		{"unknown catalogue item", "covers: [KAFKA-20253]", "covers: [KAFKA-99999]", 1, "KAFKA-99999", "catalogue does not have"},
+		{"negative bound", "max: 10}", "max: -5}", 14, "", "non-negative"},
+		{"YAML syntax", "  - window: w\n", "  - window: w\n   bad: indent\n", 0, "", "not valid YAML"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
