@@ -40,7 +40,21 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 			parts = append(parts, fmt.Sprintf("%d %s", n, s))
 		}
 	}
-	p("**Catalogue items:** %d (%s).\n\n", len(rep.Items), strings.Join(parts, ", "))
+	p("**Catalogue items:** %d (%s).", len(rep.Items), strings.Join(parts, ", "))
+	if ex := rep.Expect; ex != nil {
+		counts := map[Status]int{}
+		for _, it := range rep.Items {
+			counts[referenceStatus(it, ex.Reference)]++
+		}
+		var parts []string
+		for _, st := range statusOrder {
+			if n := counts[st]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", n, st))
+			}
+		}
+		p(" On the reference subject `%s`: %s.", ex.Reference, strings.Join(parts, ", "))
+	}
+	p("\n\n")
 	if len(rep.Suites) > 0 {
 		p("Suites:\n\n")
 		for _, s := range rep.Suites {
@@ -83,16 +97,27 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 
 	p("## Summary\n\n")
 	p("Each cell is the worst verdict of the specs covering the item for that subject and target " +
-		"(`not run`: covered elsewhere but not here; `excluded`: the catalogue excludes the target; " +
-		"`uncovered`: no spec covers the item).\n\n")
-	header := []string{"Item", "Kind", "Shape", "Status"}
+		"(`skipped`: a spec covering it skipped there, e.g. a structural check that runs once on the reference subject; " +
+		"`not run`: covered elsewhere but not here; `excluded`: the catalogue excludes the target; " +
+		"`uncovered`: no spec covers the item).")
+	statusHeader := "Status"
+	if ex := rep.Expect; ex != nil {
+		statusHeader = "Status on " + ex.Reference
+		p(" The status column is the reference subject's; the control subject's failures are expected for regressions (see Negative control).")
+	}
+	p("\n\n")
+	header := []string{"Item", "Kind", "Shape", statusHeader}
 	for _, c := range rep.Columns {
 		header = append(header, or(c.Subject)+" / "+or(c.Target))
 	}
 	row(b, header...)
 	sep(b, len(header))
 	for _, it := range rep.Items {
-		cells := []string{it.Item.ID, string(it.Item.Kind), string(it.Item.Shape), string(it.Status)}
+		st := it.Status
+		if rep.Expect != nil {
+			st = referenceStatus(it, rep.Expect.Reference)
+		}
+		cells := []string{it.Item.ID, string(it.Item.Kind), string(it.Item.Shape), string(st)}
 		for _, c := range it.Cells {
 			cells = append(cells, string(c.Status))
 		}
@@ -228,4 +253,29 @@ func formatDuration(d time.Duration) string {
 		return d.Round(time.Millisecond).String()
 	}
 	return d.Round(10 * time.Millisecond).String()
+}
+
+// referenceStatus is an item's worst verdict over the reference subject's
+// columns (or, with no verdict there, the first column's status).
+func referenceStatus(it ItemReport, reference string) Status {
+	var worstV Verdict
+	found := false
+	other := StatusUncovered
+	for _, c := range it.Cells {
+		if c.Subject != reference {
+			continue
+		}
+		v := Verdict(c.Status)
+		if _, ok := rank[v]; ok {
+			if !found || rank[v] > rank[worstV] {
+				worstV, found = v, true
+			}
+			continue
+		}
+		other = c.Status
+	}
+	if found {
+		return Status(worstV)
+	}
+	return other
 }

@@ -520,3 +520,32 @@ func TestFigureString(t *testing.T) {
 		}
 	}
 }
+
+// Check: the reference must pass every item, and every control spec covering
+// a regression must fail; a control spec that passes is named.
+func TestCheckExpectations(t *testing.T) {
+	cat, err := catalogue.Parse([]byte(`{"items":[
+		{"id":"P1","kind":"property","title":"It MUST hold.","source":"s","shape":"structural"},
+		{"id":"KAFKA-1","kind":"regression","title":"It MUST not spin.","source":"KAFKA-1","shape":"busy-loop"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := []Row{
+		{ID: "p", Covers: []string{"P1"}, Subject: "reactor", Target: "kfake", Verdict: VerdictPass},
+		{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "reactor", Target: "kfake", Verdict: VerdictPass},
+		{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "baseline", Target: "kfake", Verdict: VerdictFail},
+	}
+	if ex := Build(cat, rows).Check("reactor", "baseline"); len(ex.Problems) != 0 {
+		t.Fatalf("problems %v, want none", ex.Problems)
+	}
+	rows[2].Verdict = VerdictPass // the control no longer shows the shape
+	ex := Build(cat, rows).Check("reactor", "baseline")
+	if len(ex.Problems) != 1 || !strings.Contains(ex.Problems[0], "spec r pass on the control subject") {
+		t.Fatalf("problems %v, want one naming spec r", ex.Problems)
+	}
+	rows[1].Verdict = VerdictFail // the reference fails the regression
+	ex = Build(cat, rows).Check("reactor", "baseline")
+	if !slices.ContainsFunc(ex.Problems, func(p string) bool { return strings.Contains(p, "KAFKA-1 on reactor/kfake: fail") }) {
+		t.Fatalf("problems %v, want the reference failure", ex.Problems)
+	}
+}

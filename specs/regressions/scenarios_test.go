@@ -40,8 +40,9 @@ var _ = Describe("Scenario files", func() {
 					harness.Note(f.Name+".detail", f.Detail)
 				}
 			}
-			Expect(out.Failures).To(BeEmpty(), "%s on %s/%s:\n%s\n\ndiagnosis:\n%s",
-				sc.File, out.Subject, out.Target, strings.Join(out.Failures, "\n"), out.Diagnose)
+			// The first failure leads: it is the line the report shows.
+			Expect(out.Failures).To(BeEmpty(), "%s\n(%s on %s/%s)\n\ndiagnosis:\n%s",
+				strings.Join(out.Failures, "\n"), sc.File, out.Subject, out.Target, out.Diagnose)
 		})
 	}
 })

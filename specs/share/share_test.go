@@ -107,10 +107,10 @@ var _ = Describe("A share consumer", func() {
 			harness.Figure("loop_steps", float64(d.Steps), "steps", fmt.Sprintf("<= %d", stepBound))
 			harness.Figure("spurious_wakeups", float64(d.SpuriousWakeups), "wakeups", "== 0")
 			harness.Figure("polls", float64(polls), "calls", "")
-			Expect(finds).To(BeNumerically("<=", findBound), c.Diagnose())
-			Expect(d.SpuriousWakeups).To(BeZero(), c.Diagnose())
-			Expect(d.ReadyWithoutRequest).To(BeZero(), c.Diagnose())
-			Expect(int(d.Steps)).To(BeNumerically("<=", stepBound), c.Diagnose())
+			Expect(finds).To(BeNumerically("<=", findBound), "FindCoordinator requests in the outage exceed the backoff schedule (+2)\n%s", c.Diagnose())
+			Expect(d.SpuriousWakeups).To(BeZero(), "spurious wakeups in the outage (a wake with no input and no deadline)\n%s", c.Diagnose())
+			Expect(d.ReadyWithoutRequest).To(BeZero(), "Ready results without a request in the outage\n%s", c.Diagnose())
+			Expect(int(d.Steps)).To(BeNumerically("<=", stepBound), "loop steps in the outage = %d, more than observations and timers allow (%d): a spin\n%s", d.Steps, stepBound, c.Diagnose())
 		})
 
 	It("waits for a ShareFetch held in flight without waking the application",
@@ -140,9 +140,9 @@ var _ = Describe("A share consumer", func() {
 			harness.Figure("app_wakeups", float64(wakes), "wakeups", fmt.Sprintf("<= %d", idlePollWakeups))
 			harness.Figure("loop_steps", float64(d.Steps), "steps", "<= 20")
 			harness.Figure("spurious_wakeups", float64(d.SpuriousWakeups), "wakeups", "== 0")
-			Expect(wakes).To(BeNumerically("<=", idlePollWakeups), c.Diagnose())
-			Expect(d.SpuriousWakeups).To(BeZero(), c.Diagnose())
-			Expect(d.Steps).To(BeNumerically("<=", 20), c.Diagnose())
+			Expect(wakes).To(BeNumerically("<=", idlePollWakeups), "application wakeups = %d while a ShareFetch is held (bound %d): a ping-pong\n%s", wakes, idlePollWakeups, c.Diagnose())
+			Expect(d.SpuriousWakeups).To(BeZero(), "spurious wakeups while a ShareFetch is held\n%s", c.Diagnose())
+			Expect(d.Steps).To(BeNumerically("<=", 20), "loop steps = %d while a ShareFetch is held (bound 20): a spin\n%s", d.Steps, c.Diagnose())
 		})
 
 	It("redelivers a released record with a higher delivery count and never a rejected one",
