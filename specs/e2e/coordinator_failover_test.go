@@ -14,8 +14,9 @@ import (
 )
 
 const (
-	// failoverRecords are produced; half are consumed and committed before
-	// the coordinator's broker stops.
+	// failoverRecords are produced, half before the coordinator's broker
+	// stops (consumed and committed) and half after, so the second half
+	// can only arrive through fetches made after the failover.
 	failoverRecords = 600
 	// failoverCloseBound is how long Close may take after the failover:
 	// one commit and one leave against the new coordinator.
@@ -29,9 +30,8 @@ var _ = Describe("A group consumer whose coordinator's broker stops", func() {
 			const topic = "orders"
 			cl := harness.StartCluster(ctx, target, harness.TargetConfig{Brokers: 3, Topics: map[string]int32{topic: 3}})
 			groupID, clientID := harness.UniqueName("failover"), harness.UniqueName("failover-client")
-			counts, err := cl.Produce(ctx, topic, failoverRecords, nil)
+			counts, err := cl.Produce(ctx, topic, failoverRecords/2, nil)
 			Expect(err).NotTo(HaveOccurred())
-			want := harness.Partitions(topic, counts)
 
 			c := harness.NewConsumer(subject, harness.ConsumerConfig(cl, groupID, clientID))
 			Expect(c.Subscribe(topic)).To(Succeed())
@@ -52,6 +52,12 @@ var _ = Describe("A group consumer whose coordinator's broker stops", func() {
 			f, err := cl.StopBroker(ctx, coord)
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(f.Heal)
+			more2, err := cl.Produce(ctx, topic, failoverRecords/2, nil)
+			Expect(err).NotTo(HaveOccurred(), "producing after the stop")
+			for p, n := range more2 {
+				counts[p] += n
+			}
+			want := harness.Partitions(topic, counts)
 
 			var after []consumer.Record
 			var firstAfter time.Duration
