@@ -6,6 +6,7 @@ import (
 	"io"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -102,7 +103,7 @@ func printOutcome(w io.Writer, o *scenario.Outcome) {
 		if f.Detail != "" {
 			detail = "  (" + strings.ReplaceAll(f.Detail, "\n", " ") + ")"
 		}
-		fmt.Fprintf(tw, "  %s%s\t%g %s\t%s%s\n", mark, f.Name, f.Value, f.Unit, f.Bound, detail)
+		fmt.Fprintf(tw, "  %s%s\t%s %s\t%s%s\n", mark, f.Name, strconv.FormatFloat(f.Value, 'f', -1, 64), f.Unit, f.Bound, detail)
 	}
 	tw.Flush()
 	for _, msg := range o.Failures {

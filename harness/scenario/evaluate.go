@@ -26,7 +26,7 @@ func (r *run) evaluate(out *Outcome) {
 			}
 			var ce *consumer.ConfigError
 			ok := errors.As(r.rejected, &ce) && ce.Field == e.Field
-			add(Figure{Name: "config_rejected." + e.Field, Value: 1, Unit: "", Bound: "rejected naming " + e.Field, Pass: ok})
+			add(Figure{Name: "config_rejected." + e.Field, Value: 1, Unit: "configs rejected", Bound: "rejected naming " + e.Field, Pass: ok})
 			if !ok {
 				fail(e, "construction failed, but not with a ConfigError naming %s: %v", e.Field, r.rejected)
 			}
@@ -38,7 +38,7 @@ func (r *run) evaluate(out *Outcome) {
 	for _, e := range r.sc.Expect {
 		switch e.Kind {
 		case "config_rejected":
-			add(Figure{Name: "config_rejected." + e.Field, Value: 0, Bound: "accepted: the other bounds apply", Pass: true})
+			add(Figure{Name: "config_rejected." + e.Field, Value: 0, Unit: "configs rejected", Bound: "accepted: the other bounds apply", Pass: true})
 		case "requests":
 			w := r.windows[e.Window]
 			n := r.cl.Recorder().Count(harness.RequestFilter{Keys: []kmsg.Key{e.Key}, ClientID: r.clientID, From: w.from, To: w.to})

@@ -71,8 +71,8 @@ var _ = Describe("A group consumer on a healthy cluster", func() {
 			// specs, which assert them.
 			st := c.Stats()
 			harness.Figure("loop_steps", float64(st.Steps), "steps", "")
-			harness.Figure("spurious_wakeups", float64(st.SpuriousWakeups), "", "")
-			harness.Figure("ready_without_request", float64(st.ReadyWithoutRequest), "", "")
-			harness.Figure("app_wakeups", float64(c.AppWakeups()), "", "")
+			harness.Figure("spurious_wakeups", float64(st.SpuriousWakeups), "wakeups", "")
+			harness.Figure("ready_without_request", float64(st.ReadyWithoutRequest), "results", "")
+			harness.Figure("app_wakeups", float64(c.AppWakeups()), "wakeups", "")
 		})
 })

@@ -45,9 +45,9 @@ var _ = Describe("The regular and the share consumer share the execution mechani
 			Expect(g.Has(structure.GroupPkg)).To(BeTrue(), "managers/group is loaded")
 			share := g.Has(structure.SharePkg)
 			if share {
-				harness.Figure("share_package_present", 1, "", "")
+				harness.Figure("share_package_present", 1, "packages", "")
 			} else {
-				harness.Figure("share_package_present", 0, "", "")
+				harness.Figure("share_package_present", 0, "packages", "")
 				harness.Note("share", "managers/share does not exist yet: only managers/group's imports are checked")
 			}
 			var all []structure.ImportViolation

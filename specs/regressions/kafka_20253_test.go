@@ -123,11 +123,11 @@ var _ = Describe("A consumer whose group coordinator becomes unavailable", func(
 			stepBound := obsBound + timerBound + 1
 			harness.Figure("loop_steps_in_window", float64(d.Steps), "steps", fmt.Sprintf("<= %d (observations <= %d + timer wakes <= %d + 1)", stepBound, obsBound, timerBound))
 			harness.Figure("loop_steps_per_second", float64(d.Steps)/window.Duration().Seconds(), "steps/s", "")
-			harness.Figure("observations_in_window", float64(d.Observations), "", fmt.Sprintf("<= %d (%d requests, %d polls)", obsBound, requests, polls))
-			harness.Figure("timer_wakes_in_window", float64(d.TimerWakes), "", fmt.Sprintf("<= %d", timerBound))
-			harness.Figure("spurious_wakeups_in_window", float64(d.SpuriousWakeups), "", "== 0")
-			harness.Figure("ready_without_request_in_window", float64(d.ReadyWithoutRequest), "", "== 0")
-			harness.Figure("past_deadline_in_window", float64(d.PastDeadline), "", "== 0")
+			harness.Figure("observations_in_window", float64(d.Observations), "observations", fmt.Sprintf("<= %d (%d requests, %d polls)", obsBound, requests, polls))
+			harness.Figure("timer_wakes_in_window", float64(d.TimerWakes), "wakeups", fmt.Sprintf("<= %d", timerBound))
+			harness.Figure("spurious_wakeups_in_window", float64(d.SpuriousWakeups), "wakeups", "== 0")
+			harness.Figure("ready_without_request_in_window", float64(d.ReadyWithoutRequest), "results", "== 0")
+			harness.Figure("past_deadline_in_window", float64(d.PastDeadline), "results", "== 0")
 			Expect(d.SpuriousWakeups).To(BeZero(), "spurious wakeups in the window (invariant 2)\n%s", c.Diagnose())
 			Expect(d.ReadyWithoutRequest).To(BeZero(), "Ready results without a request in the window (invariant 1)\n%s", c.Diagnose())
 			Expect(d.PastDeadline).To(BeZero(), "RetryAt times already past when returned (a zero wait: the KAFKA-20253 shape)\n%s", c.Diagnose())
@@ -138,7 +138,7 @@ var _ = Describe("A consumer whose group coordinator becomes unavailable", func(
 			// The application side: every Poll wakes once (records, or
 			// its deadline), never on a signal that carries nothing.
 			appWakeups := wakesAfter - wakesBefore
-			harness.Figure("app_wakeups_in_window", float64(appWakeups), "", fmt.Sprintf("<= %d (one per Poll)", polls))
+			harness.Figure("app_wakeups_in_window", float64(appWakeups), "wakeups", fmt.Sprintf("<= %d (one per Poll)", polls))
 			Expect(appWakeups).To(BeNumerically("<=", uint64(polls)), "application wakeups in the window exceed one per Poll: the application side spins\n%s", c.Diagnose())
 
 			By("after the heal, the commit completes on a later Poll")
