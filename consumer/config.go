@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,6 +47,10 @@ type Config struct {
 	// Logger receives the consumer's logs; default discards.
 	Logger *slog.Logger
 }
+
+// maxWireDuration is the longest duration a setting sent as int32
+// milliseconds can hold (about 24.8 days).
+const maxWireDuration = time.Duration(math.MaxInt32) * time.Millisecond
 
 // DefaultConfig returns Java's consumer defaults (without BootstrapServers).
 func DefaultConfig() Config {
@@ -90,8 +96,12 @@ func (c *Config) validate() error {
 		return &ConfigError{"BootstrapServers", "bootstrap.servers", c.BootstrapServers, "at least one host:port is required"}
 	}
 	for _, a := range c.BootstrapServers {
-		if _, port, err := net.SplitHostPort(a); err != nil || port == "" {
+		host, port, err := net.SplitHostPort(a)
+		if err != nil || host == "" {
 			return &ConfigError{"BootstrapServers", "bootstrap.servers", a, "not a host:port address"}
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return &ConfigError{"BootstrapServers", "bootstrap.servers", a, "port must be a number in 1..65535"}
 		}
 	}
 	if c.ClientID == "" {
@@ -124,6 +134,12 @@ func (c *Config) validate() error {
 		if d.v < d.min {
 			return &ConfigError{d.field, d.java, d.v, d.why}
 		}
+		if d.v > maxWireDuration {
+			return &ConfigError{d.field, d.java, d.v, fmt.Sprintf("must be <= %s: it travels as int32 milliseconds", maxWireDuration)}
+		}
+	}
+	if c.AutoCommitInterval > maxWireDuration {
+		return &ConfigError{"AutoCommitInterval", "auto.commit.interval.ms", c.AutoCommitInterval, fmt.Sprintf("must be <= %s", maxWireDuration)}
 	}
 	if c.EnableAutoCommit && c.AutoCommitInterval < time.Millisecond {
 		return &ConfigError{"AutoCommitInterval", "auto.commit.interval.ms", c.AutoCommitInterval, "must be >= 1ms when auto-commit is enabled"}
@@ -142,8 +158,8 @@ func (c *Config) validate() error {
 		{"MaxBufferedRecords", "", int64(c.MaxBufferedRecords)},
 	}
 	for _, i := range ints {
-		if i.v < 1 {
-			return &ConfigError{i.field, i.java, i.v, "must be >= 1"}
+		if i.v < 1 || i.v > math.MaxInt32 {
+			return &ConfigError{i.field, i.java, i.v, "must be in 1..2147483647"}
 		}
 	}
 	if strings.TrimSpace(c.GroupID) != c.GroupID {

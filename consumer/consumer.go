@@ -278,8 +278,8 @@ func (c *Consumer) Subscribe(topics ...string) error {
 
 // Assign takes the partitions manually, without group membership (Java's
 // assign); the group.id, if any, is used for commits only. An empty list
-// unassigns. Errors: ErrSubscribed while subscribed, ErrClosed,
-// ErrConcurrentUse.
+// unassigns. Errors: *InvalidPartitionError for an empty topic or a negative
+// partition, ErrSubscribed while subscribed, ErrClosed, ErrConcurrentUse.
 func (c *Consumer) Assign(partitions ...managers.TopicPartition) error {
 	if err := c.acquire(); err != nil {
 		return err
@@ -288,8 +288,13 @@ func (c *Consumer) Assign(partitions ...managers.TopicPartition) error {
 	partitions = slices.Clone(partitions)
 	slices.SortFunc(partitions, managers.CompareTopicPartition)
 	partitions = slices.Compact(partitions)
+	for _, tp := range partitions {
+		if tp.Topic == "" || tp.Partition < 0 {
+			return &InvalidPartitionError{TP: tp}
+		}
+	}
 	return c.call("assign", func(tx *reactor.Tx, reply func(error)) {
-		if c.member.InGroup() {
+		if len(c.member.Subscription()) > 0 && c.member.InGroup() {
 			reply(ErrSubscribed)
 			return
 		}
@@ -404,7 +409,12 @@ func (c *Consumer) Close(ctx context.Context) error {
 	return err
 }
 
+// closeDeadline is ctx's deadline, now for a ctx already done (a canceled
+// Close fails what is outstanding at once), else 30 s (Java's close()).
 func closeDeadline(ctx context.Context) time.Time {
+	if ctx.Err() != nil {
+		return time.Now()
+	}
 	if d, ok := ctx.Deadline(); ok {
 		return d
 	}

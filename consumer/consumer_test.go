@@ -10,6 +10,7 @@ import (
 
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/fakebroker"
+	"github.com/kreactor/kreactor/managers"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -100,5 +101,70 @@ func testConsumeCommitClose(t *testing.T, newConsumer func(consumer.Config) (*co
 		if got := gi.Commits["t"][p].Offset; got != last+1 {
 			t.Fatalf("partition %d committed %d, want %d", p, got, last+1)
 		}
+	}
+}
+
+// Bad input found by an adversarial review: each is refused with an error
+// naming the value, before anything is sent.
+func TestInputValidation(t *testing.T) {
+	base := consumer.DefaultConfig()
+	base.BootstrapServers = []string{"127.0.0.1:9092"}
+	for _, tc := range []struct {
+		field string
+		edit  func(*consumer.Config)
+	}{
+		{"BootstrapServers", func(c *consumer.Config) { c.BootstrapServers = []string{"127.0.0.1:notaport"} }},
+		{"BootstrapServers", func(c *consumer.Config) { c.BootstrapServers = []string{"127.0.0.1:99999"} }},
+		{"BootstrapServers", func(c *consumer.Config) { c.BootstrapServers = []string{":9092"} }},
+		{"FetchMaxWait", func(c *consumer.Config) { c.FetchMaxWait = 30 * 24 * time.Hour }},
+		{"RetryBackoffMax", func(c *consumer.Config) { c.RetryBackoffMax = 1 << 62 }},
+	} {
+		cfg := base
+		tc.edit(&cfg)
+		_, err := consumer.New(cfg)
+		var ce *consumer.ConfigError
+		if !errors.As(err, &ce) || ce.Field != tc.field {
+			t.Errorf("err = %v, want a ConfigError on %s", err, tc.field)
+		}
+	}
+	c, err := consumer.New(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	var pe *consumer.InvalidPartitionError
+	if err := c.Assign(managers.TopicPartition{Topic: "t", Partition: -1}); !errors.As(err, &pe) {
+		t.Fatalf("Assign(t/-1) = %v, want InvalidPartitionError", err)
+	}
+	if err := c.Assign(managers.TopicPartition{Partition: 0}); !errors.As(err, &pe) {
+		t.Fatalf("Assign(/0) = %v, want InvalidPartitionError", err)
+	}
+}
+
+// A canceled ctx closes at once: outstanding work fails now, not after 30 s.
+func TestCloseWithCanceledContextIsImmediate(t *testing.T) {
+	b, err := fakebroker.Start(fakebroker.Config{Topics: map[string]int32{"t": 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	cfg := consumer.DefaultConfig()
+	cfg.BootstrapServers = b.Addrs()
+	cfg.GroupID = "g-cancel"
+	c, err := consumer.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Subscribe("t"); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := b.CoordinatorUnavailable("g-cancel")
+	defer h.Heal()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	start := time.Now()
+	_ = c.Close(ctx)
+	if took := time.Since(start); took > 2*time.Second {
+		t.Fatalf("Close(canceled ctx) took %s", took)
 	}
 }

@@ -1,6 +1,11 @@
 package consumer
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/kreactor/kreactor/managers"
+)
 
 // ErrClosed is returned by every call made after Close started.
 var ErrClosed = errors.New("consumer: closed")
@@ -23,3 +28,13 @@ var ErrConcurrentUse = errors.New("consumer: not safe for concurrent use (only W
 
 // ErrSubscribed is returned by Assign while the consumer is subscribed.
 var ErrSubscribed = errors.New("consumer: subscribed; unsubscribe before Assign")
+
+// InvalidPartitionError is returned by Assign for a partition that cannot
+// exist: an empty topic name or a negative partition number.
+type InvalidPartitionError struct {
+	TP managers.TopicPartition
+}
+
+func (e *InvalidPartitionError) Error() string {
+	return fmt.Sprintf("consumer: invalid partition %q/%d: topic must be non-empty and partition >= 0", e.TP.Topic, e.TP.Partition)
+}

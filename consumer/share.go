@@ -227,7 +227,8 @@ func (c *ShareConsumer) Subscribe(topics ...string) error {
 // puts the consumer in explicit mode for good: every record of a batch must
 // then be acknowledged before the next Poll. Without any call, each Poll
 // accepts the previous batch (implicit mode). Errors: share.ErrNotDelivered
-// (not delivered by this consumer, or already acknowledged), ErrClosed,
+// (not delivered by this consumer, or already acknowledged),
+// share.ErrInvalidAckType, ErrClosed,
 // ErrConcurrentUse.
 func (c *ShareConsumer) Acknowledge(r ShareRecord, typ AcknowledgeType) error {
 	if err := c.acquire(); err != nil {
@@ -236,8 +237,11 @@ func (c *ShareConsumer) Acknowledge(r ShareRecord, typ AcknowledgeType) error {
 	defer c.release()
 	tp := managers.TopicPartition{Topic: r.Topic, Partition: r.Partition}
 	return c.call("acknowledge", func(tx *reactor.Tx, reply func(error)) {
-		c.app.explicit = true
-		reply(c.consume.Acknowledge(tp, r.Offset, typ))
+		err := c.consume.Acknowledge(tp, r.Offset, typ)
+		if err == nil {
+			c.app.explicit = true // only an acknowledgement that took effect changes the mode
+		}
+		reply(err)
 	})
 }
 

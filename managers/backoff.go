@@ -42,6 +42,9 @@ func (b Backoff) Delay(attempt int) time.Duration {
 		}
 		d *= 1 - b.Jitter + 2*b.Jitter*r()
 	}
+	if d >= float64(math.MaxInt64) {
+		return time.Duration(math.MaxInt64) // never wraps to a negative (no) backoff
+	}
 	return time.Duration(d)
 }
 

@@ -9,6 +9,7 @@ package managers
 // metadata instead of reporting an empty result).
 
 import (
+	"fmt"
 	"net"
 	"slices"
 	"strconv"
@@ -47,7 +48,13 @@ type Metadata struct {
 	stale    bool      // a refresh was requested
 	fetched  time.Time // last successful refresh
 	retry    Retry
-	version  uint64 // increments on each applied response
+	// refreshes counts consecutive on-demand refreshes (a refresh asked
+	// for, or a topic still missing): each waits Backoff.Delay(refreshes)
+	// after the previous send, so an answer that changes nothing cannot
+	// be re-requested in a loop.
+	refreshes int
+	lastSent  time.Time
+	version   uint64 // increments on each applied response
 }
 
 // NewMetadata returns a metadata manager using bootstrap addresses until
@@ -89,6 +96,20 @@ func (m *Metadata) Addrs() []string {
 func (m *Metadata) BrokerAddr(node int32) (string, bool) {
 	a, ok := m.brokers[node]
 	return a, ok
+}
+
+// maxPartitions bounds the partition index a Metadata answer may carry
+// (Kafka's own limit is far lower in practice); a larger or negative index
+// is a malformed answer, not an allocation.
+const maxPartitions = 1 << 20
+
+// Leader returns tp's leader when metadata knows one.
+func (m *Metadata) Leader(tp TopicPartition) (int32, bool) {
+	tm, ok := m.topics[tp.Topic]
+	if !ok || tp.Partition < 0 || int(tp.Partition) >= len(tm.Partitions) || tm.Partitions[tp.Partition].Leader < 0 {
+		return -1, false
+	}
+	return tm.Partitions[tp.Partition].Leader, true
 }
 
 // Topic returns the metadata of topic, if known.
@@ -136,12 +157,25 @@ func (m *Metadata) Poll(tx *reactor.Tx, topics []string) reactor.Result {
 		}
 	}
 	due := m.fetched.Add(m.maxAge)
-	if !missing && !m.stale && tx.Now.Before(due) {
-		return reactor.RetryAt(due, "metadata max age")
+	onDemand := missing || m.stale
+	if !onDemand {
+		m.refreshes = 0
+		if tx.Now.Before(due) {
+			return reactor.RetryAt(due, "metadata max age")
+		}
 	}
 	if next, waiting := m.retry.Waiting(tx.Now); waiting {
 		return reactor.RetryAt(next, "Metadata backoff")
 	}
+	if onDemand && m.refreshes > 0 {
+		if allow := m.lastSent.Add(m.retry.Backoff.Delay(m.refreshes)); tx.Now.Before(allow) {
+			return reactor.RetryAt(allow, "metadata refresh backoff")
+		}
+	}
+	if onDemand {
+		m.refreshes++
+	}
+	m.lastSent = tx.Now
 	req := kmsg.NewPtrMetadataRequest()
 	for _, t := range topics {
 		rt := kmsg.NewMetadataRequestTopic()
@@ -188,6 +222,10 @@ func (m *Metadata) onResponse(tx *reactor.Tx, resp any, err error) {
 		if tm.Err == nil {
 			n := 0
 			for _, p := range t.Partitions {
+				if p.Partition < 0 || p.Partition >= maxPartitions {
+					m.retry.Note(&ResponseError{Key: kmsg.Metadata, Node: AnyNode, Detail: fmt.Sprintf("topic %s: partition index %d", *t.Topic, p.Partition)})
+					continue
+				}
 				n = max(n, int(p.Partition)+1)
 			}
 			tm.Partitions = make([]PartitionMeta, n)
@@ -195,6 +233,9 @@ func (m *Metadata) onResponse(tx *reactor.Tx, resp any, err error) {
 				tm.Partitions[i] = PartitionMeta{Leader: -1}
 			}
 			for _, p := range t.Partitions {
+				if p.Partition < 0 || p.Partition >= maxPartitions {
+					continue
+				}
 				if perr := kerr.ErrorForCode(p.ErrorCode); perr != nil && kerr.IsRetriable(perr) {
 					retry = true
 					continue

@@ -165,6 +165,9 @@ func (l *Loop[V]) Start() {
 // inbox order. It blocks while the inbox is full, until ctx is done (returns
 // ctx.Err()) or the loop stops (returns ErrStopped).
 func (l *Loop[V]) Submit(ctx context.Context, name string, apply func(tx *Tx)) error {
+	if err := ctx.Err(); err != nil {
+		return err // a done ctx never enqueues: select would pick at random
+	}
 	select {
 	case <-l.done:
 		return ErrStopped

@@ -283,13 +283,12 @@ func (f *Fetch) Poll(tx *reactor.Tx, v View) reactor.Result {
 			waits = append(waits, reactor.RetryAt(p.next, "partition backoff"))
 			continue
 		}
-		tm, ok := v.Meta.Topic(tp.Topic)
-		if !ok || int(tp.Partition) >= len(tm.Partitions) || tm.Partitions[tp.Partition].Leader < 0 {
+		leader, ok := v.Meta.Leader(tp)
+		if !ok {
 			v.Meta.RequestRefresh(tx)
 			waits = append(waits, reactor.Await(reactor.InputMetadata, "leader unknown"))
 			continue
 		}
-		leader := tm.Partitions[tp.Partition].Leader
 		if f.inFlight[leader] {
 			waits = append(waits, reactor.Await(reactor.InputResponse, "Fetch in flight"))
 			continue

@@ -57,6 +57,7 @@ type Membership struct {
 	ownedTPs     []managers.TopicPartition
 	ownedVersion uint64
 	target       map[[16]byte][]int32 // received, not yet reconciled (topic names unknown)
+	rejoin       bool                 // Subscribe arrived while leaving: join again after the leave
 	sendOwned    bool                 // acknowledge the owned partitions in the next heartbeat
 }
 
@@ -111,6 +112,7 @@ func (m *Membership) Subscribe(topics []string) {
 	topics = slices.Compact(topics)
 	if len(topics) == 0 {
 		m.subscription = nil
+		m.rejoin = false
 		m.Leave()
 		return
 	}
@@ -121,12 +123,15 @@ func (m *Membership) Subscribe(topics []string) {
 		m.state, m.epoch = MemberJoining, 0
 	case MemberStable:
 		m.nextBeat = time.Time{} // tell the coordinator now
+	case MemberLeaving:
+		m.rejoin = true // join again once the leave is answered
 	}
 }
 
 // Leave starts leaving the group (epoch -1). A member that never joined is
 // left at once.
 func (m *Membership) Leave() {
+	m.rejoin = false
 	switch m.state {
 	case MemberStable:
 		m.state = MemberLeaving
@@ -259,6 +264,10 @@ func (m *Membership) onResponse(tx *reactor.Tx, node, sentEpoch int32, sentState
 		}
 		m.state, m.epoch = MemberLeft, -1
 		m.retry.Note(err)
+		if m.rejoin && len(m.subscription) > 0 {
+			m.rejoin = false
+			m.state, m.epoch, m.sendSubs = MemberJoining, 0, true
+		}
 		return
 	}
 	if m.state != sentState && !(sentState == MemberJoining && m.state == MemberStable) {
@@ -320,7 +329,11 @@ func (m *Membership) onResponse(tx *reactor.Tx, node, sentEpoch int32, sentState
 			slices.Sort(ps)
 			target[t.TopicID] = ps
 		}
-		m.target = target
+		// The coordinator may repeat the assignment it already sent: that
+		// is not a change to reconcile or acknowledge again.
+		if !sameAssignment(target, m.owned) || m.target != nil {
+			m.target = target
+		}
 	}
 }
 
@@ -367,4 +380,16 @@ func (m *Membership) LocalTimer() (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return m.nextBeat, true
+}
+
+func sameAssignment(a, b map[[16]byte][]int32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for id, ps := range a {
+		if !slices.Equal(ps, b[id]) {
+			return false
+		}
+	}
+	return true
 }

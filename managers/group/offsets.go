@@ -237,6 +237,17 @@ func (o *Offsets) onOffsetFetch(tx *reactor.Tx, node int32, groupID string, gens
 		return
 	}
 	o.retry.Succeed()
+	answered := map[managers.TopicPartition]bool{}
+	defer func() {
+		// A partition asked for and not answered is a failure: retry it
+		// after a backoff, never at once.
+		for tp := range gens {
+			if !answered[tp] {
+				o.retryLater(tx, &managers.ResponseError{Key: kmsg.OffsetFetch, Node: node, Detail: "no answer for " + tp.String()})
+				return
+			}
+		}
+	}()
 	for _, p := range parts {
 		topic := p.topic
 		if topic == "" {
@@ -247,6 +258,7 @@ func (o *Offsets) onOffsetFetch(tx *reactor.Tx, node int32, groupID string, gens
 		if !ok {
 			continue
 		}
+		answered[tp] = true
 		if perr := kerr.ErrorForCode(p.code); perr != nil {
 			o.retryLater(tx, fmt.Errorf("%s: %w", tp, perr))
 			continue
@@ -279,13 +291,12 @@ func (o *Offsets) pollReset(tx *reactor.Tx, v View, needs []PositionNeed) reacto
 	var waits []reactor.Result
 	byNode := map[int32][]PositionNeed{}
 	for _, n := range needs {
-		tm, ok := v.Meta.Topic(n.TP.Topic)
-		if !ok || int(n.TP.Partition) >= len(tm.Partitions) || tm.Partitions[n.TP.Partition].Leader < 0 {
+		leader, ok := v.Meta.Leader(n.TP)
+		if !ok {
 			v.Meta.RequestRefresh(tx)
 			waits = append(waits, reactor.Await(reactor.InputMetadata, "leader unknown for ListOffsets"))
 			continue
 		}
-		leader := tm.Partitions[n.TP.Partition].Leader
 		if o.listInFlight[leader] {
 			waits = append(waits, reactor.Await(reactor.InputResponse, "ListOffsets in flight"))
 			continue
@@ -344,6 +355,15 @@ func (o *Offsets) onListOffsets(tx *reactor.Tx, node int32, gens map[managers.To
 		o.retryLater(tx, err)
 		return
 	}
+	answered := map[managers.TopicPartition]bool{}
+	defer func() {
+		for tp := range gens {
+			if !answered[tp] {
+				o.retryLater(tx, &managers.ResponseError{Key: kmsg.ListOffsets, Node: node, Detail: "no answer for " + tp.String()})
+				return
+			}
+		}
+	}()
 	for _, t := range r.Topics {
 		for _, p := range t.Partitions {
 			tp := managers.TopicPartition{Topic: t.Topic, Partition: p.Partition}
@@ -351,6 +371,7 @@ func (o *Offsets) onListOffsets(tx *reactor.Tx, node int32, gens map[managers.To
 			if !ok {
 				continue
 			}
+			answered[tp] = true
 			if perr := kerr.ErrorForCode(p.ErrorCode); perr != nil {
 				if !kerr.IsRetriable(perr) && !errors.Is(perr, kerr.NotLeaderForPartition) {
 					o.fetch.ReportError(&PartitionError{TP: tp, Err: perr})

@@ -44,6 +44,9 @@ var (
 	// ErrUnacknowledged: in explicit mode, a Poll found records of the
 	// previous batch not acknowledged (Java's IllegalStateException).
 	ErrUnacknowledged = errors.New("explicit acknowledgement mode: records of the previous poll are not acknowledged")
+	// ErrInvalidAckType: an acknowledgement type other than Accept,
+	// Release, Reject and Renew.
+	ErrInvalidAckType = errors.New("invalid acknowledgement type")
 	// ErrSessionClosed: acknowledgements that could not be sent because
 	// the share session on their broker was closed or never opened; the
 	// broker releases the records when their acquisition lock expires.

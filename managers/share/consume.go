@@ -15,6 +15,7 @@ package share
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -148,9 +149,12 @@ func (c *Consume) Take(max int) []Record {
 // record. Renew keeps the record unacknowledged (its lock is extended).
 // Errors: ErrNotDelivered.
 func (c *Consume) Acknowledge(tp managers.TopicPartition, offset int64, typ AckType) error {
+	if !typ.Valid() {
+		return fmt.Errorf("%w: %d", ErrInvalidAckType, int8(typ))
+	}
 	d := c.delivered[tp]
 	cur, ok := d[offset]
-	if !ok || cur != 0 || !typ.Valid() {
+	if !ok || cur != 0 {
 		return ErrNotDelivered
 	}
 	if typ == AckRenew {
@@ -307,12 +311,11 @@ func (c *Consume) sessionFor(node int32) *session {
 
 // leader returns tp's leader, asking for a metadata refresh when unknown.
 func (c *Consume) leader(tx *reactor.Tx, tp managers.TopicPartition) (int32, bool) {
-	tm, ok := c.meta.Topic(tp.Topic)
-	if !ok || int(tp.Partition) >= len(tm.Partitions) || tm.Partitions[tp.Partition].Leader < 0 {
+	leader, ok := c.meta.Leader(tp)
+	if !ok {
 		c.meta.RequestRefresh(tx)
-		return -1, false
 	}
-	return tm.Partitions[tp.Partition].Leader, true
+	return leader, ok
 }
 
 // nodeWork is what one broker's session has to do in this poll.
@@ -715,8 +718,19 @@ func (c *Consume) onShareFetch(tx *reactor.Tx, node int32, s *session, epoch int
 			c.acquire(tp, p)
 		}
 	}
-	out, _ := c.outcomes(sent, func(tp managers.TopicPartition) error { return ackErr[tp] })
+	out, _ := c.outcomes(sent, func(tp managers.TopicPartition) error { return answeredOr(ackErr, tp, kmsg.ShareFetch, node) })
 	c.report(tx, out)
+}
+
+// answeredOr is tp's acknowledgement outcome in an answer: its error code,
+// or, when the broker left tp out, a ResponseError (an acknowledgement
+// nobody confirmed is never reported accepted).
+func answeredOr(perTP map[managers.TopicPartition]error, tp managers.TopicPartition, key kmsg.Key, node int32) error {
+	err, ok := perTP[tp]
+	if !ok {
+		return &managers.ResponseError{Key: key, Node: node, Detail: "no answer for the acknowledgements of " + tp.String()}
+	}
+	return err
 }
 
 // acquire keeps the records of p that the broker acquired for this member.
@@ -764,7 +778,7 @@ func (c *Consume) onShareAcknowledge(tx *reactor.Tx, node int32, s *session, epo
 			perTP[managers.TopicPartition{Topic: name, Partition: p.Partition}] = kerr.ErrorForCode(p.ErrorCode)
 		}
 	}
-	out, results := c.outcomes(sent, func(tp managers.TopicPartition) error { return perTP[tp] })
+	out, results := c.outcomes(sent, func(tp managers.TopicPartition) error { return answeredOr(perTP, tp, kmsg.ShareAcknowledge, node) })
 	c.report(tx, out)
 	return results
 }

@@ -118,6 +118,9 @@ func (l *Loop[V]) Start() {
 // Submit enqueues an application event (ApplicationEventHandler.add) and
 // wakes the network wait. Errors: ctx.Err(), reactor.ErrStopped.
 func (l *Loop[V]) Submit(ctx context.Context, name string, apply func(tx *reactor.Tx)) error {
+	if err := ctx.Err(); err != nil {
+		return err // a done ctx never enqueues: select would pick at random
+	}
 	select {
 	case <-l.done:
 		return reactor.ErrStopped
