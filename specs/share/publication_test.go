@@ -27,6 +27,10 @@ var _ = Describe("A share consumer's CommitSync", func() {
 		harness.Spec("share-commit-sync-publication", []string{"P4"}, subject.Name(), target.Name()), SpecTimeout(2*harness.SpecTimeout),
 		func(ctx SpecContext) {
 			cl, group := newShareGroup(ctx, "orders", 1)
+			// A fetch may acquire a whole batch while the spec commits one
+			// record at a time: keep the locks long enough (a real broker
+			// answers INVALID_RECORD_STATE for an expired one).
+			Expect(cl.SetGroupConfigs(ctx, group, map[string]string{"share.record.lock.duration.ms": "60000"})).To(Succeed())
 			_, err := cl.Produce(ctx, "orders", shareCommits, nil)
 			Expect(err).NotTo(HaveOccurred())
 			delays := harness.DelayResponses(kmsg.ShareAcknowledge, func() time.Duration {
