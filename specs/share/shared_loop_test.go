@@ -1,0 +1,73 @@
+package share
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/reactor"
+)
+
+// bothRecords is how many records each consumer reads in the P5 spec.
+const bothRecords = 200
+
+var _ = Describe("A regular and a share consumer in one process", func() {
+	It("run on the same execution mechanics with separate managers: each consumes its own records, and the regular group's coordinator outage does not stall the share consumer",
+		harness.Spec("shared-mechanics.regular-and-share-together", []string{"P5"}, subject.Name(), target.Name()), SpecTimeout(harness.SpecTimeout),
+		func(ctx SpecContext) {
+			cl, shareGroup := newShareGroup(ctx, "shared", 2)
+			_, err := cl.Produce(ctx, "shared", bothRecords, nil)
+			Expect(err).NotTo(HaveOccurred())
+
+			regularGroup := harness.UniqueName("regular")
+			reg := harness.NewConsumer(subject, harness.ConsumerConfig(cl, regularGroup, harness.UniqueName("regular-client")))
+			Expect(reg.Subscribe("shared")).To(Succeed())
+			sh := newShareConsumer(cl, shareGroup, harness.UniqueName("share-client"), "shared")
+
+			By("both consuming the same topic, each through its own group")
+			wctx, cancel := context.WithTimeout(ctx, harness.WaitTimeout)
+			defer cancel()
+			recs, _, err := harness.PollUntil(wctx, reg, bothRecords)
+			Expect(err).NotTo(HaveOccurred(), reg.Diagnose())
+			shared := pollShare(ctx, sh, bothRecords, nil)
+			harness.Figure("regular_records", float64(len(recs)), "records", fmt.Sprintf(">= %d", bothRecords))
+			harness.Figure("share_records", float64(len(shared)), "records", fmt.Sprintf(">= %d", bothRecords))
+
+			By("the decisions come from the same mechanics, over disjoint manager sets")
+			regNames, shareNames := managerNames(reg.Decision().Results), managerNames(sh.Decision().Results)
+			Expect(regNames).To(ContainElements("membership", "commit", "fetch", "offsets"))
+			Expect(shareNames).To(ContainElements("share-membership", "share-fetch"))
+			for _, n := range []string{"membership", "commit", "fetch", "offsets"} {
+				Expect(shareNames).NotTo(ContainElement(n), "the share consumer polls no regular-consumer manager")
+			}
+
+			By("an outage of the regular group's coordinator leaves the share consumer consuming")
+			f, err := cl.Inject(ctx, harness.FaultSpec{Kind: harness.FaultCoordinatorUnavailable, Group: regularGroup})
+			Expect(err).NotTo(HaveOccurred())
+			defer f.Heal()
+			_, err = cl.Produce(ctx, "shared", bothRecords, nil)
+			Expect(err).NotTo(HaveOccurred())
+			start := time.Now()
+			more := pollShare(ctx, sh, bothRecords, nil)
+			took := time.Since(start)
+			harness.Figure("share_records_during_regular_outage", float64(len(more)), "records", fmt.Sprintf(">= %d", bothRecords))
+			harness.Figure("share_consume_during_regular_outage", float64(took.Milliseconds()), "ms", "")
+			st := sh.Stats()
+			harness.Figure("share_spurious_wakeups", float64(st.SpuriousWakeups), "wakeups", "")
+			Expect(reg.Decision().Diagnose()).To(ContainSubstring("coordinator"), "the regular consumer is waiting on its coordinator")
+		})
+})
+
+func managerNames(rs []reactor.ManagerResult) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Manager)
+	}
+	slices.Sort(out)
+	return out
+}
