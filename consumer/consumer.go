@@ -7,7 +7,6 @@ package consumer
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"maps"
 	"slices"
@@ -18,19 +17,6 @@ import (
 	"github.com/kreactor/kreactor/managers/group"
 	"github.com/kreactor/kreactor/reactor"
 )
-
-// engine is what the consumer needs of an execution engine; reactor.Loop
-// and baseline.Loop both provide it.
-type engine interface {
-	Start()
-	Submit(ctx context.Context, name string, apply func(*reactor.Tx)) error
-	Stop()
-	Done() <-chan struct{}
-	Current() *reactor.Publication
-	WaitFor(ctx context.Context, cond func(*reactor.Publication) bool) (*reactor.Publication, error)
-	Stats() reactor.Stats
-	Trace() []*reactor.Decision
-}
 
 // path is the application side of the public API: how calls wait and what
 // they see. reactorPath waits on published decisions; baselinePath models
@@ -48,10 +34,10 @@ type path interface {
 type Consumer struct {
 	cfg     Config
 	subject string // "reactor" or "baseline"
-	eng     engine
-	path    path
-	tr      *transport
-	log     *slog.Logger
+	engineSide
+	path path
+	tr   *transport
+	log  *slog.Logger
 
 	// Managers and loop-side state: engine goroutine only.
 	coord         *managers.Coordinator
@@ -225,33 +211,6 @@ func (c *Consumer) addReceived(pos map[managers.TopicPartition]managers.Position
 	c.appMu.Lock()
 	maps.Copy(c.received, pos)
 	c.appMu.Unlock()
-}
-
-// submit enqueues an application event, mapping a stopped engine to
-// ErrClosed.
-func (c *Consumer) submit(ctx context.Context, name string, apply func(*reactor.Tx)) error {
-	err := c.eng.Submit(ctx, name, apply)
-	if errors.Is(err, reactor.ErrStopped) {
-		return ErrClosed
-	}
-	return err
-}
-
-// call submits apply and waits for the error it reports through reply (an
-// effect), or for the engine to stop.
-func (c *Consumer) call(name string, apply func(tx *reactor.Tx, reply func(error))) error {
-	result := make(chan error, 1)
-	if err := c.submit(context.Background(), name, func(tx *reactor.Tx) {
-		apply(tx, func(err error) { tx.Effect(func() { result <- err }) })
-	}); err != nil {
-		return err
-	}
-	select {
-	case err := <-result:
-		return err
-	case <-c.eng.Done():
-		return ErrClosed
-	}
 }
 
 // Subscribe joins the group with the given topics (replacing any earlier
@@ -438,25 +397,8 @@ func (c *Consumer) Snapshot() *Snapshot {
 	return s
 }
 
-// Decision returns the latest published timing decision.
-func (c *Consumer) Decision() *reactor.Decision { return c.eng.Current().Decision }
-
-// Stats returns the engine's counters (steps, spurious wakeups, contract
-// violations).
-func (c *Consumer) Stats() reactor.Stats { return c.eng.Stats() }
-
-// Trace returns the recent decisions, oldest first.
-func (c *Consumer) Trace() []*reactor.Decision { return c.eng.Trace() }
-
 // WaitFor blocks until cond holds for a published snapshot (see
 // reactor.Loop.WaitFor). Errors: ctx.Err(), ErrClosed.
 func (c *Consumer) WaitFor(ctx context.Context, cond func(*Snapshot) bool) error {
-	_, err := c.eng.WaitFor(ctx, func(p *reactor.Publication) bool {
-		s, ok := p.Snapshot.(*Snapshot)
-		return ok && cond(s)
-	})
-	if errors.Is(err, reactor.ErrStopped) {
-		return ErrClosed
-	}
-	return err
+	return waitSnapshot(ctx, c.eng, cond)
 }

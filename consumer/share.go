@@ -7,7 +7,6 @@ package consumer
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"time"
 
@@ -58,8 +57,8 @@ type ShareSnapshot struct {
 type ShareConsumer struct {
 	cfg     ShareConfig
 	subject string
-	eng     engine
-	tr      *transport
+	engineSide
+	tr *transport
 	appSide
 
 	// engine goroutine only
@@ -177,30 +176,6 @@ func (c *ShareConsumer) onAck(tx *reactor.Tx, outcomes []share.AckOutcome) {
 			}
 		})
 	})
-}
-
-func (c *ShareConsumer) submit(ctx context.Context, name string, apply func(*reactor.Tx)) error {
-	err := c.eng.Submit(ctx, name, apply)
-	if errors.Is(err, reactor.ErrStopped) {
-		return ErrClosed
-	}
-	return err
-}
-
-// call submits apply and waits for the error it reports through reply.
-func (c *ShareConsumer) call(name string, apply func(tx *reactor.Tx, reply func(error))) error {
-	result := make(chan error, 1)
-	if err := c.submit(context.Background(), name, func(tx *reactor.Tx) {
-		apply(tx, func(err error) { tx.Effect(func() { result <- err }) })
-	}); err != nil {
-		return err
-	}
-	select {
-	case err := <-result:
-		return err
-	case <-c.eng.Done():
-		return ErrClosed
-	}
 }
 
 // SetAcknowledgementCommitCallback sets the callback for acknowledgement
@@ -410,20 +385,8 @@ func (c *ShareConsumer) Assignment() []managers.TopicPartition {
 	return nil
 }
 
-// Decision, Stats and Trace expose the engine's decisions and counters.
-func (c *ShareConsumer) Decision() *reactor.Decision { return c.eng.Current().Decision }
-func (c *ShareConsumer) Stats() reactor.Stats        { return c.eng.Stats() }
-func (c *ShareConsumer) Trace() []*reactor.Decision  { return c.eng.Trace() }
-
 // WaitFor blocks until cond holds for a published snapshot. Errors:
 // ctx.Err(), ErrClosed.
 func (c *ShareConsumer) WaitFor(ctx context.Context, cond func(*ShareSnapshot) bool) error {
-	_, err := c.eng.WaitFor(ctx, func(p *reactor.Publication) bool {
-		s, ok := p.Snapshot.(*ShareSnapshot)
-		return ok && cond(s)
-	})
-	if errors.Is(err, reactor.ErrStopped) {
-		return ErrClosed
-	}
-	return err
+	return waitSnapshot(ctx, c.eng, cond)
 }
