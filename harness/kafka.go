@@ -277,6 +277,11 @@ func topicNames(ctx context.Context, cl *kgo.Client) (map[[16]byte]string, error
 }
 
 func (k *kafkaCluster) SetGroupConfigs(ctx context.Context, group string, configs map[string]string) error {
+	return k.alterConfigs(ctx, kmsg.ConfigResourceTypeGroupConfig, group, configs)
+}
+
+// alterConfigs sets configs of one resource with IncrementalAlterConfigs.
+func (k *kafkaCluster) alterConfigs(ctx context.Context, typ kmsg.ConfigResourceType, name string, configs map[string]string) error {
 	cl, err := k.admin()
 	if err != nil {
 		return err
@@ -284,12 +289,12 @@ func (k *kafkaCluster) SetGroupConfigs(ctx context.Context, group string, config
 	defer cl.Close()
 	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
 	r := kmsg.NewIncrementalAlterConfigsRequestResource()
-	r.ResourceType = kmsg.ConfigResourceTypeGroupConfig
-	r.ResourceName = group
-	for _, name := range slices.Sorted(mapKeys(configs)) {
+	r.ResourceType = typ
+	r.ResourceName = name
+	for _, key := range slices.Sorted(mapKeys(configs)) {
 		c := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
-		c.Name = name
-		c.Value = kmsg.StringPtr(configs[name])
+		c.Name = key
+		c.Value = kmsg.StringPtr(configs[key])
 		r.Configs = append(r.Configs, c)
 	}
 	req.Resources = append(req.Resources, r)
@@ -299,7 +304,7 @@ func (k *kafkaCluster) SetGroupConfigs(ctx context.Context, group string, config
 	}
 	for _, r := range resp.Resources {
 		if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
-			return fmt.Errorf("harness: set configs of group %q: %w", group, err)
+			return fmt.Errorf("harness: configs of %s %q: %w", typ, name, err)
 		}
 	}
 	return nil
@@ -481,30 +486,5 @@ func (k *kafkaCluster) CreateTopic(ctx context.Context, topic string, partitions
 	if len(configs) == 0 {
 		return nil
 	}
-	cl, err := k.admin()
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
-	r := kmsg.NewIncrementalAlterConfigsRequestResource()
-	r.ResourceType = kmsg.ConfigResourceTypeTopic
-	r.ResourceName = topic
-	for _, name := range slices.Sorted(mapKeys(configs)) {
-		c := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
-		c.Name = name
-		c.Value = kmsg.StringPtr(configs[name])
-		r.Configs = append(r.Configs, c)
-	}
-	req.Resources = append(req.Resources, r)
-	resp, err := req.RequestWith(ctx, cl)
-	if err != nil {
-		return err
-	}
-	for _, r := range resp.Resources {
-		if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
-			return fmt.Errorf("harness: configs of topic %q: %w", topic, err)
-		}
-	}
-	return nil
+	return k.alterConfigs(ctx, kmsg.ConfigResourceTypeTopic, topic, configs)
 }
