@@ -52,7 +52,7 @@ func Start(cfg Config) (*Broker, error) {
 	}
 	b := &Broker{
 		cfg:     cfg,
-		rec:     newRecorder(cfg.MaxRecords),
+		rec:     NewRecorder(cfg.MaxRecords),
 		log:     log,
 		closing: make(chan struct{}),
 		handles: make(map[*Handle]struct{}),

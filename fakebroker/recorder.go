@@ -72,13 +72,15 @@ type Recorder struct {
 	malformed uint64    // guarded by mu
 }
 
-// newRecorder returns a Recorder keeping at most max requests (max >= 1).
-func newRecorder(max int) *Recorder {
-	return &Recorder{max: max}
+// NewRecorder returns an empty Recorder keeping at most capacity requests
+// (less than 1 means 1). Other request sources (the real-Kafka proxy) record into
+// one too, so every target offers the same recorder.
+func NewRecorder(capacity int) *Recorder {
+	return &Recorder{max: max(capacity, 1)}
 }
 
-// add records q, evicting the oldest record if full.
-func (r *Recorder) add(q Request) {
+// Add records q, evicting the oldest record if full.
+func (r *Recorder) Add(q Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.ring) < r.max {
@@ -90,8 +92,8 @@ func (r *Recorder) add(q Request) {
 	r.dropped++
 }
 
-// addMalformed counts a frame whose header could not be parsed.
-func (r *Recorder) addMalformed() {
+// AddMalformed counts a frame whose header could not be parsed.
+func (r *Recorder) AddMalformed() {
 	r.mu.Lock()
 	r.malformed++
 	r.mu.Unlock()

@@ -119,7 +119,7 @@ func TestFrameParserHandlesAnySplit(t *testing.T) {
 	}
 	for name, split := range splits {
 		t.Run(name, func(t *testing.T) {
-			rec := newRecorder(100)
+			rec := NewRecorder(100)
 			p := &frameParser{node: 2, conn: 9, rec: rec}
 			now := time.Now()
 			for _, chunk := range split(stream) {
@@ -146,9 +146,9 @@ func TestFrameParserHandlesAnySplit(t *testing.T) {
 }
 
 func TestRecorderIsBounded(t *testing.T) {
-	rec := newRecorder(3)
+	rec := NewRecorder(3)
 	for i := range 5 {
-		rec.add(Request{CorrelationID: int32(i)})
+		rec.Add(Request{CorrelationID: int32(i)})
 	}
 	got := rec.Requests()
 	if len(got) != 3 || got[0].CorrelationID != 2 || got[2].CorrelationID != 4 {

@@ -160,10 +160,10 @@ func (p *frameParser) advance() {
 		p.size = int32(binary.BigEndian.Uint32(buf))
 		switch {
 		case p.size < 0:
-			p.rec.addMalformed()
+			p.rec.AddMalformed()
 			p.state = stBroken
 		case p.size < fixedLen:
-			p.rec.addMalformed()
+			p.rec.AddMalformed()
 			p.skipRest(0)
 		default:
 			p.state, p.want = stFixed, fixedLen
@@ -183,7 +183,7 @@ func (p *frameParser) advance() {
 		case n <= 0: // null (-1) or empty client id
 			p.emit(fixedLen)
 		case fixedLen+n > int(p.size):
-			p.rec.addMalformed()
+			p.rec.AddMalformed()
 			p.skipRest(fixedLen)
 		default:
 			p.state, p.want = stClientID, n
@@ -196,7 +196,7 @@ func (p *frameParser) advance() {
 
 // emit records the decoded header; read bytes of the frame were consumed.
 func (p *frameParser) emit(read int) {
-	p.rec.add(p.hdr)
+	p.rec.Add(p.hdr)
 	p.skipRest(read)
 }
 

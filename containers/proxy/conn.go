@@ -124,12 +124,12 @@ func (c *conn) readLoop() {
 		}
 		if err != nil {
 			if errors.Is(err, errMalformed) {
-				c.p.rec.addMalformed()
+				c.p.rec.AddMalformed()
 				c.p.log.Warn("malformed client frame; closing connection", "node", c.node, "conn", c.id, "err", err)
 			}
 			return
 		}
-		c.p.rec.add(fakebroker.Request{
+		c.p.rec.Add(fakebroker.Request{
 			Key:           rq.key,
 			Version:       rq.version,
 			CorrelationID: rq.corr,

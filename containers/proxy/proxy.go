@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kreactor/kreactor/fakebroker"
 	"io"
 	"log/slog"
 	"net"
@@ -121,7 +122,7 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 	pctx, cancel := context.WithCancel(context.Background())
 	p := &Proxy{
 		cfg:     cfg,
-		rec:     newRecorder(cfg.MaxRecords),
+		rec:     fakebroker.NewRecorder(cfg.MaxRecords),
 		log:     log.With("component", "proxy"),
 		ctx:     pctx,
 		cancel:  cancel,
