@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kreactor/kreactor/fakebroker"
 	"io"
 	"log/slog"
 	"net"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/kreactor/kreactor/fakebroker"
 )
 
 // DefaultDialTimeout bounds each upstream dial unless Config.DialTimeout says
