@@ -89,7 +89,7 @@ func (a *application) answer(tx *reactor.Tx, r pollReply) {
 
 // pendingError returns an error owed to the application, once.
 func (a *application) pendingError() error {
-	if errs := a.c.fetch.TakeErrors(); len(errs) > 0 {
+	if errs := append(a.c.member.TakeErrors(), a.c.fetch.TakeErrors()...); len(errs) > 0 {
 		return errors.Join(errs...)
 	}
 	if err := a.c.member.LastError(); a.c.member.State() == group.MemberFatal && err != a.memberErrSeen {

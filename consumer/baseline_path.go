@@ -117,7 +117,7 @@ func (p *baselinePath) afterIteration(d *reactor.Decision) {
 	if room > 0 {
 		recs = c.fetch.Take(room)
 	}
-	errs := c.fetch.TakeErrors()
+	errs := append(c.member.TakeErrors(), c.fetch.TakeErrors()...)
 	var metaErr error
 	if v := c.meta.Version(); v != p.metaReported {
 		p.metaReported = v

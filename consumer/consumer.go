@@ -88,7 +88,7 @@ func newConsumer(cfg Config, subject string) *Consumer {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	backoff := managers.Backoff{Initial: cfg.RetryBackoff, Max: cfg.RetryBackoffMax, Jitter: 0.2}
+	backoff := managers.NewBackoff(cfg.RetryBackoff, cfg.RetryBackoffMax)
 	c := &Consumer{cfg: cfg, subject: subject, log: cfg.Logger, tr: newTransport(&cfg), received: map[managers.TopicPartition]managers.Position{}}
 	c.coord = managers.NewCoordinator(cfg.GroupID, managers.KeyTypeGroup, backoff)
 	c.meta = managers.NewMetadata(cfg.BootstrapServers, cfg.MetadataMaxAge, backoff)
@@ -109,7 +109,7 @@ func (c *Consumer) managers(consumed ...group.ConsumedSource) []reactor.Manager[
 	if len(consumed) > 0 {
 		src = consumed[0]
 	}
-	backoff := managers.Backoff{Initial: c.cfg.RetryBackoff, Max: c.cfg.RetryBackoffMax, Jitter: 0.2}
+	backoff := managers.NewBackoff(c.cfg.RetryBackoff, c.cfg.RetryBackoffMax)
 	c.commit = group.NewCommit(group.CommitConfig{AutoCommit: c.cfg.EnableAutoCommit, AutoCommitInterval: c.cfg.AutoCommitInterval, Backoff: backoff},
 		c.cfg.GroupID, c.coord, src)
 	return []reactor.Manager[group.View]{

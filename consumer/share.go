@@ -97,7 +97,7 @@ func NewShare(cfg ShareConfig) (*ShareConsumer, error) {
 func newShareConsumer(cfg ShareConfig, subject string) *ShareConsumer {
 	common := cfg.asConfig()
 	c := &ShareConsumer{cfg: cfg, subject: subject, tr: newTransport(&common)}
-	backoff := managers.Backoff{Initial: cfg.RetryBackoff, Max: cfg.RetryBackoffMax, Jitter: 0.2}
+	backoff := managers.NewBackoff(cfg.RetryBackoff, cfg.RetryBackoffMax)
 	c.coord = managers.NewCoordinator(cfg.GroupID, managers.KeyTypeGroup, backoff)
 	c.meta = managers.NewMetadata(cfg.BootstrapServers, cfg.MetadataMaxAge, backoff)
 	c.member = share.NewMembership(cfg.GroupID, backoff, c.coord)

@@ -115,7 +115,7 @@ func (a *shareApplication) tryAnswer(tx *reactor.Tx) {
 		a.answer(tx, sharePollReply{err: ErrWakeup})
 		return
 	}
-	if errs := a.c.consume.TakeErrors(); len(errs) > 0 {
+	if errs := append(a.c.member.TakeErrors(), a.c.consume.TakeErrors()...); len(errs) > 0 {
 		a.answer(tx, sharePollReply{err: errors.Join(errs...)})
 		return
 	}

@@ -39,7 +39,7 @@ func NewShareBaseline(cfg ShareConfig) (*ShareConsumer, error) {
 		Transport: c.tr,
 		AfterIteration: func(*reactor.Decision) {
 			recs := c.consume.Take(max(cfg.MaxBufferedRecords-b.len(), 0))
-			errs := c.consume.TakeErrors()
+			errs := append(c.member.TakeErrors(), c.consume.TakeErrors()...)
 			b.add(recs, errs)
 		},
 	})

@@ -41,19 +41,20 @@ const (
 	// clusters use unless a spec asks otherwise (Kafka's is 30 s).
 	DefaultShareLockDuration = 2 * time.Second
 	// BackoffJitter is the jitter of the consumer's retry backoff
-	// (KIP-580's 20%).
-	BackoffJitter = 0.2
+	// (KIP-580's 20%), the managers' one constant.
+	BackoffJitter = managers.BackoffJitter
 )
 
 // Backoff returns the retry backoff a consumer built from cfg uses
 // (retry.backoff.ms doubling to retry.backoff.max.ms, 20% jitter), for
 // deriving request-count bounds.
 func Backoff(cfg consumer.Config) managers.Backoff {
-	return managers.Backoff{Initial: cfg.RetryBackoff, Max: cfg.RetryBackoffMax, Jitter: BackoffJitter}
+	return managers.NewBackoff(cfg.RetryBackoff, cfg.RetryBackoffMax)
 }
 
 // MaxBackoffWait is the longest single backoff wait cfg allows:
-// retry.backoff.max.ms plus jitter.
+// retry.backoff.max.ms (the jitter is applied before the cap, as in Java's
+// ExponentialBackoff).
 func MaxBackoffWait(cfg consumer.Config) time.Duration {
-	return time.Duration(float64(cfg.RetryBackoffMax) * (1 + BackoffJitter))
+	return Backoff(cfg).MaxDelay(64)
 }

@@ -10,7 +10,6 @@ package managers
 // behind a pending commit's back).
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -30,6 +29,13 @@ const (
 
 // Coordinator finds and remembers the coordinator for one key. It is a
 // request manager: Poll runs on the loop goroutine only.
+//
+// Errors follow the error table (Classify, kmsg.FindCoordinator): retriable
+// ones retry after the growing backoff; the others (authorization, invalid
+// request) also retry after the backoff and are kept as Failure until the
+// next answer, so the membership manager raises them from Poll and the
+// commit manager fails the commits waiting for a coordinator (Java's
+// CoordinatorRequestManager fatal error).
 type Coordinator struct {
 	key     string
 	keyType int8
@@ -40,6 +46,17 @@ type Coordinator struct {
 	retry    Retry // FindCoordinator failures and their backoff
 	found    int   // successful discoveries, for figures
 	needed   bool  // as of the last poll
+
+	failure    error  // the last answer's non-retriable error; nil after any other answer
+	failureSeq uint64 // increments with each new failure
+
+	// Rediscovery after the coordinator moved: moves counts MarkUnknown
+	// calls since a request to the coordinator last succeeded (Confirm);
+	// the n-th rediscovery may go Backoff.Delay(n) after the last
+	// FindCoordinator answer (answeredAt).
+	moves       int
+	answeredAt  time.Time
+	rediscovery time.Time
 }
 
 // NewCoordinator returns a coordinator manager for key (the group id) of
@@ -62,15 +79,32 @@ func (c *Coordinator) Known() (Broker, bool) {
 // LastError is the error of the last failed discovery, or nil.
 func (c *Coordinator) LastError() error { return c.retry.Err() }
 
-// MarkUnknown forgets the coordinator after a request to it failed with
-// NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE or a connection error. The next
-// discovery is not delayed unless earlier attempts failed.
-func (c *Coordinator) MarkUnknown(err error) {
-	if c.node >= 0 {
-		c.node, c.addr = -1, ""
-		c.retry.Note(err)
+// Failure is the last FindCoordinator answer's error when the error table
+// says it reaches the application (GROUP_AUTHORIZATION_FAILED,
+// INVALID_REQUEST, ...), with a sequence number that changes with each new
+// failure; nil once a later answer (success or retriable error) arrives.
+func (c *Coordinator) Failure() (error, uint64) { return c.failure, c.failureSeq }
+
+// MarkUnknown forgets the coordinator after a request to node failed with
+// a coordinator-moving error (ClassCoordinator: NOT_COORDINATOR,
+// COORDINATOR_NOT_AVAILABLE, a lost connection); an answer from a node that
+// is no longer the coordinator changes nothing. The first rediscovery
+// waits one backoff step after the last FindCoordinator answer (as Java's
+// CoordinatorRequestManager); each further move before Confirm waits the
+// next, growing step.
+func (c *Coordinator) MarkUnknown(node int32, err error) {
+	if c.node < 0 || c.node != node {
+		return
 	}
+	c.node, c.addr = -1, ""
+	c.retry.Note(err)
+	c.moves++
+	c.rediscovery = c.answeredAt.Add(c.retry.Backoff.Delay(c.moves))
 }
+
+// Confirm says a request to the coordinator succeeded: the coordinator is
+// where discovery said, so the rediscovery backoff starts over.
+func (c *Coordinator) Confirm() { c.moves = 0 }
 
 // Poll answers whether a FindCoordinator can be sent. needed says whether
 // any outstanding work needs the coordinator (membership, commits, close-time
@@ -87,6 +121,8 @@ func (c *Coordinator) Poll(tx *reactor.Tx, needed bool, addrs []string) reactor.
 		return reactor.Await(reactor.InputResponse, "FindCoordinator in flight")
 	case tx.Now.Before(c.retry.Next()):
 		return reactor.RetryAt(c.retry.Next(), "FindCoordinator backoff")
+	case tx.Now.Before(c.rediscovery):
+		return reactor.RetryAt(c.rediscovery, "coordinator rediscovery backoff")
 	case len(addrs) == 0:
 		return reactor.Await(reactor.InputMetadata, "no broker address known")
 	}
@@ -103,15 +139,22 @@ func (c *Coordinator) Poll(tx *reactor.Tx, needed bool, addrs []string) reactor.
 
 func (c *Coordinator) onResponse(tx *reactor.Tx, resp any, err error) {
 	c.inFlight = false
+	c.answeredAt = tx.Now
 	if err == nil {
 		err = c.applyResponse(resp)
 	}
-	if err != nil {
-		c.retry.Fail(tx.Now, err)
+	c.failure = nil
+	if err == nil {
+		c.retry.Succeed()
+		c.found++
 		return
 	}
-	c.retry.Succeed()
-	c.found++
+	c.retry.Fail(tx.Now, err)
+	switch Class(kmsg.FindCoordinator, ScopeResponse, err) {
+	case ClassAuthorization, ClassFailed, ClassFatal:
+		c.failure = fmt.Errorf("FindCoordinator for %q: %w", c.key, err)
+		c.failureSeq++
+	}
 }
 
 func (c *Coordinator) applyResponse(resp any) error {
@@ -137,19 +180,6 @@ func (c *Coordinator) applyResponse(resp any) error {
 // Discoveries is the number of successful discoveries so far.
 func (c *Coordinator) Discoveries() int { return c.found }
 
-// IsCoordinatorError reports whether err means "ask FindCoordinator again":
-// NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, or a transport error.
-func IsCoordinatorError(err error) bool {
-	if err == nil {
-		return false
-	}
-	var ke *kerr.Error
-	if errors.As(err, &ke) {
-		return ke == kerr.NotCoordinator || ke == kerr.CoordinatorNotAvailable
-	}
-	return true // connection-level errors: the coordinator may have moved
-}
-
 // LocalTimer is the discovery backoff timer as today's coordinator manager
 // reports it (reactor/baseline): while the coordinator is unknown and
 // wanted, the end of the backoff, even with a FindCoordinator in flight.
@@ -157,5 +187,9 @@ func (c *Coordinator) LocalTimer() (time.Time, bool) {
 	if c.node >= 0 || !c.needed {
 		return time.Time{}, false
 	}
-	return c.retry.Next(), true
+	next := c.retry.Next()
+	if c.rediscovery.After(next) {
+		next = c.rediscovery
+	}
+	return next, true
 }

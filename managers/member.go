@@ -3,10 +3,12 @@ package managers
 import (
 	"crypto/rand"
 	"encoding/base64"
-	"errors"
 	"fmt"
+	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kreactor/kreactor/reactor"
 )
 
 // NewMemberID returns a client-generated member id, as KIP-848 (heartbeat
@@ -79,30 +81,109 @@ func (s MemberState) String() string {
 	return fmt.Sprintf("invalid(%d)", uint8(s))
 }
 
-// HeartbeatOutcome is what a heartbeat answer means for membership.
-type HeartbeatOutcome uint8
+// HeartbeatAction is what a membership manager does to its own state after
+// a heartbeat error; the rest (backoff, coordinator, errors owed) is done by
+// HeartbeatErrors.Apply.
+type HeartbeatAction uint8
 
 const (
-	HeartbeatOK          HeartbeatOutcome = 1 + iota // apply the answer
-	HeartbeatCoordinator                             // rediscover the coordinator, retry after a backoff
-	HeartbeatFenced                                  // give up the assignment, rejoin with epoch 0
-	HeartbeatRetriable                               // retry after a backoff
-	HeartbeatFatal                                   // stop: the error goes to the application
+	// HeartbeatWait: keep the state; the next heartbeat waits for the
+	// backoff or the rediscovered coordinator.
+	HeartbeatWait HeartbeatAction = 1 + iota
+	// HeartbeatRejoin: fenced: give up the assignment and join with epoch 0.
+	HeartbeatRejoin
+	// HeartbeatStop: fatal: give up the assignment and become MemberFatal;
+	// the error is LastError.
+	HeartbeatStop
 )
 
-// ClassifyHeartbeat maps a heartbeat's transport or Kafka error to its
-// outcome (ConsumerGroupHeartbeat and ShareGroupHeartbeat answer the same
-// codes).
-func ClassifyHeartbeat(err error) HeartbeatOutcome {
-	switch {
-	case err == nil:
-		return HeartbeatOK
-	case IsCoordinatorError(err):
-		return HeartbeatCoordinator
-	case errors.Is(err, kerr.UnknownMemberID), errors.Is(err, kerr.FencedMemberEpoch):
-		return HeartbeatFenced
-	case kerr.IsRetriable(err):
-		return HeartbeatRetriable
-	}
-	return HeartbeatFatal
+// HeartbeatErrors is the heartbeat error handling both membership managers
+// share (ConsumerGroupHeartbeat and ShareGroupHeartbeat answer alike): the
+// retry backoff, the fencing count, the coordinator, and the errors owed to
+// the application. Loop goroutine only.
+type HeartbeatErrors struct {
+	API   kmsg.Key // kmsg.ConsumerGroupHeartbeat or kmsg.ShareGroupHeartbeat
+	Coord *Coordinator
+	Retry Retry
+
+	fences    int // fencing answers since the last successful heartbeat
+	owed      Owed
+	coordSeen uint64 // the coordinator failure already raised
 }
+
+// Apply classifies a heartbeat error sent to node (the error table, API at
+// ScopeResponse) and does what its class asks:
+//   - coordinator moved: mark it unknown; the heartbeat goes once it is
+//     found again (discovery carries the backoff);
+//   - fenced: rejoin at once the first time, after the growing backoff
+//     when fenced again before a heartbeat succeeds (issue 10, item 4);
+//   - fatal (including GROUP_AUTHORIZATION_FAILED): stop;
+//   - authorization or failed, not fatal: owe the error to the application
+//     and retry after the backoff;
+//   - retriable: retry after the backoff.
+func (h *HeartbeatErrors) Apply(now time.Time, node int32, err error) HeartbeatAction {
+	row := Classify(h.API, ScopeResponse, err)
+	switch {
+	case row.Class == ClassCoordinator:
+		h.Coord.MarkUnknown(node, err)
+		h.Retry.Note(err)
+		return HeartbeatWait
+	case row.Class == ClassFenced:
+		h.fences++
+		if h.fences > 1 {
+			h.Retry.Fail(now, err)
+		} else {
+			h.Retry.Note(err)
+		}
+		return HeartbeatRejoin
+	case row.Fatal:
+		h.Retry.Note(err)
+		return HeartbeatStop
+	case row.Class == ClassAuthorization, row.Class == ClassFailed:
+		h.owed.Report(err)
+	}
+	h.Retry.Fail(now, err)
+	return HeartbeatWait
+}
+
+// Leave applies the answer to a leave heartbeat (best effort: any answer
+// ends membership): a coordinator-moving error still marks the coordinator
+// unknown.
+func (h *HeartbeatErrors) Leave(node int32, err error) {
+	if Class(h.API, ScopeResponse, err) == ClassCoordinator {
+		h.Coord.MarkUnknown(node, err)
+	}
+	h.Retry.Note(err)
+}
+
+// Succeeded records a successful heartbeat: the backoff, the fencing count
+// and the coordinator's rediscovery backoff start over.
+func (h *HeartbeatErrors) Succeeded() {
+	h.Retry.Succeed()
+	h.fences = 0
+	h.Coord.Confirm()
+}
+
+// RaiseCoordinatorFailure owes the application a coordinator discovery
+// failure once per failed FindCoordinator, in any member state (Java's
+// AbstractHeartbeatRequestManager.maybePropagateCoordinatorFatalErrorEvent).
+// It asks for a repoll so a Poll waiting in the application manager, polled
+// earlier in the round, is answered in this step.
+func (h *HeartbeatErrors) RaiseCoordinatorFailure(tx *reactor.Tx) {
+	if err, seq := h.Coord.Failure(); err != nil && seq != h.coordSeen {
+		h.coordSeen = seq
+		h.owed.Report(err)
+		tx.Repoll()
+	}
+}
+
+// Backoff reports whether now is inside the heartbeat backoff, and its end.
+func (h *HeartbeatErrors) Backoff(now time.Time) (time.Time, bool) { return h.Retry.Waiting(now) }
+
+// TakeErrors returns and clears the errors owed to the application that do
+// not stop membership.
+func (h *HeartbeatErrors) TakeErrors() []error { return h.owed.Take() }
+
+// Fences is the number of fencing answers since the last successful
+// heartbeat.
+func (h *HeartbeatErrors) Fences() int { return h.fences }

@@ -200,7 +200,10 @@ func (m *Metadata) onResponse(tx *reactor.Tx, resp any, err error) {
 	if err == nil {
 		r, err = As[*kmsg.MetadataResponse](kmsg.Metadata, AnyNode, resp)
 	}
-	if err != nil {
+	if err == nil {
+		err = kerr.ErrorForCode(r.ErrorCode) // v13+ (KIP-1102)
+	}
+	if err != nil && Class(kmsg.Metadata, ScopeResponse, err) != ClassIgnored {
 		m.retry.Fail(tx.Now, err)
 		return
 	}
@@ -219,31 +222,20 @@ func (m *Metadata) onResponse(tx *reactor.Tx, resp any, err error) {
 			continue
 		}
 		tm := &TopicMeta{Name: *t.Topic, ID: t.TopicID, Err: kerr.ErrorForCode(t.ErrorCode)}
-		if tm.Err == nil {
-			n := 0
-			for _, p := range t.Partitions {
-				if p.Partition < 0 || p.Partition >= maxPartitions {
-					m.retry.Note(&ResponseError{Key: kmsg.Metadata, Node: AnyNode, Detail: fmt.Sprintf("topic %s: partition index %d", *t.Topic, p.Partition)})
-					continue
-				}
-				n = max(n, int(p.Partition)+1)
-			}
-			tm.Partitions = make([]PartitionMeta, n)
-			for i := range tm.Partitions {
-				tm.Partitions[i] = PartitionMeta{Leader: -1}
-			}
-			for _, p := range t.Partitions {
-				if p.Partition < 0 || p.Partition >= maxPartitions {
-					continue
-				}
-				if perr := kerr.ErrorForCode(p.ErrorCode); perr != nil && kerr.IsRetriable(perr) {
-					retry = true
-					continue
-				}
-				tm.Partitions[p.Partition] = PartitionMeta{Leader: p.Leader, LeaderEpoch: p.LeaderEpoch}
-			}
-		} else if kerr.IsRetriable(tm.Err) {
+		switch Class(kmsg.Metadata, ScopeTopic, tm.Err) {
+		case 0:
+			retry = m.applyPartitions(tm, t.Partitions) || retry
+		case ClassRetriable, ClassMetadata:
+			// e.g. LEADER_NOT_AVAILABLE, UNKNOWN_TOPIC_OR_PARTITION:
+			// refresh after a backoff; the error is not the
+			// application's.
 			retry = true
+		case ClassIgnored:
+			tm.Err = nil
+			retry = m.applyPartitions(tm, t.Partitions) || retry
+		default:
+			// Authorization and other failures stay on the topic: the
+			// application manager raises them from Poll (KAFKA-20397).
 		}
 		if old, ok := m.topics[tm.Name]; ok && old.ID != tm.ID {
 			delete(m.byID, old.ID)
@@ -253,8 +245,48 @@ func (m *Metadata) onResponse(tx *reactor.Tx, resp any, err error) {
 			m.byID[tm.ID] = tm.Name
 		}
 	}
-	if retry { // e.g. LEADER_NOT_AVAILABLE, UNKNOWN_TOPIC_OR_PARTITION: refresh after a backoff
+	if retry { // refresh after a backoff
 		m.retry.Fail(tx.Now, nil)
 		m.stale = true
 	}
+}
+
+// TopicErrorForApplication reports whether a topic's Metadata error reaches
+// the application (the error table's topic scope: authorization and
+// failed classes), rather than being retried.
+func TopicErrorForApplication(err error) bool {
+	switch Class(kmsg.Metadata, ScopeTopic, err) {
+	case ClassAuthorization, ClassFailed, ClassFatal:
+		return true
+	}
+	return false
+}
+
+// applyPartitions fills tm's partitions from an answer and reports whether
+// a partition error asks for a refresh.
+func (m *Metadata) applyPartitions(tm *TopicMeta, parts []kmsg.MetadataResponseTopicPartition) (retry bool) {
+	n := 0
+	for _, p := range parts {
+		if p.Partition < 0 || p.Partition >= maxPartitions {
+			m.retry.Note(&ResponseError{Key: kmsg.Metadata, Node: AnyNode, Detail: fmt.Sprintf("topic %s: partition index %d", tm.Name, p.Partition)})
+			continue
+		}
+		n = max(n, int(p.Partition)+1)
+	}
+	tm.Partitions = make([]PartitionMeta, n)
+	for i := range tm.Partitions {
+		tm.Partitions[i] = PartitionMeta{Leader: -1}
+	}
+	for _, p := range parts {
+		if p.Partition < 0 || p.Partition >= maxPartitions {
+			continue
+		}
+		switch Class(kmsg.Metadata, ScopePartition, kerr.ErrorForCode(p.ErrorCode)) {
+		case 0, ClassIgnored:
+			tm.Partitions[p.Partition] = PartitionMeta{Leader: p.Leader, LeaderEpoch: p.LeaderEpoch}
+		default: // no usable leader until a refresh
+			retry = true
+		}
+	}
+	return retry
 }

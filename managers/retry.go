@@ -1,6 +1,9 @@
 package managers
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // Retry is one request's retry state: consecutive failures, the backoff
 // deadline they set, and the last error. Every manager that retries keeps
@@ -12,11 +15,17 @@ type Retry struct {
 	last     error
 }
 
-// Fail records a failure at now and returns when the next attempt may go.
+// Fail records a failure at now and returns when the next attempt may go:
+// the n-th consecutive failure waits Backoff.Delay(n), and never less than
+// a broker's reconnect backoff the error reports (*ReconnectBackoffError).
 func (r *Retry) Fail(now time.Time, err error) time.Time {
 	r.last = err
 	r.attempts++
 	r.next = now.Add(r.Backoff.Delay(r.attempts))
+	var rb *ReconnectBackoffError
+	if errors.As(err, &rb) && rb.Until.After(r.next) {
+		r.next = rb.Until
+	}
 	return r.next
 }
 

@@ -154,6 +154,17 @@ func (c *Commit) Poll(tx *reactor.Tx, v View) reactor.Result {
 			deadline = p.deadline
 		}
 	}
+	if failure, _ := c.coord.Failure(); failure != nil && !c.inFlight && !v.CoordinatorKnown {
+		// Discovery failed with an error the application must see
+		// (GROUP_AUTHORIZATION_FAILED, ...): the commits waiting for the
+		// coordinator fail with it (Java's
+		// CommitRequestManager.maybeFailOnCoordinatorFatalError).
+		c.FailAll(tx, failure)
+		if autoActive {
+			return reactor.RetryAt(c.nextAuto, "auto-commit interval")
+		}
+		return reactor.Idle("commits failed: coordinator discovery failed")
+	}
 	switch {
 	case c.inFlight:
 		return reactor.Await(reactor.InputResponse, "OffsetCommit in flight").Until(deadline)
@@ -237,44 +248,51 @@ func (c *Commit) onResponse(tx *reactor.Tx, node int32, meta *managers.Metadata,
 	if err == nil {
 		r, err = managers.As[*kmsg.OffsetCommitResponse](kmsg.OffsetCommit, node, resp)
 	}
+	scope := managers.ScopeResponse // a transport failure
 	if err == nil {
-		for _, t := range r.Topics {
-			for _, pp := range t.Partitions {
-				if perr := kerr.ErrorForCode(pp.ErrorCode); perr != nil {
-					topic := t.Topic
-					if topic == "" { // v10+ answers name topics by id
-						topic, _ = meta.TopicName(t.TopicID)
-					}
-					err = fmt.Errorf("%s/%d: %w", topic, pp.Partition, perr)
-					break
-				}
-			}
-			if err != nil {
-				break
-			}
-		}
+		// OffsetCommit answers per partition; the first error decides, as
+		// in Java's OffsetCommitRequestState.onResponse.
+		scope = managers.ScopePartition
+		err = firstPartitionError(r, meta)
 	}
 	if err == nil {
 		for tp, pos := range p.offsets {
 			c.committed[tp] = pos
 		}
+		c.coord.Confirm()
 		c.remove(p)
 		c.complete(tx, p, nil)
 		return
 	}
 	p.lastErr = err
-	switch {
-	case managers.IsCoordinatorError(err):
-		c.coord.MarkUnknown(err)
-	case errors.Is(err, kerr.StaleMemberEpoch), errors.Is(err, kerr.RequestTimedOut),
-		errors.Is(err, kerr.CoordinatorLoadInProgress), errors.Is(err, kerr.RebalanceInProgress):
-		// retriable: try again (with the member's newer epoch, if any)
-	default:
+	switch managers.Class(kmsg.OffsetCommit, scope, err) {
+	case managers.ClassCoordinator:
+		c.coord.MarkUnknown(node, err)
+	case managers.ClassRetriable, managers.ClassMetadata:
+		// retry after the backoff, with the member's newer epoch if any
+	default: // failed, authorization, fatal: the commit fails with the error
 		c.remove(p)
 		c.complete(tx, p, &CommitError{Partitions: len(p.offsets), Attempts: p.attempts, Err: err})
 		return
 	}
 	c.next = tx.Now.Add(c.cfg.Backoff.Delay(p.attempts))
+}
+
+// firstPartitionError is the first partition error of r (naming the
+// partition), or nil.
+func firstPartitionError(r *kmsg.OffsetCommitResponse, meta *managers.Metadata) error {
+	for _, t := range r.Topics {
+		for _, pp := range t.Partitions {
+			if perr := kerr.ErrorForCode(pp.ErrorCode); perr != nil {
+				topic := t.Topic
+				if topic == "" { // v10+ answers name topics by id
+					topic, _ = meta.TopicName(t.TopicID)
+				}
+				return fmt.Errorf("%s/%d: %w", topic, pp.Partition, perr)
+			}
+		}
+	}
+	return nil
 }
 
 func (c *Commit) remove(p *commit) {

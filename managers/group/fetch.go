@@ -42,7 +42,7 @@ type fetchPartition struct {
 	gen      uint64 // a Fetch-wide fresh value on assignment, reset or set; guards stale answers (P3)
 	buffered []*kgo.Record
 	paused   bool
-	next     time.Time // backoff after a partition error
+	retry    managers.Retry // partition errors: backoff growing from retry.backoff.ms, reset by a good answer
 }
 
 // Fetch owns fetch positions, the record buffer and the consumed positions.
@@ -58,7 +58,7 @@ type Fetch struct {
 	inFlight      map[int32]bool
 	buffered      int
 	consumed      map[managers.TopicPartition]managers.Position
-	errs          []error // partition errors for the application
+	owed          managers.Owed // errors for the application
 	sent          int
 	gens          uint64 // last generation handed out; never reused, so an answer for
 	// a revoked and reassigned partition cannot match its new generation
@@ -103,7 +103,7 @@ func (f *Fetch) sync(v View) {
 			next[tp] = p
 			continue
 		}
-		next[tp] = &fetchPartition{gen: f.nextGen()}
+		next[tp] = &fetchPartition{gen: f.nextGen(), retry: managers.Retry{Backoff: f.cfg.Backoff}}
 	}
 	for tp, p := range f.parts {
 		if _, ok := next[tp]; !ok {
@@ -153,14 +153,10 @@ func (f *Fetch) SetPosition(tp managers.TopicPartition, pos managers.Position, g
 
 // ReportError records a position error (e.g. no offset with
 // auto.offset.reset=none) for the application.
-func (f *Fetch) ReportError(err error) { f.errs = append(f.errs, err) }
+func (f *Fetch) ReportError(err error) { f.owed.Report(err) }
 
 // TakeErrors returns and clears the errors for the application.
-func (f *Fetch) TakeErrors() []error {
-	errs := f.errs
-	f.errs = nil
-	return errs
-}
+func (f *Fetch) TakeErrors() []error { return f.owed.Take() }
 
 // ErrNotAssigned is returned by Pause and Resume for a partition that is not
 // assigned (Java's IllegalStateException).
@@ -279,8 +275,8 @@ func (f *Fetch) Poll(tx *reactor.Tx, v View) reactor.Result {
 		case len(p.buffered) > 0 || full:
 			waits = append(waits, reactor.Await(reactor.InputBufferDrained, "records buffered"))
 			continue
-		case tx.Now.Before(p.next):
-			waits = append(waits, reactor.RetryAt(p.next, "partition backoff"))
+		case tx.Now.Before(p.retry.Next()):
+			waits = append(waits, reactor.RetryAt(p.retry.Next(), "partition backoff"))
 			continue
 		}
 		leader, ok := v.Meta.Leader(tp)
@@ -381,13 +377,16 @@ func (f *Fetch) onResponse(tx *reactor.Tx, node int32, sent []fetchSent, resp an
 		err = kerr.ErrorForCode(r.ErrorCode)
 	}
 	if err != nil {
-		// Whole-request failure: back the partitions off, refresh metadata.
+		// Whole-request failure (the table's transport or response row):
+		// every partition sent backs off, metadata is refreshed when the
+		// class asks.
+		scope := managers.ScopeResponse
+		row := managers.Classify(kmsg.Fetch, scope, err)
 		for _, s := range sent {
-			if p, ok := f.parts[s.tp]; ok {
-				p.next = tx.Now.Add(f.cfg.Backoff.Delay(1))
+			if p, ok := f.parts[s.tp]; ok && p.gen == s.gen {
+				f.partitionFailed(tx, s.tp, p, row.Class, err)
 			}
 		}
-		f.meta.RequestRefresh(tx)
 		return
 	}
 	want := map[managers.TopicPartition]fetchSent{}
@@ -414,22 +413,8 @@ func (f *Fetch) onResponse(tx *reactor.Tx, node int32, sent []fetchSent, resp an
 }
 
 func (f *Fetch) applyPartition(tx *reactor.Tx, tp managers.TopicPartition, p *fetchPartition, rp *kmsg.FetchResponseTopicPartition) {
-	perr := kerr.ErrorForCode(rp.ErrorCode)
-	switch {
-	case perr == nil:
-	case errors.Is(perr, kerr.OffsetOutOfRange):
-		p.hasPos, p.reset = false, true
-		p.gen = f.nextGen()
-		return
-	case errors.Is(perr, kerr.NotLeaderForPartition), errors.Is(perr, kerr.UnknownTopicOrPartition),
-		errors.Is(perr, kerr.FencedLeaderEpoch), errors.Is(perr, kerr.UnknownTopicID),
-		errors.Is(perr, kerr.LeaderNotAvailable), errors.Is(perr, kerr.UnknownLeaderEpoch):
-		f.meta.RequestRefresh(tx)
-		p.next = tx.Now.Add(f.cfg.Backoff.Delay(1))
-		return
-	default:
-		f.errs = append(f.errs, &PartitionError{TP: tp, Err: perr})
-		p.next = tx.Now.Add(f.cfg.Backoff.Delay(1))
+	if perr := kerr.ErrorForCode(rp.ErrorCode); perr != nil {
+		f.partitionFailed(tx, tp, p, managers.Class(kmsg.Fetch, managers.ScopePartition, perr), perr)
 		return
 	}
 	opts := kgo.ProcessFetchPartitionOpts{Offset: p.pos.Offset, Topic: tp.Topic, Partition: tp.Partition}
@@ -438,10 +423,12 @@ func (f *Fetch) applyPartition(tx *reactor.Tx, tp managers.TopicPartition, p *fe
 	}
 	fp, next := kgo.ProcessFetchPartition(opts, rp, kgo.DefaultDecompressor(), nil)
 	if fp.Err != nil && len(fp.Records) == 0 {
-		f.errs = append(f.errs, &PartitionError{TP: tp, Err: fp.Err})
-		p.next = tx.Now.Add(f.cfg.Backoff.Delay(1))
+		// Undecodable record batches: Java's CompletedFetch raises a
+		// KafkaException (corrupt record) from poll.
+		f.partitionFailed(tx, tp, p, managers.ClassFailed, fp.Err)
 		return
 	}
+	p.retry.Succeed()
 	if len(fp.Records) > 0 {
 		last := fp.Records[len(fp.Records)-1]
 		p.buffered = append(p.buffered, fp.Records...)
@@ -451,6 +438,24 @@ func (f *Fetch) applyPartition(tx *reactor.Tx, tp managers.TopicPartition, p *fe
 	if next > p.pos.Offset { // control batches or aborted data skipped
 		p.pos.Offset = next
 	}
+}
+
+// partitionFailed applies a partition's error by its class: the partition
+// backs off (growing until a good answer), metadata is refreshed, the
+// position is reset, or the error goes to the application.
+func (f *Fetch) partitionFailed(tx *reactor.Tx, tp managers.TopicPartition, p *fetchPartition, class managers.ErrorClass, err error) {
+	switch class {
+	case managers.ClassOffsetReset:
+		p.hasPos, p.reset = false, true
+		p.gen = f.nextGen()
+		return
+	case managers.ClassMetadata:
+		f.meta.RequestRefresh(tx)
+	case managers.ClassRetriable, managers.ClassIgnored:
+	default: // authorization, failed: raised from Poll
+		f.owed.Report(&PartitionError{TP: tp, Err: err})
+	}
+	p.retry.Fail(tx.Now, err)
 }
 
 // PartitionError is a fetch error for one partition delivered to the

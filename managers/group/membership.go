@@ -51,7 +51,7 @@ type Membership struct {
 	interval     time.Duration
 	nextBeat     time.Time
 	inFlight     bool
-	retry        managers.Retry
+	errs         managers.HeartbeatErrors
 
 	owned        map[[16]byte][]int32 // reconciled assignment by topic id
 	ownedTPs     []managers.TopicPartition
@@ -68,7 +68,7 @@ func NewMembership(group string, rebalanceTimeout time.Duration, backoff manager
 		group:            group,
 		memberID:         managers.NewMemberID(),
 		rebalanceTimeout: rebalanceTimeout,
-		retry:            managers.Retry{Backoff: backoff},
+		errs:             managers.HeartbeatErrors{API: kmsg.ConsumerGroupHeartbeat, Coord: coord, Retry: managers.Retry{Backoff: backoff}},
 		coord:            coord,
 		state:            MemberUnsubscribed,
 		owned:            map[[16]byte][]int32{},
@@ -92,7 +92,14 @@ func (m *Membership) Owned() ([]managers.TopicPartition, uint64) { return m.owne
 
 // LastError is the last heartbeat error, or nil; in MemberFatal it is the
 // fatal error.
-func (m *Membership) LastError() error { return m.retry.Err() }
+func (m *Membership) LastError() error { return m.errs.Retry.Err() }
+
+// TakeErrors returns and clears the errors membership owes the application
+// that do not stop it: a coordinator discovery failure the error table
+// raises (GROUP_AUTHORIZATION_FAILED on FindCoordinator) and non-fatal
+// heartbeat errors (TOPIC_AUTHORIZATION_FAILED). A fatal error is not
+// here: it is LastError in MemberFatal.
+func (m *Membership) TakeErrors() []error { return m.errs.TakeErrors() }
 
 // InGroup reports whether the member takes part in the group (joining,
 // stable or leaving).
@@ -155,19 +162,21 @@ func (m *Membership) Done() bool {
 
 // Poll answers what membership can do now.
 func (m *Membership) Poll(tx *reactor.Tx, v View) reactor.Result {
+	m.errs.RaiseCoordinatorFailure(tx)
 	switch {
 	case m.state == MemberUnsubscribed:
 		return reactor.Idle("not subscribed")
 	case m.state == MemberLeft:
 		return reactor.Idle("left the group")
 	case m.state == MemberFatal:
-		return reactor.Idle("fatal: " + m.retry.Err().Error())
+		return reactor.Idle("fatal: " + m.LastError().Error())
 	case m.inFlight:
 		return reactor.Await(reactor.InputResponse, "heartbeat in flight")
 	case !v.CoordinatorKnown:
 		return reactor.Await(reactor.InputCoordinator, "coordinator unknown")
-	case m.backingOff(tx.Now):
-		return reactor.RetryAt(m.retry.Next(), "heartbeat backoff")
+	}
+	if next, waiting := m.errs.Backoff(tx.Now); waiting {
+		return reactor.RetryAt(next, "heartbeat backoff")
 	}
 	if m.target != nil {
 		m.reconcile(tx, v.Meta)
@@ -237,13 +246,6 @@ func (m *Membership) ownedTopics() []kmsg.ConsumerGroupHeartbeatRequestTopic {
 	return out
 }
 
-func (m *Membership) fail(tx *reactor.Tx, err error) { m.retry.Fail(tx.Now, err) }
-
-func (m *Membership) backingOff(now time.Time) bool {
-	_, waiting := m.retry.Waiting(now)
-	return waiting
-}
-
 func (m *Membership) onResponse(tx *reactor.Tx, node, sentEpoch int32, sentState MemberState, sentOwned, sentSubs bool, resp any, err error) {
 	m.inFlight = false
 	var r *kmsg.ConsumerGroupHeartbeatResponse
@@ -259,11 +261,8 @@ func (m *Membership) onResponse(tx *reactor.Tx, node, sentEpoch int32, sentState
 		// a silent member at its session timeout). A coordinator error
 		// still marks the coordinator unknown, and nothing then asks to
 		// find it again for membership (KAFKA-18569).
-		if managers.IsCoordinatorError(err) {
-			m.coord.MarkUnknown(err)
-		}
+		m.errs.Leave(node, err)
 		m.state, m.epoch = MemberLeft, -1
-		m.retry.Note(err)
 		if m.rejoin && len(m.subscription) > 0 {
 			m.rejoin = false
 			m.state, m.epoch, m.sendSubs = MemberJoining, 0, true
@@ -274,34 +273,24 @@ func (m *Membership) onResponse(tx *reactor.Tx, node, sentEpoch int32, sentState
 		// The state moved on while this heartbeat was in flight (e.g.
 		// Leave was called): its answer describes an older state.
 		if err != nil {
-			m.fail(tx, err)
+			m.errs.Retry.Fail(tx.Now, err)
 		}
 		return
 	}
-	switch managers.ClassifyHeartbeat(err) {
-	case managers.HeartbeatOK:
-	case managers.HeartbeatCoordinator:
-		m.coord.MarkUnknown(err)
-		m.fail(tx, err)
-		return
-	case managers.HeartbeatFenced:
-		// Fenced: give up the assignment and rejoin with epoch 0.
-		m.retry.Note(err)
-		m.state, m.epoch = MemberJoining, 0
-		m.setOwned(map[[16]byte][]int32{}, nil)
-		m.target = nil
-		m.sendOwned = false
-		return
-	case managers.HeartbeatRetriable:
-		m.fail(tx, err)
-		return
-	default:
-		m.state = MemberFatal
-		m.retry.Note(err)
-		m.setOwned(map[[16]byte][]int32{}, nil)
+	if err != nil {
+		switch m.errs.Apply(tx.Now, node, err) {
+		case managers.HeartbeatRejoin:
+			m.state, m.epoch = MemberJoining, 0
+			m.setOwned(map[[16]byte][]int32{}, nil)
+			m.target = nil
+			m.sendOwned = false
+		case managers.HeartbeatStop:
+			m.state = MemberFatal
+			m.setOwned(map[[16]byte][]int32{}, nil)
+		}
 		return
 	}
-	m.retry.Succeed()
+	m.errs.Succeeded()
 	if r.MemberID != nil && *r.MemberID != "" {
 		m.memberID = *r.MemberID
 	}

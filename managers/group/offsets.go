@@ -9,7 +9,6 @@ package group
 // auto.offset.reset.
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 
@@ -210,11 +209,13 @@ func (o *Offsets) onOffsetFetch(tx *reactor.Tx, node int32, groupID string, gens
 		}
 		err = kerr.ErrorForCode(code)
 	}
-	switch {
-	case errors.Is(err, kerr.GroupIDNotFound):
-		// No such group yet (a manually assigned consumer whose group
-		// never committed; kfake answers this, Kafka answers no offsets):
-		// nothing is committed, so auto.offset.reset decides.
+	switch managers.Class(kmsg.OffsetFetch, managers.ScopeResponse, err) {
+	case 0: // answered
+	case managers.ClassIgnored:
+		// GROUP_ID_NOT_FOUND: no such group yet (a manually assigned
+		// consumer whose group never committed; kfake answers this,
+		// Kafka answers no offsets): nothing is committed, so
+		// auto.offset.reset decides.
 		for tp, gen := range gens {
 			if st, ok := o.state[tp]; ok && st.gen == gen {
 				st.committedTried = true
@@ -222,20 +223,21 @@ func (o *Offsets) onOffsetFetch(tx *reactor.Tx, node int32, groupID string, gens
 		}
 		o.retry.Succeed()
 		return
-	case managers.IsCoordinatorError(err):
-		o.coord.MarkUnknown(err)
+	case managers.ClassCoordinator:
+		o.coord.MarkUnknown(node, err)
 		o.retryLater(tx, err)
 		return
-	case err != nil && !kerr.IsRetriable(err) && !errors.Is(err, kerr.UnstableOffsetCommit) && !errors.Is(err, kerr.StaleMemberEpoch):
-		// Not retriable (GROUP_AUTHORIZATION_FAILED, ...): the application
-		// must hear it, not a silent retry loop; retry after a backoff too.
+	case managers.ClassRetriable, managers.ClassMetadata:
+		o.retryLater(tx, err)
+		return
+	default:
+		// Authorization and other failures: the application must hear
+		// it, not a silent retry loop; retry after a backoff too.
 		o.fetch.ReportError(fmt.Errorf("OffsetFetch for group %q: %w", groupID, err))
 		o.retryLater(tx, err)
 		return
-	case err != nil:
-		o.retryLater(tx, err)
-		return
 	}
+	o.coord.Confirm()
 	o.retry.Succeed()
 	answered := map[managers.TopicPartition]bool{}
 	defer func() {
@@ -260,7 +262,21 @@ func (o *Offsets) onOffsetFetch(tx *reactor.Tx, node int32, groupID string, gens
 		}
 		answered[tp] = true
 		if perr := kerr.ErrorForCode(p.code); perr != nil {
-			o.retryLater(tx, fmt.Errorf("%s: %w", tp, perr))
+			perr = fmt.Errorf("OffsetFetch %s: %w", tp, perr)
+			switch managers.Class(kmsg.OffsetFetch, managers.ScopePartition, perr) {
+			case managers.ClassIgnored:
+				if st, ok := o.state[tp]; ok && st.gen == gen {
+					st.committedTried = true
+				}
+			case managers.ClassCoordinator:
+				o.coord.MarkUnknown(node, perr)
+				o.retryLater(tx, perr)
+			case managers.ClassRetriable, managers.ClassMetadata:
+				o.retryLater(tx, perr)
+			default:
+				o.fetch.ReportError(&PartitionError{TP: tp, Err: perr})
+				o.retryLater(tx, perr)
+			}
 			continue
 		}
 		if p.offset >= 0 {
@@ -351,8 +367,9 @@ func (o *Offsets) onListOffsets(tx *reactor.Tx, node int32, gens map[managers.To
 		r, err = managers.As[*kmsg.ListOffsetsResponse](kmsg.ListOffsets, node, resp)
 	}
 	if err != nil {
-		o.meta.RequestRefresh(tx)
-		o.retryLater(tx, err)
+		// No answer: the table's transport row (a metadata refresh and
+		// the backoff).
+		o.applyListError(tx, managers.ScopeResponse, nil, err)
 		return
 	}
 	answered := map[managers.TopicPartition]bool{}
@@ -373,14 +390,26 @@ func (o *Offsets) onListOffsets(tx *reactor.Tx, node int32, gens map[managers.To
 			}
 			answered[tp] = true
 			if perr := kerr.ErrorForCode(p.ErrorCode); perr != nil {
-				if !kerr.IsRetriable(perr) && !errors.Is(perr, kerr.NotLeaderForPartition) {
-					o.fetch.ReportError(&PartitionError{TP: tp, Err: perr})
-				}
-				o.meta.RequestRefresh(tx)
-				o.retryLater(tx, perr)
+				o.applyListError(tx, managers.ScopePartition, &tp, perr)
 				continue
 			}
 			o.fetch.SetPosition(tp, managers.Position{Offset: p.Offset, LeaderEpoch: p.LeaderEpoch}, gen)
 		}
 	}
+}
+
+// applyListError applies a ListOffsets error (a partition's, or the whole
+// request's when tp is nil) by its class in the error table.
+func (o *Offsets) applyListError(tx *reactor.Tx, scope managers.Scope, tp *managers.TopicPartition, err error) {
+	switch managers.Class(kmsg.ListOffsets, scope, err) {
+	case managers.ClassMetadata:
+		o.meta.RequestRefresh(tx)
+	case managers.ClassRetriable, managers.ClassIgnored:
+	default: // authorization, failed: the application hears it; retried after the backoff
+		if tp != nil {
+			err = &PartitionError{TP: *tp, Err: err}
+		}
+		o.fetch.ReportError(err)
+	}
+	o.retryLater(tx, err)
 }

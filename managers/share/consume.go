@@ -14,7 +14,6 @@ package share
 // One request per session is in flight at a time (epochs are sequential).
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -49,9 +48,16 @@ type session struct {
 	epoch    int32 // next epoch to send; 0 opens a session
 	inFlight bool
 	parts    map[managers.TopicPartition]bool // partitions the broker's session holds
-	attempts int
-	next     time.Time
-	closed   bool
+	// retry backs off every request after a failed one (growing from
+	// retry.backoff.ms; reset by an answered request).
+	retry managers.Retry
+	// resets counts session resets since a request was last answered:
+	// the first reopens at once, each further one waits retry.
+	resets int
+	// fetchRetry backs off fetching (not acknowledging) after partition
+	// errors; reset by an answer without them.
+	fetchRetry managers.Retry
+	closed     bool
 }
 
 type commitReq struct {
@@ -81,7 +87,7 @@ type Consume struct {
 	pending       map[managers.TopicPartition][]ackEntry
 	commits       []*commitReq
 	closing       bool
-	errs          []error
+	owed          managers.Owed
 	sentFetch     int
 	sentAck       int
 }
@@ -109,11 +115,7 @@ func (c *Consume) Buffered() int { return c.buffered }
 func (c *Consume) Sent() (fetches, acks int) { return c.sentFetch, c.sentAck }
 
 // TakeErrors returns and clears errors owed to the application.
-func (c *Consume) TakeErrors() []error {
-	errs := c.errs
-	c.errs = nil
-	return errs
-}
+func (c *Consume) TakeErrors() []error { return c.owed.Take() }
 
 // Take removes up to max buffered records, partitions round-robin, and
 // records them as delivered (awaiting acknowledgement).
@@ -303,7 +305,8 @@ func (c *Consume) sync(v View) {
 func (c *Consume) sessionFor(node int32) *session {
 	s := c.sessions[node]
 	if s == nil {
-		s = &session{parts: map[managers.TopicPartition]bool{}}
+		s = &session{parts: map[managers.TopicPartition]bool{},
+			retry: managers.Retry{Backoff: c.cfg.Backoff}, fetchRetry: managers.Retry{Backoff: c.cfg.Backoff}}
 		c.sessions[node] = s
 	}
 	return s
@@ -397,9 +400,14 @@ func (c *Consume) Poll(tx *reactor.Tx, v View) reactor.Result {
 		case s.inFlight:
 			waits = append(waits, reactor.Await(reactor.InputResponse, "share request in flight"))
 			continue
-		case tx.Now.Before(s.next):
-			waits = append(waits, reactor.RetryAt(s.next, "share session backoff"))
+		case tx.Now.Before(s.retry.Next()):
+			waits = append(waits, reactor.RetryAt(s.retry.Next(), "share session backoff"))
 			continue
+		case len(w.fetch) > 0 && tx.Now.Before(s.fetchRetry.Next()):
+			// Partition errors: fetching waits; acknowledgements and
+			// commits still go (their acquisition locks are running).
+			waits = append(waits, reactor.RetryAt(s.fetchRetry.Next(), "share fetch backoff after partition errors"))
+			w.fetch = nil
 		}
 		if r := c.request(tx, v, node, s, w); r != nil {
 			reqs = append(reqs, r)
@@ -627,7 +635,8 @@ func (c *Consume) shareAcknowledge(tx *reactor.Tx, v View, node int32, addr stri
 // advance moves a session on after an answered request.
 func (s *session) advance(sent int32) {
 	s.inFlight = false
-	s.attempts, s.next = 0, time.Time{}
+	s.retry.Succeed()
+	s.resets = 0
 	switch {
 	case sent == -1:
 		s.closed, s.epoch = true, 0
@@ -639,18 +648,31 @@ func (s *session) advance(sent int32) {
 	}
 }
 
-// fail handles a failed request: a session error resets the session (a new
-// one opens with epoch 0), anything else backs off and refreshes metadata.
-func (c *Consume) fail(tx *reactor.Tx, s *session, err error) {
+// fail handles a request answered with a top-level error, or not answered
+// (api is kmsg.ShareFetch or kmsg.ShareAcknowledge), by its class in the
+// error table: a session reset opens a new session (at once the first time,
+// after the backoff when repeated); otherwise the session backs off,
+// metadata is refreshed, and authorization and other failures are raised
+// from Poll. The acknowledgements the request carried are reported by the
+// caller.
+func (c *Consume) fail(tx *reactor.Tx, api kmsg.Key, s *session, err error) {
 	s.inFlight = false
-	if errors.Is(err, kerr.ShareSessionNotFound) || errors.Is(err, kerr.InvalidShareSessionEpoch) {
+	switch managers.Class(api, managers.ScopeResponse, err) {
+	case managers.ClassSessionReset:
 		s.epoch = 0
 		clear(s.parts)
+		s.resets++
+		if s.resets > 1 {
+			s.retry.Fail(tx.Now, err)
+		}
 		return
+	case managers.ClassMetadata:
+		c.meta.RequestRefresh(tx)
+	case managers.ClassRetriable, managers.ClassIgnored:
+	default: // authorization, failed
+		c.owed.Report(err)
 	}
-	s.attempts++
-	s.next = tx.Now.Add(c.cfg.Backoff.Delay(s.attempts))
-	c.meta.RequestRefresh(tx)
+	s.retry.Fail(tx.Now, err)
 	if c.closing {
 		s.closed = true // a close that fails is not retried: the locks expire
 	}
@@ -684,7 +706,7 @@ func (c *Consume) onShareFetch(tx *reactor.Tx, node int32, s *session, epoch int
 		err = kerr.ErrorForCode(r.ErrorCode)
 	}
 	if err != nil {
-		c.fail(tx, s, err)
+		c.fail(tx, kmsg.ShareFetch, s, err)
 		out, _ := c.outcomes(sent, func(managers.TopicPartition) error { return err })
 		c.report(tx, out)
 		return
@@ -697,6 +719,7 @@ func (c *Consume) onShareFetch(tx *reactor.Tx, node int32, s *session, epoch int
 		delete(s.parts, tp)
 	}
 	ackErr := map[managers.TopicPartition]error{}
+	partErrs := false
 	for i := range r.Topics {
 		t := &r.Topics[i]
 		name, ok := c.meta.TopicName(t.TopicID)
@@ -708,15 +731,23 @@ func (c *Consume) onShareFetch(tx *reactor.Tx, node int32, s *session, epoch int
 			tp := managers.TopicPartition{Topic: name, Partition: p.Partition}
 			ackErr[tp] = kerr.ErrorForCode(p.AcknowledgeErrorCode)
 			if perr := kerr.ErrorForCode(p.ErrorCode); perr != nil {
-				if kerr.IsRetriable(perr) {
+				partErrs = true
+				switch managers.Class(kmsg.ShareFetch, managers.ScopePartition, perr) {
+				case managers.ClassMetadata:
 					c.meta.RequestRefresh(tx)
-				} else {
-					c.errs = append(c.errs, &PartitionError{TP: tp, Err: perr})
+				case managers.ClassRetriable, managers.ClassIgnored:
+				default: // authorization, failed: raised from Poll
+					c.owed.Report(&PartitionError{TP: tp, Err: perr})
 				}
 				continue
 			}
 			c.acquire(tp, p)
 		}
+	}
+	if partErrs {
+		s.fetchRetry.Fail(tx.Now, nil)
+	} else if len(fetch) > 0 {
+		s.fetchRetry.Succeed()
 	}
 	out, _ := c.outcomes(sent, func(tp managers.TopicPartition) error { return answeredOr(ackErr, tp, kmsg.ShareFetch, node) })
 	c.report(tx, out)
@@ -762,7 +793,7 @@ func (c *Consume) onShareAcknowledge(tx *reactor.Tx, node int32, s *session, epo
 		err = kerr.ErrorForCode(r.ErrorCode)
 	}
 	if err != nil {
-		c.fail(tx, s, err)
+		c.fail(tx, kmsg.ShareAcknowledge, s, err)
 		out, results := c.outcomes(sent, func(managers.TopicPartition) error { return err })
 		c.report(tx, out)
 		return results

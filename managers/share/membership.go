@@ -49,7 +49,7 @@ type Membership struct {
 	interval     time.Duration
 	nextBeat     time.Time
 	inFlight     bool
-	retry        managers.Retry
+	errs         managers.HeartbeatErrors
 
 	target        map[[16]byte][]int32 // last assignment received, by topic id
 	assigned      []managers.TopicPartition
@@ -58,7 +58,8 @@ type Membership struct {
 
 // NewMembership returns the share membership manager of group.
 func NewMembership(group string, backoff managers.Backoff, coord *managers.Coordinator) *Membership {
-	return &Membership{group: group, memberID: managers.NewMemberID(), retry: managers.Retry{Backoff: backoff}, coord: coord, state: MemberUnsubscribed}
+	return &Membership{group: group, memberID: managers.NewMemberID(), coord: coord, state: MemberUnsubscribed,
+		errs: managers.HeartbeatErrors{API: kmsg.ShareGroupHeartbeat, Coord: coord, Retry: managers.Retry{Backoff: backoff}}}
 }
 
 // Name is "share-membership".
@@ -68,7 +69,13 @@ func (m *Membership) Name() string { return "share-membership" }
 func (m *Membership) State() MemberState { return m.state }
 func (m *Membership) MemberID() string   { return m.memberID }
 func (m *Membership) Epoch() int32       { return m.epoch }
-func (m *Membership) LastError() error   { return m.retry.Err() }
+func (m *Membership) LastError() error   { return m.errs.Retry.Err() }
+
+// TakeErrors returns and clears the errors membership owes the application
+// that do not stop it (a coordinator discovery failure, a non-fatal
+// heartbeat error such as TOPIC_AUTHORIZATION_FAILED); a fatal error is
+// LastError in MemberFatal.
+func (m *Membership) TakeErrors() []error { return m.errs.TakeErrors() }
 
 // Assigned returns the assignment (sorted) and its version.
 func (m *Membership) Assigned() ([]managers.TopicPartition, uint64) {
@@ -125,19 +132,21 @@ func (m *Membership) Leave() {
 
 // Poll answers what membership can do now.
 func (m *Membership) Poll(tx *reactor.Tx, v View) reactor.Result {
+	m.errs.RaiseCoordinatorFailure(tx)
 	switch {
 	case m.state == MemberUnsubscribed:
 		return reactor.Idle("not subscribed")
 	case m.state == MemberLeft:
 		return reactor.Idle("left the share group")
 	case m.state == MemberFatal:
-		return reactor.Idle("fatal: " + m.retry.Err().Error())
+		return reactor.Idle("fatal: " + m.LastError().Error())
 	case m.inFlight:
 		return reactor.Await(reactor.InputResponse, "share heartbeat in flight")
 	case !v.CoordinatorKnown:
 		return reactor.Await(reactor.InputCoordinator, "coordinator unknown")
-	case m.backingOff(tx.Now):
-		return reactor.RetryAt(m.retry.Next(), "share heartbeat backoff")
+	}
+	if next, waiting := m.errs.Backoff(tx.Now); waiting {
+		return reactor.RetryAt(next, "share heartbeat backoff")
 	}
 	if m.target != nil {
 		m.resolve(tx, v.Meta)
@@ -182,13 +191,6 @@ func (m *Membership) send(tx *reactor.Tx, v View, reason string) reactor.Result 
 	})
 }
 
-func (m *Membership) fail(tx *reactor.Tx, err error) { m.retry.Fail(tx.Now, err) }
-
-func (m *Membership) backingOff(now time.Time) bool {
-	_, waiting := m.retry.Waiting(now)
-	return waiting
-}
-
 func (m *Membership) onResponse(tx *reactor.Tx, node int32, sentState MemberState, sentSubs bool, resp any, err error) {
 	m.inFlight = false
 	var r *kmsg.ShareGroupHeartbeatResponse
@@ -200,41 +202,29 @@ func (m *Membership) onResponse(tx *reactor.Tx, node int32, sentState MemberStat
 	}
 	if m.state == MemberLeaving && sentState == MemberLeaving {
 		// Best effort, as in today's share consumer: any answer ends it.
-		if managers.IsCoordinatorError(err) {
-			m.coord.MarkUnknown(err)
-		}
+		m.errs.Leave(node, err)
 		m.state, m.epoch = MemberLeft, -1
-		m.retry.Note(err)
 		return
 	}
 	if m.state != sentState && !(sentState == MemberJoining && m.state == MemberStable) {
 		if err != nil {
-			m.fail(tx, err)
+			m.errs.Retry.Fail(tx.Now, err)
 		}
 		return // the state moved on while this was in flight (P3)
 	}
-	switch managers.ClassifyHeartbeat(err) {
-	case managers.HeartbeatOK:
-	case managers.HeartbeatCoordinator:
-		m.coord.MarkUnknown(err)
-		m.fail(tx, err)
-		return
-	case managers.HeartbeatFenced:
-		m.retry.Note(err)
-		m.state, m.epoch = MemberJoining, 0
-		m.setAssigned(nil)
-		m.target = nil
-		return
-	case managers.HeartbeatRetriable:
-		m.fail(tx, err)
-		return
-	default:
-		m.state = MemberFatal
-		m.retry.Note(err)
-		m.setAssigned(nil)
+	if err != nil {
+		switch m.errs.Apply(tx.Now, node, err) {
+		case managers.HeartbeatRejoin:
+			m.state, m.epoch = MemberJoining, 0
+			m.setAssigned(nil)
+			m.target = nil
+		case managers.HeartbeatStop:
+			m.state = MemberFatal
+			m.setAssigned(nil)
+		}
 		return
 	}
-	m.retry.Succeed()
+	m.errs.Succeeded()
 	if r.MemberID != nil && *r.MemberID != "" {
 		m.memberID = *r.MemberID
 	}
