@@ -279,6 +279,11 @@ func (m *Membership) onResponse(tx *reactor.Tx, node, sentEpoch int32, sentState
 	}
 	if err != nil {
 		switch m.errs.Apply(tx.Now, node, err) {
+		case managers.HeartbeatWait:
+			// The next heartbeat goes once the backoff or the
+			// rediscovery allows, not a whole interval later (Java's
+			// HeartbeatRequestState.onFailedAttempt resets its timer).
+			m.nextBeat = time.Time{}
 		case managers.HeartbeatRejoin:
 			m.state, m.epoch = MemberJoining, 0
 			m.setOwned(map[[16]byte][]int32{}, nil)
