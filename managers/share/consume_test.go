@@ -1,0 +1,192 @@
+package share_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kreactor/kreactor/managers"
+	"github.com/kreactor/kreactor/managers/internal/testrig"
+	"github.com/kreactor/kreactor/managers/share"
+	"github.com/kreactor/kreactor/reactor"
+)
+
+func acceptAll(t *testing.T, c *share.Consume, recs []share.Record) {
+	t.Helper()
+	for _, rec := range recs {
+		if err := c.Acknowledge(tp0, rec.Offset, share.AckAccept); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Flush()
+}
+
+func epochOf(req *reactor.Request) int32 {
+	switch r := req.Payload.(*managers.Call).Req.(type) {
+	case *kmsg.ShareFetchRequest:
+		return r.ShareSessionEpoch
+	case *kmsg.ShareAcknowledgeRequest:
+		return r.ShareSessionEpoch
+	}
+	return -2
+}
+
+// expectOutcome checks the acknowledgements of t/0 were reported once with
+// err.
+func (r *rig) expectOutcome(t *testing.T, err error) {
+	t.Helper()
+	if len(r.outcomes) != 1 || r.outcomes[0].TP != tp0 || len(r.outcomes[0].Offsets) != 3 || !errors.Is(r.outcomes[0].Err, err) {
+		t.Fatalf("outcomes %+v, want t/0's 3 offsets reported with %v", r.outcomes, err)
+	}
+}
+
+// Every top-level ShareFetch error (and a ShareFetch without answer), on a
+// ShareFetch carrying acknowledgements, reports them failed with the error
+// and has the effect its class says on the session.
+func TestShareFetchErrorsByClass(t *testing.T) {
+	for _, c := range testrig.ErrorCases(t, kmsg.ShareFetch, managers.ScopeResponse) {
+		t.Run(c.Name(), func(t *testing.T) {
+			r := newRig(t)
+			cs := r.consume()
+			acceptAll(t, cs, r.delivered(t, cs))
+			req := r.Only(cs.Poll(r.Tx(), r.view()))
+			if testrig.API(req) != kmsg.ShareFetch || epochOf(req) != 1 {
+				t.Fatalf("%s with epoch %d, want the acknowledgements on a ShareFetch at epoch 1", kmsg.NameForKey(int16(testrig.API(req))), epochOf(req))
+			}
+			repolls := r.Host.Repolls
+			r.Complete(req, c, func(code int16) any { return shareFetchAnswer(code, 0, 0, 0) })
+			r.expectOutcome(t, c.Err)
+			next := cs.Poll(r.Tx(), r.view())
+			owed := cs.TakeErrors()
+			switch c.Row.Class {
+			case managers.ClassSessionReset:
+				again := r.Only(next) // the first reset reopens at once
+				if epochOf(again) != 0 {
+					t.Fatalf("after %v: epoch %d, want a new session (0)", c.Err, epochOf(again))
+				}
+				r.Complete(again, c, func(code int16) any { return shareFetchAnswer(code, 0, 0, 0) })
+				r.ExpectRetry(cs.Poll(r.Tx(), r.view()), c.Row.Class, repolls) // a second reset backs off
+			case managers.ClassAuthorization, managers.ClassFailed:
+				if len(owed) != 1 || !errors.Is(owed[0], c.Err) {
+					t.Fatalf("owed %v, want %v", owed, c.Err)
+				}
+				r.ExpectRetry(next, c.Row.Class, repolls)
+			default:
+				if len(owed) != 0 {
+					t.Fatalf("owed %v for a retried error", owed)
+				}
+				r.ExpectRetry(next, c.Row.Class, repolls)
+			}
+		})
+	}
+}
+
+// Every partition-level ShareFetch error has the effect its class says;
+// fetching backs off while acknowledgements still go.
+func TestShareFetchPartitionErrorsByClass(t *testing.T) {
+	for _, c := range testrig.ErrorCases(t, kmsg.ShareFetch, managers.ScopePartition) {
+		if c.Row.Match == managers.MatchTransport {
+			continue // a whole-request failure: TestShareFetchErrorsByClass
+		}
+		t.Run(c.Name(), func(t *testing.T) {
+			r := newRig(t)
+			cs := r.consume()
+			recs := r.delivered(t, cs)
+			repolls := r.Host.Repolls
+			r.Complete(r.Only(cs.Poll(r.Tx(), r.view())), c, func(code int16) any { return shareFetchAnswer(0, code, 0, 0) })
+			next := cs.Poll(r.Tx(), r.view())
+			owed := cs.TakeErrors()
+			var pe *share.PartitionError
+			switch c.Row.Class {
+			case managers.ClassAuthorization, managers.ClassFailed:
+				if len(owed) != 1 || !errors.As(owed[0], &pe) || !errors.Is(owed[0], c.Err) {
+					t.Fatalf("owed %v, want a PartitionError with %v", owed, c.Err)
+				}
+			default:
+				if len(owed) != 0 {
+					t.Fatalf("owed %v for a retried error", owed)
+				}
+			}
+			r.ExpectRetry(next, c.Row.Class, repolls)
+			// Acknowledging during the fetch backoff sends them now, alone.
+			acceptAll(t, cs, recs)
+			req := r.Only(cs.Poll(r.Tx(), r.view()))
+			if testrig.API(req) != kmsg.ShareAcknowledge {
+				t.Fatalf("acknowledgements during the fetch backoff went in %s", kmsg.NameForKey(int16(testrig.API(req))))
+			}
+			req.OnComplete(r.Tx(), shareAckAnswer(0, 0), nil)
+			r.expectOutcome(t, nil)
+		})
+	}
+}
+
+// Every acknowledgement error code (on a ShareFetch, and on the
+// ShareAcknowledge of a commit) is reported to the callback, once, with the
+// error; the commit's result says the same.
+func TestAcknowledgementErrorsAreReported(t *testing.T) {
+	for _, api := range []kmsg.Key{kmsg.ShareFetch, kmsg.ShareAcknowledge} {
+		for _, c := range testrig.ErrorCases(t, api, managers.ScopeAcknowledge) {
+			t.Run(kmsg.NameForKey(int16(api))+"/"+c.Name(), func(t *testing.T) {
+				r := newRig(t)
+				cs := r.consume()
+				acceptAll(t, cs, r.delivered(t, cs))
+				var results map[managers.TopicPartition]error
+				if api == kmsg.ShareAcknowledge {
+					cs.Commit(r.Tx(), func(res map[managers.TopicPartition]error, _ uint64) { results = res })
+				}
+				req := r.Only(cs.Poll(r.Tx(), r.view()))
+				if testrig.API(req) != api {
+					t.Fatalf("acknowledgements went in %s, want %s", kmsg.NameForKey(int16(testrig.API(req))), kmsg.NameForKey(int16(api)))
+				}
+				r.Complete(req, c, func(code int16) any {
+					if api == kmsg.ShareFetch {
+						return shareFetchAnswer(0, 0, code, 0)
+					}
+					return shareAckAnswer(0, code)
+				})
+				r.Host.RunEffects()
+				r.expectOutcome(t, c.Err)
+				if api == kmsg.ShareAcknowledge && !errors.Is(results[tp0], c.Err) {
+					t.Fatalf("commit result %v, want %v", results, c.Err)
+				}
+			})
+		}
+	}
+}
+
+// Every top-level ShareAcknowledge error reports the commit's
+// acknowledgements failed and has the effect its class says.
+func TestShareAcknowledgeErrorsByClass(t *testing.T) {
+	for _, c := range testrig.ErrorCases(t, kmsg.ShareAcknowledge, managers.ScopeResponse) {
+		t.Run(c.Name(), func(t *testing.T) {
+			r := newRig(t)
+			cs := r.consume()
+			acceptAll(t, cs, r.delivered(t, cs))
+			var results map[managers.TopicPartition]error
+			cs.Commit(r.Tx(), func(res map[managers.TopicPartition]error, _ uint64) { results = res })
+			repolls := r.Host.Repolls
+			r.Complete(r.Only(cs.Poll(r.Tx(), r.view())), c, func(code int16) any { return shareAckAnswer(code, 0) })
+			r.Host.RunEffects()
+			r.expectOutcome(t, c.Err)
+			if !errors.Is(results[tp0], c.Err) || cs.PendingCommits() != 0 {
+				t.Fatalf("commit result %v with %d pending, want %v", results, cs.PendingCommits(), c.Err)
+			}
+			next := cs.Poll(r.Tx(), r.view())
+			owed := cs.TakeErrors()
+			switch c.Row.Class {
+			case managers.ClassSessionReset:
+				if req := r.Only(next); epochOf(req) != 0 {
+					t.Fatalf("after %v: epoch %d, want a new session", c.Err, epochOf(req))
+				}
+			case managers.ClassAuthorization, managers.ClassFailed:
+				if len(owed) != 1 || !errors.Is(owed[0], c.Err) {
+					t.Fatalf("owed %v, want %v", owed, c.Err)
+				}
+				r.ExpectRetry(next, c.Row.Class, repolls)
+			default:
+				r.ExpectRetry(next, c.Row.Class, repolls)
+			}
+		})
+	}
+}
