@@ -53,8 +53,8 @@ func Backoff(cfg consumer.Config) managers.Backoff {
 }
 
 // MaxBackoffWait is the longest single backoff wait cfg allows:
-// retry.backoff.max.ms (the jitter is applied before the cap, as in Java's
-// ExponentialBackoff).
+// retry.backoff.max.ms plus jitter (a loose bound: managers.Backoff, as
+// Java's ExponentialBackoff, caps the jittered wait at the max).
 func MaxBackoffWait(cfg consumer.Config) time.Duration {
-	return Backoff(cfg).MaxDelay(64)
+	return time.Duration(float64(cfg.RetryBackoffMax) * (1 + BackoffJitter))
 }
