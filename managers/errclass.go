@@ -195,46 +195,6 @@ func KafkaName(err *kerr.Error) string {
 	return err.Message
 }
 
-type rowKey struct {
-	api   kmsg.Key
-	scope Scope
-	code  int16
-}
-
-type scopeKey struct {
-	api   kmsg.Key
-	scope Scope
-}
-
-var (
-	byCode  = map[rowKey]Row{}
-	byScope = map[scopeKey]map[Match]Row{}
-)
-
-func init() {
-	for _, r := range errorTable {
-		if err := r.validate(); err != nil {
-			panic("managers: error table: " + err.Error())
-		}
-		sk := scopeKey{r.API, r.Scope}
-		if r.Match == MatchCode {
-			k := rowKey{r.API, r.Scope, r.Err.Code}
-			if _, dup := byCode[k]; dup {
-				panic(fmt.Sprintf("managers: error table: two rows for %s %s %s", kmsg.NameForKey(int16(r.API)), r.Scope, r.ErrorName()))
-			}
-			byCode[k] = r
-			continue
-		}
-		if byScope[sk] == nil {
-			byScope[sk] = map[Match]Row{}
-		}
-		if _, dup := byScope[sk][r.Match]; dup {
-			panic(fmt.Sprintf("managers: error table: two %q rows for %s %s", r.ErrorName(), kmsg.NameForKey(int16(r.API)), r.Scope))
-		}
-		byScope[sk][r.Match] = r
-	}
-}
-
 func (r Row) validate() error {
 	name := kmsg.NameForKey(int16(r.API))
 	switch {
@@ -270,23 +230,35 @@ func Classify(api kmsg.Key, scope Scope, err error) Row {
 	if err == nil {
 		return Row{}
 	}
+	rows := apiRows(api)
 	var ke *kerr.Error
 	if !errors.As(err, &ke) {
-		return mustScope(api, ScopeResponse, MatchTransport)
+		return mustFind(rows, api, ScopeResponse, MatchTransport)
 	}
-	if r, ok := byCode[rowKey{api, scope, ke.Code}]; ok {
-		return r
-	}
-	if ke.Retriable {
-		if r, ok := byScope[scopeKey{api, scope}][MatchOtherRetriable]; ok {
+	for _, r := range rows {
+		if r.Match == MatchCode && r.Scope == scope && r.Err.Code == ke.Code {
 			return r
 		}
 	}
-	return mustScope(api, scope, MatchOther)
+	if ke.Retriable {
+		if r, ok := find(rows, scope, MatchOtherRetriable); ok {
+			return r
+		}
+	}
+	return mustFind(rows, api, scope, MatchOther)
 }
 
-func mustScope(api kmsg.Key, scope Scope, m Match) Row {
-	r, ok := byScope[scopeKey{api, scope}][m]
+func find(rows []Row, scope Scope, m Match) (Row, bool) {
+	for _, r := range rows {
+		if r.Scope == scope && r.Match == m {
+			return r, true
+		}
+	}
+	return Row{}, false
+}
+
+func mustFind(rows []Row, api kmsg.Key, scope Scope, m Match) Row {
+	r, ok := find(rows, scope, m)
 	if !ok {
 		panic(fmt.Sprintf("managers: error table has no %q row for %s %s", Row{Match: m}.ErrorName(), kmsg.NameForKey(int16(api)), scope))
 	}
@@ -304,9 +276,12 @@ func Class(api kmsg.Key, scope Scope, err error) ErrorClass {
 // and transport rows. Each row gives the API (kmsg.NameForKey(API)), the
 // scope, the error (ErrorName, Code), the class (ClassName), what the Java
 // 4.4.0 consumer does (Java) and why we differ, if we do (Differs). The
-// slice is a copy: callers may keep or change it.
+// slice is new on each call: callers may keep or change it.
 func ErrorTable() []Row {
-	out := slices.Clone(errorTable)
+	var out []Row
+	for _, api := range tableAPIs() {
+		out = append(out, apiRows(api)...)
+	}
 	slices.SortStableFunc(out, func(a, b Row) int {
 		switch {
 		case a.API != b.API:
@@ -320,12 +295,44 @@ func ErrorTable() []Row {
 }
 
 // ErrorTableAPIs are the APIs the table classifies, in key order.
-func ErrorTableAPIs() []kmsg.Key {
-	var out []kmsg.Key
-	for _, r := range ErrorTable() {
-		if len(out) == 0 || out[len(out)-1] != r.API {
-			out = append(out, r.API)
+func ErrorTableAPIs() []kmsg.Key { return tableAPIs() }
+
+// CheckErrorTable reports the first malformed row, duplicate row (two rows
+// for one API, scope and code, or two other-code rows of one kind), or
+// scope without an "any other error" row, or API without a transport row;
+// nil when the table is well formed. Its unit test keeps it nil.
+func CheckErrorTable() error {
+	for _, api := range tableAPIs() {
+		rows := apiRows(api)
+		seen := map[[3]int]bool{}
+		scopes := map[Scope]bool{}
+		transport := false
+		for _, r := range rows {
+			if err := r.validate(); err != nil {
+				return err
+			}
+			if r.API != api {
+				return fmt.Errorf("%s row listed under %s", kmsg.NameForKey(int16(r.API)), kmsg.NameForKey(int16(api)))
+			}
+			k := [3]int{int(r.Scope), int(r.Match), int(r.Code())}
+			if seen[k] {
+				return fmt.Errorf("two rows for %s %s %s", kmsg.NameForKey(int16(api)), r.Scope, r.ErrorName())
+			}
+			seen[k] = true
+			if r.Match == MatchTransport {
+				transport = true
+			} else {
+				scopes[r.Scope] = true
+			}
+		}
+		if !transport {
+			return fmt.Errorf("%s has no transport row", kmsg.NameForKey(int16(api)))
+		}
+		for scope := range scopes {
+			if _, ok := find(rows, scope, MatchOther); !ok {
+				return fmt.Errorf("%s %s has no \"any other error\" row", kmsg.NameForKey(int16(api)), scope)
+			}
 		}
 	}
-	return out
+	return nil
 }

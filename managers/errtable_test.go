@@ -214,6 +214,9 @@ func TestClassifyIsTotal(t *testing.T) {
 // Every row is well formed, names a kerr error that round-trips through
 // its code, and cites Java.
 func TestErrorTableRows(t *testing.T) {
+	if err := managers.CheckErrorTable(); err != nil {
+		t.Fatal(err)
+	}
 	rows := managers.ErrorTable()
 	if len(rows) < 150 {
 		t.Fatalf("%d rows: the table lost rows", len(rows))
