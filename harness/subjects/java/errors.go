@@ -1,0 +1,126 @@
+package java
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kreactor/kreactor/consumer"
+)
+
+// ErrJavaMissing is wrapped by every constructor's error when no java binary
+// is found (JAVA_HOME/bin/java or PATH), or when the driver or a release must
+// be built and mvn is not on PATH.
+var ErrJavaMissing = errors.New("java subject: java (JDK 17+) or mvn (Maven 3.6.3+) not found; install them (Debian: apt-get install openjdk-17-jdk-headless maven)")
+
+// ErrUnsupported is matched (errors.Is) by a *JavaError the driver raised
+// because the running kafka-clients release lacks what a command needs, e.g.
+// AcknowledgeType.RENEW before it was added.
+var ErrUnsupported = errors.New("java subject: not supported by this kafka-clients release")
+
+// ErrBadCommand is matched by a *JavaError the driver raised for a command it
+// could not run as sent (unknown command, bad argument, no consumer yet). It
+// means a bug on the Go side, never a Kafka behaviour.
+var ErrBadCommand = errors.New("java subject: driver rejected the command")
+
+// ErrNoReply is wrapped by a *DriverError when the driver did not answer a
+// call by its deadline; the driver was killed.
+var ErrNoReply = errors.New("java subject: driver did not answer in time")
+
+// Java exception classes the adapters map to the harness's errors.
+const (
+	classWakeup       = "org.apache.kafka.common.errors.WakeupException"
+	classIllegalState = "java.lang.IllegalStateException"
+	classBadCommand   = "dev.kreactor.driver.BadCommand"
+	classUnsupported  = "dev.kreactor.driver.Unsupported"
+)
+
+// JavaError is an exception thrown by a kafka-clients call (or by the driver
+// around it), as the driver reported it: the exception's class, its message
+// and its causes, outermost first.
+//
+// errors.Is matches consumer.ErrWakeup for WakeupException,
+// consumer.ErrClosed for IllegalStateException on a closed consumer,
+// ErrUnsupported and ErrBadCommand for the driver's own two classes.
+type JavaError struct {
+	Command string      `json:"-"`       // the driver command, e.g. "poll"
+	Class   string      `json:"class"`   // e.g. org.apache.kafka.common.errors.WakeupException
+	Message string      `json:"message"` // may be empty
+	Causes  []JavaError `json:"causes"`  // getCause() chain below this one (at most 8)
+}
+
+func (e *JavaError) Error() string {
+	var b strings.Builder
+	b.WriteString("java")
+	if e.Command != "" {
+		b.WriteString(" ")
+		b.WriteString(e.Command)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Class)
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	for _, c := range e.Causes {
+		fmt.Fprintf(&b, " (caused by %s: %s)", c.Class, c.Message)
+	}
+	return b.String()
+}
+
+// Is reports the harness errors this exception stands for (see JavaError).
+func (e *JavaError) Is(target error) bool {
+	switch target {
+	case consumer.ErrWakeup:
+		return e.Class == classWakeup
+	case consumer.ErrClosed:
+		return e.Class == classIllegalState && strings.Contains(strings.ToLower(e.Message), "closed")
+	case ErrUnsupported:
+		return e.Class == classUnsupported
+	case ErrBadCommand:
+		return e.Class == classBadCommand
+	}
+	return false
+}
+
+// HasClass reports whether this exception or one of its causes has class
+// (a fully qualified name, or the simple name).
+func (e *JavaError) HasClass(class string) bool {
+	match := func(c string) bool { return c == class || strings.HasSuffix(c, "."+class) }
+	if match(e.Class) {
+		return true
+	}
+	for _, c := range e.Causes {
+		if match(c.Class) {
+			return true
+		}
+	}
+	return false
+}
+
+// DriverError says the driver process failed: it exited (Exit is its status),
+// could not be started, broke the protocol, or stopped answering (Err wraps
+// ErrNoReply; the driver was killed). Stderr is the tail of what it wrote.
+type DriverError struct {
+	Op     string // the call in progress, e.g. "poll", or "start"
+	PID    int    // 0 if it never started
+	Exit   string // e.g. "exit status 1", "signal: killed"; "" while running
+	Err    error  // what went wrong
+	Stderr string // last bytes of the driver's stderr
+}
+
+func (e *DriverError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "java driver (pid %d) failed during %s: %v", e.PID, e.Op, e.Err)
+	if e.Exit != "" {
+		fmt.Fprintf(&b, "; %s", e.Exit)
+	}
+	if s := strings.TrimSpace(e.Stderr); s != "" {
+		fmt.Fprintf(&b, "\n--- driver stderr (tail) ---\n%s\n---", s)
+	} else {
+		b.WriteString("; stderr empty")
+	}
+	return b.String()
+}
+
+func (e *DriverError) Unwrap() error { return e.Err }
