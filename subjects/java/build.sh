@@ -39,7 +39,7 @@ mvn_quiet() {
 	local log="$1"
 	shift
 	if ! mvn -B -q "$@" >"$log" 2>&1; then
-		cat "$log" >&2
+		sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -v '^\[ERROR\] *$' | head -40 >&2
 		die "mvn $* failed (log: $log)"
 	fi
 }
@@ -65,9 +65,12 @@ resolve_clients() {
 	say "resolving kafka-clients $v (mvn dependency:copy-dependencies)"
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	mvn_quiet "$TARGET/mvn-clients-$v.log" -f "$HERE/clients/pom.xml" \
+	if ! (mvn_quiet "$TARGET/mvn-clients-$v.log" -f "$HERE/clients/pom.xml" \
 		-Dkafka.clients.version="$v" dependency:copy-dependencies \
-		-DincludeScope=runtime -DexcludeGroupIds=org.slf4j -DoutputDirectory="$dir"
+		-DincludeScope=runtime -DexcludeGroupIds=org.slf4j -DoutputDirectory="$dir"); then
+		rm -rf "$dir"
+		die "kafka-clients $v could not be resolved from Maven Central: is it a released version? (KREACTOR_JAVA_CLIENTS)"
+	fi
 	ls "$dir"/kafka-clients-"$v".jar >/dev/null 2>&1 || die "kafka-clients $v: no jar after resolving (see $TARGET/mvn-clients-$v.log)"
 	touch "$dir/.complete"
 }
