@@ -10,6 +10,13 @@
 #                     the same on real Apache Kafka 4.4.0 in Docker (builds the
 #                     image first), added to the same report
 #   make fmt / vet
+#   make java-driver  build the Java driver (subjects/java) and resolve kafka-clients
+#                     $(KREACTOR_JAVA_CLIENTS) (default 4.4.0) into subjects/java/target
+#                     (Maven; cached: a no-op when up to date)
+#   make java-test    the java subject's tests (harness/subjects/java), race-enabled
+#   make java-releases
+#                     the java subject's release test on the latest patch of 4.0-4.4
+#                     (JAVA_RELEASES), each resolved from Maven Central once
 
 GO          ?= go
 GINKGO      ?= $(GO) tool ginkgo
@@ -83,3 +90,22 @@ docker:
 
 kafka-image: docker
 	KREACTOR_KAFKA_IMAGE=$(KAFKA_IMAGE) images/kafka/build.sh
+
+# The java subject (harness/subjects/java): the Java driver for kafka-clients.
+# KREACTOR_JAVA_CLIENTS picks a release (default 4.4.0), KREACTOR_JAVA_CLASSPATH
+# a locally built kafka-clients (colon-separated jars) instead.
+KREACTOR_JAVA_CLIENTS ?= 4.4.0
+JAVA_RELEASES ?= 4.0.2 4.1.2 4.2.2 4.3.1 4.4.0
+
+.PHONY: java-driver java-test java-releases
+
+java-driver:
+	@subjects/java/build.sh classpath $(KREACTOR_JAVA_CLIENTS) >/dev/null
+	@echo "java driver: subjects/java/target/kreactor-java-driver.jar, kafka-clients $(KREACTOR_JAVA_CLIENTS) in subjects/java/target/clients/$(KREACTOR_JAVA_CLIENTS)"
+
+java-test: java-driver
+	$(GO) test -race ./harness/subjects/java/...
+
+java-releases: java-driver
+	@for v in $(JAVA_RELEASES); do subjects/java/build.sh clients $$v || exit 1; done
+	KREACTOR_JAVA_RELEASES="$(JAVA_RELEASES)" $(GO) test -race -run 'TestReleases' -v ./harness/subjects/java/

@@ -54,12 +54,11 @@ func TestDriverKilledMidCall(t *testing.T) {
 func TestDriverHung(t *testing.T) {
 	requireJava(t)
 	b := startBroker(t, map[string]int32{"idle": 1})
-	o := DefaultOptions()
-	o.CallGrace = time.Second
-	c := newConsumer(t, o, props(t, b, "ghung", "consumer"))
+	c := newConsumer(t, DefaultOptions(), props(t, b, "ghung", "consumer"))
 	if err := c.Subscribe("idle"); err != nil {
 		t.Fatal(err)
 	}
+	c.d.opts.CallGrace = time.Second // only this goroutine calls from here on
 	if err := syscall.Kill(c.PID(), syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}

@@ -91,6 +91,9 @@ func TestReleases(t *testing.T) {
 			if sel, ok := m.Value("select-total"); !ok || sel <= 0 {
 				t.Errorf("select-total %v (found %v)", sel, ok)
 			}
+			if cpu, err := c.CPU(); err != nil || cpu.Sub(CPUSample{}).Named(ThreadBackground) == 0 {
+				t.Errorf("no %s thread with CPU time in /proc (%v): the background thread's name changed?", ThreadBackground, err)
+			}
 			if err := c.Close(ctx); err != nil {
 				t.Fatal(err)
 			}
