@@ -295,6 +295,16 @@ func (c *Consumer) GroupMetadata() (GroupMetadata, error) {
 	return g, err
 }
 
+// PendingCommitCallbacks is how many CommitAsync callbacks Java has not
+// run yet (KAFKA-19357: a callback that never runs, even after close). A
+// driver that died never runs its pending callbacks; they stay counted here
+// rather than being invoked with an invented result.
+func (c *Consumer) PendingCommitCallbacks() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.commitCBs)
+}
+
 // Rebalances returns the rebalance listener calls so far (bounded).
 func (c *Consumer) Rebalances() []Rebalance {
 	c.mu.Lock()

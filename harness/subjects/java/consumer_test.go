@@ -90,6 +90,9 @@ func TestConsumerKIP848(t *testing.T) {
 	if cbErr != nil {
 		t.Fatalf("commitAsync callback error: %v", cbErr)
 	}
+	if n := c.PendingCommitCallbacks(); n != 0 {
+		t.Errorf("%d commit callbacks pending after the callback ran", n)
+	}
 	var run *CallbackRun
 	for _, cb := range c.Callbacks() {
 		if cb.Event == evCommitCallback {
