@@ -2,13 +2,25 @@
 #
 #   make test         vet; race-enabled unit tests of every package outside specs/;
 #                     then the conformance run below under the race detector
-#   make conformance  run the Ginkgo suites once per subject (reactor, baseline) on the
-#                     target (kfake), write reports/out/conformance.md and summary.json,
-#                     and check the expectations: every catalogue item passes on the
-#                     reactor and every regression spec fails on the baseline
+#   make conformance  run the Ginkgo suites RUNS times (default 1) per subject (reactor,
+#                     baseline) on the target (kfake), then write in reports/out:
+#                     conformance.html (self-contained, plots), conformance.md,
+#                     summary.json, conformance.jira.txt (Jira markup for KAFKA-20995),
+#                     junit-<subject>-<target>-run<k>.xml (Ginkgo's JUnit reporter);
+#                     check the expectations (every catalogue item passes on the reactor,
+#                     every regression spec fails on the baseline) and render the HTML in
+#                     headless Chromium (browser-check)
+#   make conformance RUNS=5      repeat the suites; the report shows min/median/max per figure
+#   make conformance LABEL_FILTER='covers:KAFKA-20253'
+#                     only the specs matching the filter (no spec matched: an error)
 #   make conformance-kafka
 #                     the same on real Apache Kafka 4.4.0 in Docker (builds the
 #                     image first), added to the same report
+#   make report       rebuild the reports from the JSON runs in reports/out
+#   make browser-check
+#                     headless Chromium (installed with apt-get when missing) opens
+#                     conformance.html: no console error, no network request, every plot
+#                     drawn; screenshots in reports/out
 #   make fmt / vet
 #   make java-driver  build the Java driver (subjects/java) and resolve kafka-clients
 #                     $(KREACTOR_JAVA_CLIENTS) (default 4.4.0) into subjects/java/target
@@ -23,13 +35,22 @@ GINKGO      ?= $(GO) tool ginkgo
 REPORT_DIR  ?= reports/out
 TARGET      ?= kfake
 SUBJECTS    ?= reactor baseline
-# Extra ginkgo flags, e.g. --race (make test sets it) or --label-filter=...
+RUNS        ?= 1
+LABEL_FILTER ?=
+# Extra ginkgo flags, e.g. --race (make test sets it).
 GINKGO_FLAGS ?=
+
+# Provenance for the test binaries (package harness reads these; they fall back
+# to running git themselves): commit, dirty flag and a hash of the uncommitted
+# changes (harness.DiffHash: sha256 over `git diff HEAD` and `git status --porcelain`).
+export KREACTOR_GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+export KREACTOR_GIT_DIRTY  ?= $(shell test -z "$$(git status --porcelain 2>/dev/null)" && echo 0 || echo 1)
+export KREACTOR_GIT_DIFF   ?= $(shell test -z "$$(git status --porcelain 2>/dev/null)" || { git diff HEAD; git status --porcelain; } | sha256sum | cut -c1-12)
 
 # Every package except the Ginkgo suites (they run in conformance).
 UNIT_PKGS = $(shell $(GO) list ./... | grep -v '/specs/')
 
-.PHONY: test unit conformance conformance-kafka suites report fmt vet
+.PHONY: test unit conformance conformance-kafka suites report browser-check chromium fmt vet
 
 test: vet unit
 	$(MAKE) conformance GINKGO_FLAGS="--race $(GINKGO_FLAGS)"
@@ -37,33 +58,58 @@ test: vet unit
 unit:
 	$(GO) test -race $(UNIT_PKGS)
 
-# One Ginkgo run per subject on $(TARGET) (a failing spec does not stop the
-# others: --keep-going), then the report over every run found in
-# $(REPORT_DIR) (kfake and kafka columns side by side). The exit status is
-# the report's expectation check: the baseline is *expected* to fail the
-# regression specs, so raw spec failures alone do not decide it.
+# RUNS rounds of one Ginkgo run per subject on $(TARGET) (a failing spec does not
+# stop the others: --keep-going), then the report over every run file in
+# $(REPORT_DIR) (kfake and kafka columns side by side), then the browser check.
+# The exit status is the report's expectation check: the baseline is *expected*
+# to fail the regression specs, so raw spec failures alone do not decide it.
 conformance:
 	@$(MAKE) --no-print-directory suites TARGET=$(TARGET)
 	@$(MAKE) --no-print-directory report
+	@$(MAKE) --no-print-directory browser-check
 
 # The same suites on real Apache Kafka (Docker, the local 4.4.0 image; see
 # make docker / kafka-image), added to the same report.
 conformance-kafka: kafka-image
 	@$(MAKE) --no-print-directory suites TARGET=kafka
 	@$(MAKE) --no-print-directory report
+	@$(MAKE) --no-print-directory browser-check
 
+# Old run files of the same subject and target are removed first, so a report
+# never mixes this run with rounds of an earlier one. Console output carries no
+# ANSI colour codes unless stdout is a terminal.
 suites:
 	@mkdir -p $(REPORT_DIR)
-	@for s in $(SUBJECTS); do \
-		echo "== conformance: subject $$s, target $(TARGET)"; \
-		KREACTOR_SUBJECT=$$s KREACTOR_TARGET=$(TARGET) $(GINKGO) --keep-going $(GINKGO_FLAGS) \
-			--json-report=ginkgo-$$s-$(TARGET).json --output-dir=$(REPORT_DIR) ./specs/... \
-			|| echo "== conformance: subject $$s on $(TARGET) had failing specs (expected for baseline regressions)"; \
+	@case "$(RUNS)" in ''|*[!0-9]*|0) echo "RUNS=$(RUNS): want a positive integer" >&2; exit 2;; esac
+	@color=$$( [ -t 1 ] || echo --no-color ); \
+	filter=$$( [ -n "$(LABEL_FILTER)" ] && printf -- "--label-filter=%s" "$(LABEL_FILTER)" ); \
+	for s in $(SUBJECTS); do \
+		rm -f $(REPORT_DIR)/ginkgo-$$s-$(TARGET).json $(REPORT_DIR)/ginkgo-$$s-$(TARGET)-run*.json $(REPORT_DIR)/junit-$$s-$(TARGET)*.xml; \
+		for k in $$(seq 1 $(RUNS)); do \
+			echo "== conformance: subject $$s, target $(TARGET), run $$k of $(RUNS)"; \
+			KREACTOR_SUBJECT=$$s KREACTOR_TARGET=$(TARGET) KREACTOR_RUN=$$k KREACTOR_RUNS=$(RUNS) \
+			$(GINKGO) --keep-going $$color $${filter:+"$$filter"} $(GINKGO_FLAGS) \
+				--json-report=ginkgo-$$s-$(TARGET)-run$$k.json --junit-report=junit-$$s-$(TARGET)-run$$k.xml \
+				--output-dir=$(REPORT_DIR) ./specs/... \
+				|| echo "== conformance: subject $$s on $(TARGET) run $$k had failing specs (expected for baseline regressions)"; \
+		done; \
 	done
 
 report:
 	@files=$$(ls $(REPORT_DIR)/ginkgo-*-*.json | paste -sd, -); \
 	$(GO) run ./cmd/kreactor report -in $$files -out $(REPORT_DIR) -check reactor,baseline
+
+# Headless Chromium renders conformance.html (package reports, TestBrowser): no
+# console error, no request beyond the file, every plot drawn; it saves
+# screenshots next to the report. Chromium comes from Debian's package.
+browser-check: chromium
+	KREACTOR_REQUIRE_CHROMIUM=1 KREACTOR_REPORT_HTML=$(abspath $(REPORT_DIR))/conformance.html \
+		$(GO) test -count=1 -run 'TestBrowser$$' ./reports/
+
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "== installing Debian's chromium (headless browser for browser-check)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 fmt:
 	$(GO) fmt ./...

@@ -29,14 +29,17 @@ type Pauser interface {
 	Resume(partitions ...managers.TopicPartition) error
 }
 
-// unwrap looks through Tracked.
+// unwrap looks through Tracked and the timeline's wrappers (UnwrapConsumer).
 func unwrap(c Consumer) Consumer {
 	for {
-		t, ok := c.(*Tracked)
-		if !ok {
+		switch t := c.(type) {
+		case *Tracked:
+			c = t.Consumer
+		case UnwrapConsumer:
+			c = t.Unwrap()
+		default:
 			return c
 		}
-		c = t.Consumer
 	}
 }
 

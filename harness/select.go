@@ -39,7 +39,9 @@ func SelectedSubject() (Subject, error) {
 }
 
 // MustSelect returns the selected target and subject and panics with the
-// reason if either is unknown (for suite-level vars).
+// reason if either is unknown (for suite-level vars). Both come wrapped
+// (Recorded, RecordedSubject) so the clusters and consumers specs make are
+// recorded on the spec's timeline for the report's plots.
 func MustSelect() (Target, Subject) {
 	t, err := SelectedTarget()
 	if err != nil {
@@ -49,7 +51,7 @@ func MustSelect() (Target, Subject) {
 	if err != nil {
 		panic(err)
 	}
-	return t, s
+	return Recorded(t), RecordedSubject(s)
 }
 
 func selected[T any](env, def string, known map[string]T) (T, error) {

@@ -45,11 +45,25 @@ func worst(rows []Row) Status {
 	return Status(w)
 }
 
-// Column is one (subject, target) pair seen in the rows.
+// Column is one (subject, target) pair seen in the rows; Variant tells releases of one
+// subject apart (the java subject's kafka-clients version), so a release matrix is columns
+// of one subject.
 type Column struct {
 	Subject string `json:"subject"`
 	Target  string `json:"target"`
+	Variant string `json:"variant,omitempty"`
 }
+
+// Name renders "subject / target" or "subject variant / target".
+func (c Column) Name() string {
+	s := or(c.Subject)
+	if c.Variant != "" {
+		s += " " + c.Variant
+	}
+	return s + " / " + or(c.Target)
+}
+
+func (r Row) column() Column { return Column{Subject: r.Subject, Target: r.Target, Variant: r.Variant} }
 
 // Cell is an item's status in one column, with the ids of the specs behind it.
 type Cell struct {
@@ -84,7 +98,8 @@ type Report struct {
 	Date   time.Time
 	Suites []Suite
 	Totals Totals
-	// Columns are the (subject, target) pairs seen, sorted by subject then target.
+	// Columns are the (subject, target) pairs seen: reactor, baseline, java, kgo, then other
+	// subjects by name; kfake before other targets.
 	Columns []Column
 	// Items follow catalogue order.
 	Items []ItemReport
@@ -99,6 +114,21 @@ type Report struct {
 	// Expect, when set (Report.Check), is shown as the negative-control
 	// section: reference vs control verdicts per regression.
 	Expect *Expectations
+	// Files are the run files read, merged or excluded (RunFile.Excluded), by subject,
+	// target and repeat.
+	Files []RunFile
+	// Specs are the rows grouped by spec id and column, with figure spreads over repeats.
+	Specs []SpecResult
+
+	// Sections filled by later tools; each renders only when set.
+
+	// Mutants is the mutation kill matrix (issue 9, `make mutants`), read with LoadKillMatrix.
+	Mutants *KillMatrix
+	// Perf is the side-by-side benchmark (issue 15), read with LoadPerf.
+	Perf *PerfTable
+	// ErrorClasses is the error-classification table (API x error -> class); cmd/kreactor
+	// fills it from its errorClassification hook.
+	ErrorClasses []ErrorClass
 }
 
 // Build joins rows to the catalogue. It never fails: unknown items and rows covering nothing
@@ -123,6 +153,8 @@ func Build(cat catalogue.Catalogue, rows []Row) Report {
 			cmp.Compare(a.ID, b.ID),
 			cmp.Compare(a.Subject, b.Subject),
 			cmp.Compare(a.Target, b.Target),
+			cmp.Compare(a.Variant, b.Variant),
+			cmp.Compare(a.Run, b.Run),
 			cmp.Compare(a.Source, b.Source),
 		)
 	})
@@ -134,7 +166,7 @@ func Build(cat catalogue.Catalogue, rows []Row) Report {
 	for _, r := range rows {
 		rep.Totals.Specs++
 		rep.Totals.ByVerdict[r.Verdict]++
-		cols[Column{r.Subject, r.Target}] = true
+		cols[r.column()] = true
 		if end := r.Start.Add(r.Duration); !r.Start.IsZero() && end.After(rep.Date) {
 			rep.Date = end
 		}
@@ -154,7 +186,8 @@ func Build(cat catalogue.Catalogue, rows []Row) Report {
 		rep.Columns = append(rep.Columns, c)
 	}
 	slices.SortFunc(rep.Columns, func(a, b Column) int {
-		return cmp.Or(cmp.Compare(a.Subject, b.Subject), cmp.Compare(a.Target, b.Target))
+		return cmp.Or(cmp.Compare(subjectRank(a.Subject), subjectRank(b.Subject)), cmp.Compare(a.Subject, b.Subject),
+			cmp.Compare(a.Variant, b.Variant), cmp.Compare(targetRank(a.Target), targetRank(b.Target)), cmp.Compare(a.Target, b.Target))
 	})
 
 	for _, it := range cat.Items {
@@ -172,7 +205,7 @@ func Build(cat catalogue.Catalogue, rows []Row) Report {
 			cell := Cell{Column: col, Specs: []string{}}
 			var in []Row
 			for _, r := range ir.Rows {
-				if r.Subject == col.Subject && r.Target == col.Target {
+				if r.column() == col {
 					in = append(in, r)
 					cell.Specs = appendUnique(cell.Specs, r.ID)
 				}
@@ -204,7 +237,25 @@ func Build(cat catalogue.Catalogue, rows []Row) Report {
 	}
 	slices.SortFunc(rep.Unknown, func(a, b UnknownItem) int { return cmp.Compare(a.ID, b.ID) })
 	slices.Sort(rep.Warnings)
+	rep.Specs = buildSpecs(rep.Rows, rep.Columns, nil)
 	return rep
+}
+
+// subjectRank orders columns: the reference subject first, the control next, the real
+// clients after, unknown subjects last (by name).
+func subjectRank(s string) int {
+	if i := slices.Index(subjectOrder, s); i >= 0 {
+		return i
+	}
+	return len(subjectOrder)
+}
+
+// targetRank puts the in-process kfake target before real Kafka.
+func targetRank(t string) int {
+	if t == "kfake" {
+		return 0
+	}
+	return 1
 }
 
 func notRun(v Verdict) bool { return v == VerdictSkipped || v == VerdictPending }
@@ -220,6 +271,12 @@ func BuildRun(cat catalogue.Catalogue, run Run) Report {
 		}
 	}
 	rep.Warnings = append(slices.Clone(run.Warnings), rep.Warnings...)
+	rep.Files = slices.Clone(run.Files)
+	race := map[string]bool{}
+	for _, f := range run.Files {
+		race[f.Source] = f.Provenance != nil && f.Provenance.Race
+	}
+	rep.Specs = buildSpecs(rep.Rows, rep.Columns, race)
 	return rep
 }
 

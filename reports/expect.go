@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/kreactor/kreactor/specs/catalogue"
 )
@@ -27,6 +28,50 @@ type RegressionCheck struct {
 	Item                    string
 	Reference, Control      Status
 	ControlSpecs, Unexposed []string // control specs, and those that passed there
+	// Signals are the expectation keys the control specs declared as the Jira's symptom
+	// (EntrySignals, issue 9); empty while no spec declares any.
+	Signals []string
+	// Outcomes are the control rows (every target and repeat) and why each failed.
+	Outcomes []ControlOutcome
+}
+
+// Reason says why a control row failed, relative to its regression's signals.
+type Reason string
+
+// Reasons.
+const (
+	// ReasonSignal: it failed on one of the declared signal keys: the Jira's symptom.
+	ReasonSignal Reason = "signal"
+	// ReasonOther: it failed, but not on a signal key (another key, a timeout, a panic,
+	// a setup error): it does not show the shape.
+	ReasonOther Reason = "other"
+	// ReasonUndeclared: it failed and the spec declares no signals, so any failure counts
+	// (today's check, until every regression names its signal).
+	ReasonUndeclared Reason = "undeclared"
+	// ReasonPassed: it did not fail.
+	ReasonPassed Reason = "passed"
+)
+
+// ControlOutcome is one control row of a regression.
+type ControlOutcome struct {
+	Spec, Target string
+	Run          int
+	Verdict      Verdict
+	FailedKeys   []string
+	Reason       Reason
+}
+
+// reasonOf classifies one control row.
+func reasonOf(r Row) Reason {
+	switch {
+	case !r.Verdict.Failed():
+		return ReasonPassed
+	case len(r.Signals) == 0:
+		return ReasonUndeclared
+	case r.Verdict == VerdictFail && slices.ContainsFunc(r.FailedKeys, func(k string) bool { return slices.Contains(r.Signals, k) }):
+		return ReasonSignal
+	}
+	return ReasonOther
 }
 
 // Check evaluates the expectations for reference and control subjects.
@@ -56,7 +101,7 @@ func (r Report) Check(reference, control string) Expectations {
 			switch cell.Status {
 			case Status(VerdictPass), StatusExcluded:
 			default:
-				ex.Problems = append(ex.Problems, fmt.Sprintf("%s on %s/%s: %s, want pass", it.Item.ID, cell.Subject, cell.Target, cell.Status))
+				ex.Problems = append(ex.Problems, fmt.Sprintf("%s on %s: %s, want pass", it.Item.ID, strings.ReplaceAll(cell.Name(), " / ", "/"), cell.Status))
 			}
 		}
 		if it.Item.Kind != catalogue.KindRegression {
@@ -70,10 +115,24 @@ func (r Report) Check(reference, control string) Expectations {
 				refRows = append(refRows, row)
 			case control:
 				ctlRows = append(ctlRows, row)
-				rc.ControlSpecs = append(rc.ControlSpecs, row.ID)
-				if !row.Verdict.Failed() {
-					rc.Unexposed = append(rc.Unexposed, row.ID)
-					ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the control subject %q on %s: it cannot tell today's design from the reactor", it.Item.ID, row.ID, row.Verdict, control, row.Target))
+				if !slices.Contains(rc.ControlSpecs, row.ID) {
+					rc.ControlSpecs = append(rc.ControlSpecs, row.ID)
+				}
+				for _, sig := range row.Signals {
+					if !slices.Contains(rc.Signals, sig) {
+						rc.Signals = append(rc.Signals, sig)
+					}
+				}
+				reason := reasonOf(row)
+				rc.Outcomes = append(rc.Outcomes, ControlOutcome{Spec: row.ID, Target: row.Target, Run: row.Run, Verdict: row.Verdict, FailedKeys: row.FailedKeys, Reason: reason})
+				switch reason {
+				case ReasonPassed:
+					if !slices.Contains(rc.Unexposed, row.ID) {
+						rc.Unexposed = append(rc.Unexposed, row.ID)
+					}
+					ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the control subject %q on %s%s: it cannot tell today's design from the reactor", it.Item.ID, row.ID, row.Verdict, control, row.Target, runSuffix(row.Run)))
+				case ReasonOther:
+					ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the control subject %q on %s%s, but not on its signal (%s; failed: %s): not the Jira's reason", it.Item.ID, row.ID, row.Verdict, control, row.Target, runSuffix(row.Run), strings.Join(row.Signals, ", "), or(strings.Join(row.FailedKeys, ", "))))
 				}
 			}
 		}
@@ -88,4 +147,12 @@ func (r Report) Check(reference, control string) Expectations {
 		ex.Regressions = append(ex.Regressions, rc)
 	}
 	return ex
+}
+
+// runSuffix is " (run N)" for a repeat other than the first.
+func runSuffix(run int) string {
+	if run > 1 {
+		return fmt.Sprintf(" (run %d)", run)
+	}
+	return ""
 }

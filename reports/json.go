@@ -9,7 +9,7 @@ import (
 )
 
 // summaryVersion is bumped on incompatible changes to the summary.json layout.
-const summaryVersion = 1
+const summaryVersion = 2
 
 type jsonSummary struct {
 	Version  int            `json:"version"`
@@ -23,6 +23,11 @@ type jsonSummary struct {
 	Warnings []string       `json:"warnings"`
 	ItemSums map[Status]int `json:"item_statuses"`
 	Expect   *Expectations  `json:"expectations,omitempty"`
+	// Files are the run files with their provenance (merged and not merged).
+	Files []RunFile `json:"files"`
+	// Plots is the number of plots the HTML report draws (the browser check compares it
+	// with the SVGs it finds).
+	Plots int `json:"plots"`
 }
 
 type jsonTotals struct {
@@ -47,7 +52,8 @@ type jsonRow struct {
 	DurationSeconds float64 `json:"duration_seconds"`
 }
 
-// WriteJSON writes summary.json: format version, date, suites, totals (specs and counts by
+// WriteJSON writes summary.json (version 2: suite paths relative, run files with provenance,
+// the plot count): format version, date, suites, totals (specs and counts by
 // verdict), columns, per-item status overall and per (subject, target) cell with the spec ids,
 // unknown items, every row with its figures, warnings, and counts of items by status. Row
 // order is Report.Rows order; maps are written with sorted keys.
@@ -63,6 +69,8 @@ func WriteJSON(w io.Writer, rep Report) error {
 		Warnings: nonNil(rep.Warnings),
 		ItemSums: rep.ItemCounts(),
 		Expect:   rep.Expect,
+		Files:    nonNil(rep.Files),
+		Plots:    rep.PlotCount(),
 	}
 	if s.Totals.ByVerdict == nil {
 		s.Totals.ByVerdict = map[Verdict]int{}

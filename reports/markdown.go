@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
@@ -20,69 +21,44 @@ var statusOrder = []Status{
 	Status(VerdictSkipped), StatusUncovered,
 }
 
-// WriteMarkdown renders the conformance report for KIP reviewers: a header (date, suites,
-// totals), a summary matrix of catalogue items by (subject, target), one table row per spec
-// with its figures and failure, the catalogue with the specs covering each item, and problems
-// (unknown items, specs covering nothing, warnings). Output depends only on rep.
+// WriteMarkdown renders the short conformance report: provenance line, a link to the HTML
+// report (figures, plots, reproduce commands), headline verdicts on the reference subject
+// (the control subject's expected failures are not mixed in), the negative control, the
+// summary of catalogue items by (subject, target) with each item's MUST statement, one line
+// per spec with its verdict per column, provenance per run file, and problems. Output
+// depends only on rep.
 func WriteMarkdown(w io.Writer, rep Report) error {
 	b := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	code, _, _, race, versions := provenanceSummary(mergedFiles(rep))
+	reference, control := "reactor", ""
+	if rep.Expect != nil {
+		reference, control = rep.Expect.Reference, rep.Expect.Control
+	}
 
 	p("# kreactor conformance report\n\n")
+	var vs []string
+	for _, kv := range versions {
+		vs = append(vs, kv.K+" "+kv.V)
+	}
+	p("%s.", strings.Join(append([]string{"Code `" + code + "`", "race detector " + race}, vs...), "; "))
 	if !rep.Date.IsZero() {
-		p("Run finished %s.\n\n", rep.Date.UTC().Format(time.RFC3339))
+		p(" Run finished %s.", rep.Date.UTC().Format(time.RFC3339))
 	}
-	p("**Specs:** %d (%s).  \n", rep.Totals.Specs, verdictCounts(rep.Totals.ByVerdict))
-	counts := rep.ItemCounts()
-	var parts []string
-	for _, s := range statusOrder {
-		if n := counts[s]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, s))
-		}
-	}
-	p("**Catalogue items:** %d (%s).", len(rep.Items), strings.Join(parts, ", "))
-	if ex := rep.Expect; ex != nil {
-		counts := map[Status]int{}
-		for _, it := range rep.Items {
-			counts[referenceStatus(it, ex.Reference)]++
-		}
-		var parts []string
-		for _, st := range statusOrder {
-			if n := counts[st]; n > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", n, st))
-			}
-		}
-		p(" On the reference subject `%s`: %s.", ex.Reference, strings.Join(parts, ", "))
-	}
-	p("\n\n")
-	if len(rep.Suites) > 0 {
-		p("Suites:\n\n")
-		for _, s := range rep.Suites {
-			state := "succeeded"
-			if !s.Succeeded {
-				state = "failed"
-			}
-			src := ""
-			if s.Source != "" {
-				src = fmt.Sprintf(" from `%s`", s.Source)
-			}
-			p("- %s (`%s`)%s: %s\n", s.Description, s.Path, src, state)
-		}
-		p("\n")
-	}
+	p("\n\nFigures, plots, spec descriptions and the command that reruns each spec: [conformance.html](conformance.html). "+
+		"KIP: [KIP-1371](%s); Jira: [%s](%s%s).\n\n", KIPURL, UmbrellaJira, JiraURL, UmbrellaJira)
 
+	p("## Verdict on the reference subject `%s`\n\n", reference)
+	lines := headline(rep, reference)
+	if len(lines) == 0 {
+		p("- No spec ran on `%s`.\n", reference)
+	}
+	for _, l := range lines {
+		p("- **%s**: %s.\n", l.Column.Name(), l.Text)
+	}
 	if ex := rep.Expect; ex != nil {
-		p("## Negative control\n\n")
-		p("Every item must pass on `%s`; every spec covering a regression must fail on `%s`, the model of today's design (a spec that passes there cannot tell the two apart).\n\n", ex.Reference, ex.Control)
-		p("| Regression | %s | %s | %s specs |\n", ex.Reference, ex.Control, ex.Control)
-		sep(b, 4)
-		for _, rc := range ex.Regressions {
-			specs := strings.Join(rc.ControlSpecs, ", ")
-			if len(rc.Unexposed) > 0 {
-				specs += "; passed there: " + strings.Join(rc.Unexposed, ", ")
-			}
-			row(b, rc.Item, string(rc.Reference), string(rc.Control), or(specs))
-		}
+		failing, total := controlCounts(ex)
+		p("- Negative control `%s` (a model of today's execution): %d of %d regression spec runs fail, as they must; these failures are not counted above.\n", control, failing, total)
 		p("\n")
 		if len(ex.Problems) == 0 {
 			p("All expectations hold.\n\n")
@@ -93,6 +69,24 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 			}
 			p("\n")
 		}
+		p("## Negative control\n\n")
+		p("Every item must pass on `%s`; every spec covering a regression must fail on `%s`, the model of today's design (a spec that passes there cannot tell the two apart).\n\n", ex.Reference, ex.Control)
+		p("| Regression | %s | %s | %s specs |\n", ex.Reference, ex.Control, ex.Control)
+		sep(b, 4)
+		for _, rc := range ex.Regressions {
+			specs := strings.Join(rc.ControlSpecs, ", ")
+			if len(rc.Unexposed) > 0 {
+				specs += "; passed there: " + strings.Join(rc.Unexposed, ", ")
+			}
+			id := rc.Item
+			if u := JiraLink(id); u != "" {
+				id = "[" + id + "](" + u + ")"
+			}
+			row(b, id, string(rc.Reference), string(rc.Control)+" (expected)", or(specs))
+		}
+		p("\n")
+	} else {
+		p("\n")
 	}
 
 	p("## Summary\n\n")
@@ -100,105 +94,129 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 		"(`skipped`: a spec covering it skipped there, e.g. a structural check that runs once on the reference subject; " +
 		"`not run`: covered elsewhere but not here; `excluded`: the catalogue excludes the target; " +
 		"`uncovered`: no spec covers the item).")
-	statusHeader := "Status"
-	if ex := rep.Expect; ex != nil {
-		statusHeader = "Status on " + ex.Reference
-		p(" The status column is the reference subject's; the control subject's failures are expected for regressions (see Negative control).")
+	if control != "" {
+		p(" On the control subject `%s`, failing regressions are the expected outcome.", control)
 	}
 	p("\n\n")
-	header := []string{"Item", "Kind", "Shape", statusHeader}
+	header := []string{"Item", "Kind", "Shape"}
 	for _, c := range rep.Columns {
-		header = append(header, or(c.Subject)+" / "+or(c.Target))
+		name := c.Name()
+		if c.Subject == control {
+			name += " (control)"
+		}
+		header = append(header, name)
 	}
+	header = append(header, "MUST")
 	row(b, header...)
 	sep(b, len(header))
 	for _, it := range rep.Items {
-		st := it.Status
-		if rep.Expect != nil {
-			st = referenceStatus(it, rep.Expect.Reference)
+		id := it.Item.ID
+		if u := JiraLink(id); u != "" {
+			id = "[" + id + "](" + u + ")"
 		}
-		cells := []string{it.Item.ID, string(it.Item.Kind), string(it.Item.Shape), string(st)}
+		cells := []string{id, string(it.Item.Kind), string(it.Item.Shape)}
 		for _, c := range it.Cells {
 			cells = append(cells, string(c.Status))
 		}
+		cells = append(cells, it.Item.Title)
 		row(b, cells...)
 	}
 	for _, u := range rep.Unknown {
-		cells := []string{u.ID, "unknown", "", "not in catalogue"}
+		cells := []string{u.ID, "unknown", ""}
 		for range rep.Columns {
 			cells = append(cells, "")
 		}
+		cells = append(cells, "not in catalogue")
 		row(b, cells...)
 	}
+
 	p("\n## Specs\n\n")
-	row(b, "Spec", "Items", "Subject", "Target", "Verdict", "Duration", "Figures", "Message")
-	sep(b, 8)
-	for _, r := range rep.Rows {
-		var figs []string
-		for _, f := range r.Figures {
-			figs = append(figs, f.String())
-		}
+	p("One line per spec; its figures, bounds, plots and reproduce command are in the HTML report (link on the id).\n\n")
+	header = []string{"Spec", "Items"}
+	for _, c := range rep.Columns {
+		header = append(header, c.Name())
+	}
+	header = append(header, "Failure")
+	row(b, header...)
+	sep(b, len(header))
+	for _, s := range rep.Specs {
+		cells := []string{"[" + s.ID + "](conformance.html#spec-" + s.ID + ")", strings.Join(s.Covers, ", ")}
 		failure := ""
-		if r.Verdict.Failed() {
-			failure = r.Message
-			if r.Location != "" {
-				failure += " (at " + r.Location + ")"
+		for _, col := range rep.Columns {
+			i := slices.IndexFunc(s.Cells, func(c SpecCell) bool { return c.Column == col })
+			if i < 0 {
+				cells = append(cells, "")
+				continue
 			}
-		} else if r.Message != "" {
-			failure = r.Message
+			c := s.Cells[i]
+			v := string(c.Status)
+			if len(c.Runs) > 1 {
+				v += fmt.Sprintf(" (%d/%d pass)", c.Passed(), len(c.Runs))
+			}
+			cells = append(cells, v)
+			if failure == "" && col.Subject != control {
+				for _, r := range c.Runs {
+					if r.Verdict.Failed() || r.Verdict == VerdictSkipped {
+						failure = col.Name() + ": " + r.Message
+						break
+					}
+				}
+			}
 		}
-		row(b, r.ID, strings.Join(r.Covers, ", "), or(r.Subject), or(r.Target), string(r.Verdict),
-			formatDuration(r.Duration), strings.Join(figs, "; "), failure)
+		cells = append(cells, failure)
+		row(b, cells...)
 	}
 
-	p("\n## Catalogue\n\n")
-	for _, it := range rep.Items {
-		p("### %s (%s, %s): %s\n\n", it.Item.ID, it.Item.Kind, it.Item.Shape, it.Status)
-		p("%s\n\n", it.Item.Title)
-		p("Source: %s.\n", it.Item.Source)
-		for _, e := range it.Item.TargetsExcluded {
-			p("Excluded on `%s`: %s.\n", e.Target, e.Reason)
+	p("\n## Provenance\n\n")
+	row(b, "Run file", "Subject", "Target", "Run", "Commit", "Dirty", "-race", "Go", "franz-go", "kfake", "Kafka image", "kafka-clients", "Cores", "Start", "End")
+	sep(b, 15)
+	for _, f := range rep.Files {
+		cells := []string{f.Source}
+		if pr := f.Provenance; pr != nil {
+			dirty := "no"
+			if pr.Dirty {
+				dirty = "yes " + pr.DiffHash
+			}
+			race := "no"
+			if pr.Race {
+				race = "yes"
+			}
+			cells = append(cells, pr.Subject, pr.Target, fmt.Sprintf("%d of %d", pr.Run, pr.Runs), pr.ShortCommit(), dirty, race, pr.Go,
+				or(pr.Modules["franz-go"]), or(pr.Modules["kfake"]), or(pr.KafkaImage), or(pr.KafkaClients), fmt.Sprint(pr.Cores))
+		} else {
+			cells = append(cells, "?", "?", "?", "unknown", "?", "?", "?", "?", "?", "-", "-", "?")
 		}
-		p("\n")
-		if len(it.Rows) == 0 {
-			p("_uncovered: no spec covers this item._\n\n")
-			continue
+		cells = append(cells, timeOr(f.Start), timeOr(f.End))
+		if f.Excluded != "" {
+			cells[0] += " (NOT MERGED: " + f.Excluded + ")"
 		}
-		for _, r := range it.Rows {
-			p("- `%s` on %s / %s: %s\n", r.ID, or(r.Subject), or(r.Target), r.Verdict)
-		}
-		p("\n")
+		row(b, cells...)
 	}
 
 	if len(rep.Unknown) > 0 || len(rep.Uncatalogued) > 0 || len(rep.Warnings) > 0 {
-		p("## Problems\n\n")
-		if len(rep.Unknown) > 0 {
-			p("### Items not in the catalogue\n\n")
-			for _, u := range rep.Unknown {
-				var specs []string
-				for _, r := range u.Rows {
-					specs = append(specs, fmt.Sprintf("`%s` (%s / %s)", r.ID, or(r.Subject), or(r.Target)))
-				}
-				p("- `%s`, covered by %s\n", u.ID, strings.Join(specs, ", "))
+		p("\n## Problems\n\n")
+		for _, u := range rep.Unknown {
+			var specs []string
+			for _, r := range u.Rows {
+				specs = append(specs, fmt.Sprintf("`%s` (%s / %s)", r.ID, or(r.Subject), or(r.Target)))
 			}
-			p("\n")
+			p("- item `%s` is not in the catalogue; covered by %s\n", u.ID, strings.Join(specs, ", "))
 		}
-		if len(rep.Uncatalogued) > 0 {
-			p("### Specs covering no item\n\n")
-			for _, r := range rep.Uncatalogued {
-				p("- `%s` (%s / %s) at %s\n", r.ID, or(r.Subject), or(r.Target), r.SpecLocation)
-			}
-			p("\n")
+		for _, r := range rep.Uncatalogued {
+			p("- spec `%s` (%s / %s) at %s covers no item\n", r.ID, or(r.Subject), or(r.Target), r.SpecLocation)
 		}
-		if len(rep.Warnings) > 0 {
-			p("### Warnings\n\n")
-			for _, w := range rep.Warnings {
-				p("- %s\n", oneLine(w))
-			}
-			p("\n")
+		for _, w := range rep.Warnings {
+			p("- %s\n", cell(w))
 		}
 	}
 	return b.Flush()
+}
+
+func timeOr(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format(time.RFC3339)
 }
 
 func verdictCounts(m map[Verdict]int) string {

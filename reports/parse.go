@@ -107,25 +107,46 @@ type Row struct {
 	Start  time.Time `json:"-"`
 	// DerivedID is true when the spec had no id: label and Options.Lenient derived ID from Text.
 	DerivedID bool `json:"derived_id,omitempty"`
+	// Variant is the subject's release when a subject is run in several (the java subject's
+	// kafka-clients version, Provenance.KafkaClients); empty otherwise.
+	Variant string `json:"variant,omitempty"`
+	// Run is the repeat index of the run file the row came from (Provenance.Run; 1 without
+	// provenance).
+	Run int `json:"run"`
+	// SuiteDir is the suite's package directory relative to the module root
+	// ("specs/regressions"), for the reproduce command; empty when unknown.
+	SuiteDir string `json:"suite_dir,omitempty"`
+	// Series is the spec's recorded time series (EntrySeries), nil when none was recorded.
+	Series *Series `json:"-"`
+	// Signals and FailedKeys are the spec's EntrySignals and EntryFailedKeys (issue 9); nil
+	// when the spec attached none.
+	Signals    []string `json:"signals,omitempty"`
+	FailedKeys []string `json:"failed_keys,omitempty"`
 }
 
 // Suite describes one Ginkgo suite run found in the input.
 type Suite struct {
-	Description string    `json:"description"`
-	Path        string    `json:"path"`
-	Source      string    `json:"source,omitempty"`
-	Start       time.Time `json:"start"`
-	End         time.Time `json:"end"`
-	Succeeded   bool      `json:"succeeded"`
+	Description string `json:"description"`
+	// Path is the suite's directory, relative to the module root when it is known.
+	Path      string    `json:"path"`
+	Source    string    `json:"source,omitempty"`
+	Start     time.Time `json:"start"`
+	End       time.Time `json:"end"`
+	Succeeded bool      `json:"succeeded"`
 	// Problems lists failed suite-level nodes (BeforeSuite, AfterSuite, ReportAfterSuite...)
 	// and Ginkgo's special failure reasons, e.g. programmatic focus.
 	Problems []string `json:"problems,omitempty"`
+	// Provenance is what the suite's BeforeSuite recorded (EntryProvenance); nil if none.
+	Provenance *Provenance `json:"provenance,omitempty"`
 }
 
 // Run is everything Decode reads from one or more inputs.
 type Run struct {
 	Rows   []Row
 	Suites []Suite
+	// Files are the inputs, one each, with their provenance; a file whose code differs from
+	// the newest file's is listed with Excluded set and contributes no rows or suites.
+	Files []RunFile
 	// Warnings are problems that did not fail the parse (lenient mode, suite-level failures).
 	Warnings []string
 }
@@ -139,6 +160,10 @@ type Options struct {
 	Lenient bool
 	// Source names the input in errors and rows (usually its file name); may be empty.
 	Source string
+	// StrictProvenance makes run files that measured different code (commit, dirty tree,
+	// diff) an error; by default the newest file's code wins and the others are excluded
+	// and listed.
+	StrictProvenance bool
 }
 
 // Parse reads Ginkgo's --json-report output (a JSON array of types.Report) in strict mode and
@@ -152,9 +177,10 @@ func Parse(r io.Reader) ([]Row, error) {
 }
 
 // Decode reads Ginkgo's --json-report output with the given options. It errors on malformed
-// JSON, a spec with an unknown state, a spec without an id: label (unless opt.Lenient), or a
-// spec with more than one id:, subject: or target: value; errors name opt.Source, the spec text
-// and its location.
+// JSON, a spec with an unknown state, a spec without an id: label (unless opt.Lenient), a
+// spec with more than one id:, subject: or target: value, a structured entry (EntrySeries,
+// EntryProvenance, ...) of an unknown version or shape, or suites in one input that recorded
+// different provenance; errors name opt.Source, the spec text and its location.
 func Decode(r io.Reader, opt Options) (Run, error) {
 	var reports []types.Report
 	dec := json.NewDecoder(r)
@@ -166,10 +192,23 @@ func Decode(r io.Reader, opt Options) (Run, error) {
 	}
 	var run Run
 	var errs []error
+	file := RunFile{Source: displayPath(opt.Source), Suites: []string{}}
 	for _, rep := range reports {
+		prov, err := suiteProvenance(rep)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%ssuite %q: %w", prefix(opt.Source), rep.SuiteDescription, err))
+			continue
+		}
+		root := moduleRootOf(rep.SuitePath, prov)
 		suite := Suite{
-			Description: rep.SuiteDescription, Path: rep.SuitePath, Source: opt.Source,
-			Start: rep.StartTime, End: rep.EndTime, Succeeded: rep.SuiteSucceeded,
+			Description: rep.SuiteDescription, Path: relPath(root, rep.SuitePath), Source: displayPath(opt.Source),
+			Start: rep.StartTime, End: rep.EndTime, Succeeded: rep.SuiteSucceeded, Provenance: prov,
+		}
+		suiteDir := ""
+		if prov != nil {
+			suiteDir = prov.SuiteDir
+		} else if root != "" {
+			suiteDir = suite.Path
 		}
 		for _, reason := range rep.SpecialSuiteFailureReasons {
 			suite.Problems = append(suite.Problems, reason)
@@ -178,39 +217,116 @@ func Decode(r io.Reader, opt Options) (Run, error) {
 			if sr.LeafNodeType != types.NodeTypeIt {
 				if sr.State.Is(types.SpecStateFailureStates) {
 					suite.Problems = append(suite.Problems, fmt.Sprintf("%s %s at %s: %s",
-						sr.LeafNodeType, sr.State, relLocation(rep.SuitePath, sr.Failure.Location), firstLine(sr.Failure.Message)))
+						sr.LeafNodeType, sr.State, relLocation(root, rep.SuitePath, sr.Failure.Location), firstLine(sr.Failure.Message)))
 				}
 				continue
 			}
-			row, warn, err := rowOf(rep, sr, opt)
+			row, warn, err := rowOf(rep, sr, opt, root)
 			if err != nil {
 				errs = append(errs, err)
 				continue
+			}
+			row.SuiteDir = suiteDir
+			if prov != nil {
+				row.Run, row.Variant = prov.Run, prov.KafkaClients
 			}
 			if warn != "" {
 				run.Warnings = append(run.Warnings, warn)
 			}
 			run.Rows = append(run.Rows, row)
+			file.Specs++
 		}
 		for _, p := range suite.Problems {
-			run.Warnings = append(run.Warnings, fmt.Sprintf("%ssuite %q: %s", prefix(opt.Source), suite.Description, p))
+			run.Warnings = append(run.Warnings, fmt.Sprintf("%ssuite %q: %s", prefix(displayPath(opt.Source)), suite.Description, p))
 		}
 		run.Suites = append(run.Suites, suite)
+		file.Suites = append(file.Suites, suite.Path)
+		if file.Start.IsZero() || suite.Start.Before(file.Start) {
+			file.Start = suite.Start
+		}
+		if suite.End.After(file.End) {
+			file.End = suite.End
+		}
+		switch {
+		case prov == nil:
+		case file.Provenance == nil:
+			file.Provenance = prov
+		case !sameRun(*file.Provenance, *prov):
+			errs = append(errs, fmt.Errorf("%ssuites %s and %s recorded different provenance (%s on %s/%s run %d, %s on %s/%s run %d): one input must be one run",
+				prefix(opt.Source), file.Provenance.SuiteDir, prov.SuiteDir,
+				file.Provenance.Code(), file.Provenance.Subject, file.Provenance.Target, file.Provenance.Run,
+				prov.Code(), prov.Subject, prov.Target, prov.Run))
+		}
 	}
 	if len(errs) > 0 {
 		return Run{}, errors.Join(errs...)
 	}
+	for i := range run.Rows {
+		if run.Rows[i].Run == 0 {
+			run.Rows[i].Run = 1
+		}
+	}
+	run.Files = []RunFile{file}
 	if err := checkDuplicates(&run, opt.Lenient); err != nil {
 		return Run{}, err
 	}
 	return run, nil
 }
 
-// ParseFiles decodes each file and merges the runs (e.g. one run of the suite per target).
-// Errors name the file. Rows with the same (id, subject, target) in two inputs are an error in
-// strict mode.
+// suiteProvenance returns the provenance a suite-level node recorded, or nil.
+func suiteProvenance(rep types.Report) (*Provenance, error) {
+	for _, sr := range rep.SpecReports {
+		if sr.LeafNodeType == types.NodeTypeIt {
+			continue
+		}
+		for _, e := range sr.ReportEntries {
+			if e.Name == EntryProvenance {
+				return decodeProvenance(e.Value.AsJSON)
+			}
+		}
+	}
+	return nil, nil
+}
+
+// moduleRootOf is the module root: from the provenance's suite directory, else the nearest
+// directory above suitePath holding a go.mod on this machine; empty if neither works.
+func moduleRootOf(suitePath string, prov *Provenance) string {
+	if prov != nil {
+		if root := moduleRoot(suitePath, prov.SuiteDir); root != "" {
+			return root
+		}
+	}
+	if suitePath == "" || !filepath.IsAbs(suitePath) {
+		return ""
+	}
+	for d := suitePath; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+// displayPath renders an input path for reports: relative to the working directory when
+// inside it, else its base name (absolute local paths never appear in a report).
+func displayPath(p string) string {
+	if p == "" || !filepath.IsAbs(p) {
+		return relPath("", p)
+	}
+	wd, _ := os.Getwd()
+	return relPath(wd, p)
+}
+
+// ParseFiles decodes each file and merges the runs (e.g. one run of the suite per subject,
+// target and repeat). Errors name the file. Files whose provenance says they measured
+// different code are separated: the newest file's code is kept and the others are listed
+// in Run.Files with Excluded set (or, with opt.StrictProvenance, refused). Rows with the same
+// (id, subject, target, run) in two kept inputs are an error in strict mode.
 func ParseFiles(paths []string, opt Options) (Run, error) {
-	var all Run
+	var runs []Run
+	var files []RunFile
 	for _, p := range paths {
 		f, err := os.Open(p)
 		if err != nil {
@@ -223,10 +339,28 @@ func ParseFiles(paths []string, opt Options) (Run, error) {
 		if err != nil {
 			return Run{}, err
 		}
+		if run.Files[0].Provenance == nil && len(run.Files[0].Suites) > 0 {
+			run.Warnings = append(run.Warnings, fmt.Sprintf("%s: no provenance recorded (a suite without harness.SuiteSetup in its BeforeSuite?): commit, versions and flags are unknown", displayPath(p)))
+		}
+		runs = append(runs, run)
+		files = append(files, run.Files...)
+	}
+	files, err := separateByCode(files, opt.StrictProvenance)
+	if err != nil {
+		return Run{}, err
+	}
+	var all Run
+	for i, run := range runs {
+		if files[i].Excluded != "" {
+			all.Warnings = append(all.Warnings, fmt.Sprintf("%s: not merged: %s", files[i].Source, files[i].Excluded))
+			continue
+		}
 		all.Rows = append(all.Rows, run.Rows...)
 		all.Suites = append(all.Suites, run.Suites...)
 		all.Warnings = append(all.Warnings, run.Warnings...)
 	}
+	sortRunFiles(files)
+	all.Files = files
 	all.Warnings = dedupWarnings(all.Warnings)
 	if err := checkDuplicates(&all, opt.Lenient); err != nil {
 		return Run{}, err
@@ -248,18 +382,21 @@ func dedupWarnings(ws []string) []string {
 
 // checkDuplicates rejects (or, lenient, warns about) two rows with one (id, subject, target).
 func checkDuplicates(run *Run, lenient bool) error {
-	type key struct{ id, subject, target string }
+	type key struct {
+		id, subject, target string
+		run                 int
+	}
 	first := map[key]Row{}
 	var errs []error
 	for _, r := range run.Rows {
-		k := key{r.ID, r.Subject, r.Target}
+		k := key{r.ID, r.Subject, r.Target, r.Run}
 		prev, dup := first[k]
 		if !dup {
 			first[k] = r
 			continue
 		}
-		msg := fmt.Sprintf("duplicate spec id %q for subject %q, target %q: %s and %s",
-			r.ID, r.Subject, r.Target, where(prev), where(r))
+		msg := fmt.Sprintf("duplicate spec id %q for subject %q, target %q, run %d: %s and %s",
+			r.ID, r.Subject, r.Target, r.Run, where(prev), where(r))
 		if lenient {
 			run.Warnings = append(run.Warnings, msg)
 		} else {
@@ -276,13 +413,13 @@ func where(r Row) string {
 	return r.SpecLocation
 }
 
-func rowOf(rep types.Report, sr types.SpecReport, opt Options) (Row, string, error) {
+func rowOf(rep types.Report, sr types.SpecReport, opt Options, root string) (Row, string, error) {
 	row := Row{
 		Text:         sr.FullText(),
-		SpecLocation: relLocation(rep.SuitePath, sr.LeafNodeLocation),
+		SpecLocation: relLocation(root, rep.SuitePath, sr.LeafNodeLocation),
 		Duration:     sr.RunTime,
 		Suite:        rep.SuiteDescription,
-		Source:       opt.Source,
+		Source:       displayPath(opt.Source),
 		Start:        sr.StartTime,
 		Covers:       []string{},
 		Figures:      []NamedFigure{},
@@ -357,12 +494,29 @@ func rowOf(rep types.Report, sr types.SpecReport, opt Options) (Row, string, err
 		if p := firstLine(sr.Failure.ForwardedPanic); p != "" {
 			row.Message += ": " + p
 		}
-		row.Location = relLocation(rep.SuitePath, sr.Failure.Location)
+		row.Location = relLocation(root, rep.SuitePath, sr.Failure.Location)
 	case v == VerdictSkipped:
 		row.Message = firstLine(sr.Failure.Message)
 	}
 
 	for _, e := range sr.ReportEntries {
+		if isStructured(e.Name) {
+			var err error
+			switch e.Name {
+			case EntrySeries:
+				row.Series, err = decodeSeries(e.Value.AsJSON)
+			case EntrySignals:
+				row.Signals, err = decodeStrings(e.Name, e.Value.AsJSON)
+			case EntryFailedKeys:
+				row.FailedKeys, err = decodeStrings(e.Name, e.Value.AsJSON)
+			case EntryProvenance:
+				err = fmt.Errorf("%s belongs to BeforeSuite (harness.SuiteSetup), not to a spec", EntryProvenance)
+			}
+			if err != nil {
+				return Row{}, "", bad("%v", err)
+			}
+			continue
+		}
 		if f, ok := decodeFigure(e.Value.AsJSON); ok {
 			row.Figures = append(row.Figures, NamedFigure{Name: e.Name, Figure: f})
 			continue
@@ -400,16 +554,25 @@ func firstLine(s string) string {
 	return s
 }
 
-// relLocation renders file:line, relative to the suite directory when the file is inside it.
-func relLocation(suitePath string, loc types.CodeLocation) string {
+// relLocation renders file:line relative to the module root when it is known, else relative
+// to the suite directory when the file is inside it, else as relPath does (never an absolute
+// local path).
+func relLocation(root, suitePath string, loc types.CodeLocation) string {
 	if loc.FileName == "" {
 		return ""
 	}
 	name := loc.FileName
-	if suitePath != "" {
+	switch {
+	case root != "":
+		name = relPath(root, name)
+	case suitePath != "":
 		if rel, err := filepath.Rel(suitePath, name); err == nil && !strings.HasPrefix(rel, "..") {
 			name = filepath.ToSlash(rel)
+		} else {
+			name = relPath("", name)
 		}
+	default:
+		name = relPath("", name)
 	}
 	return fmt.Sprintf("%s:%d", name, loc.LineNumber)
 }

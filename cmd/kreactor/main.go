@@ -1,6 +1,7 @@
 // Command kreactor is the kreactor harness CLI.
 //
-//	kreactor report    [-in FILE[,FILE...]] [-out DIR] [-lenient]   write conformance.md and summary.json
+//	kreactor report    [-in FILE[,FILE...]] [-out DIR|-] [-format html,md,json,jira] [-check R,C]
+//	                   write conformance.html, conformance.md, summary.json, conformance.jira.txt
 //	kreactor catalogue [-format text|markdown]                      print the behaviour catalogue
 //
 //	kreactor run       FILE... [-subject S] [-target T]                run scenario files, print verdicts and figures
@@ -15,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -32,7 +34,7 @@ type command struct {
 
 // commands is the subcommand table, in the order help lists it. Add new subcommands here.
 var commands = []command{
-	{"report", "read Ginkgo JSON reports and write DIR/conformance.md and DIR/summary.json", runReport},
+	{"report", "read Ginkgo JSON reports and write DIR/conformance.html, conformance.md, summary.json and conformance.jira.txt", runReport},
 	{"catalogue", "print the catalogue of KIP-1371 properties, scenarios and regressions", runCatalogue},
 	{"broker", "start the standalone fault-injecting fake broker", nil},
 	{"run", "run scenario files against a subject and target and print verdicts and figures", runScenario},
@@ -131,15 +133,40 @@ func parseFlags(fs *flag.FlagSet, args []string) (help bool, err error) {
 	return false, nil
 }
 
+// reportFormats are the files `kreactor report` can write, by -format name.
+var reportFormats = []struct {
+	name, file string
+	write      func(io.Writer, reports.Report) error
+}{
+	{"html", "conformance.html", reports.WriteHTML},
+	{"md", "conformance.md", reports.WriteMarkdown},
+	{"json", "summary.json", reports.WriteJSON},
+	{"jira", "conformance.jira.txt", reports.WriteJira},
+}
+
+func formatNames() []string {
+	var out []string
+	for _, f := range reportFormats {
+		out = append(out, f.name)
+	}
+	return out
+}
+
 func runReport(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("report", "[-in FILE[,FILE...]] [-out DIR] [-lenient] [-check REFERENCE,CONTROL]", stderr)
+	fs := newFlagSet("report", "[-in FILE[,FILE...]] [-out DIR|-] [-format html,md,json,jira] [-lenient] [-strict-provenance] [-check REFERENCE,CONTROL] [-mutants FILE] [-perf FILE]", stderr)
 	in := fs.String("in", filepath.Join("reports", "out", "ginkgo.json"),
-		"comma-separated Ginkgo --json-report files to merge (e.g. one per target)")
-	out := fs.String("out", filepath.Join("reports", "out"), "directory for conformance.md and summary.json")
+		"comma-separated Ginkgo --json-report files to merge (e.g. one per subject, target and repeat)")
+	out := fs.String("out", filepath.Join("reports", "out"), "directory for the reports; - writes the one -format given to stdout")
+	format := fs.String("format", strings.Join(formatNames(), ","),
+		"comma-separated formats to write: html (conformance.html), md (conformance.md), json (summary.json), jira (conformance.jira.txt: Jira wiki markup for "+reports.UmbrellaJira+")")
 	lenient := fs.Bool("lenient", false,
 		"keep specs without an id: label (id derived from the spec text) and duplicate spec ids as warnings instead of failing")
+	strictProv := fs.Bool("strict-provenance", false,
+		"refuse run files that measured different code (commit, dirty tree) instead of keeping the newest run's and listing the others as not merged")
 	check := fs.String("check", "",
 		"REFERENCE,CONTROL subjects (e.g. reactor,baseline): every item must pass on REFERENCE and every regression spec fail on CONTROL; exit 1 otherwise (the report is written first)")
+	mutants := fs.String("mutants", "", "kill matrix JSON (make mutants) to show as the mutation section")
+	perf := fs.String("perf", "", "benchmark JSON (make bench) to show as the perf section")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
@@ -152,6 +179,24 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 			fs.Usage()
 			return errUsage
 		}
+	}
+	var formats []string
+	for _, f := range strings.Split(*format, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if !slices.Contains(formatNames(), f) {
+			fmt.Fprintf(stderr, "unknown -format %q (want some of %s)\n", f, strings.Join(formatNames(), ", "))
+			fs.Usage()
+			return errUsage
+		}
+		formats = append(formats, f)
+	}
+	if len(formats) == 0 || (*out == "-" && len(formats) != 1) {
+		fmt.Fprintf(stderr, "-format %q: name at least one format, and exactly one with -out -\n", *format)
+		fs.Usage()
+		return errUsage
 	}
 	var paths []string
 	for _, p := range strings.Split(*in, ",") {
@@ -168,8 +213,11 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	run, err := reports.ParseFiles(paths, reports.Options{Lenient: *lenient})
+	run, err := reports.ParseFiles(paths, reports.Options{Lenient: *lenient, StrictProvenance: *strictProv})
 	if err != nil {
+		return err
+	}
+	if err := ranSomething(run); err != nil {
 		return err
 	}
 	rep := reports.BuildRun(cat, run)
@@ -177,32 +225,84 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		ex := rep.Check(reference, control)
 		rep.Expect = &ex
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
+	if *mutants != "" {
+		if rep.Mutants, err = reports.LoadKillMatrix(*mutants); err != nil {
+			return err
+		}
 	}
-	md := filepath.Join(*out, "conformance.md")
-	js := filepath.Join(*out, "summary.json")
-	if err := writeFile(md, func(w io.Writer) error { return reports.WriteMarkdown(w, rep) }); err != nil {
-		return err
+	if *perf != "" {
+		if rep.Perf, err = reports.LoadPerf(*perf); err != nil {
+			return err
+		}
 	}
-	if err := writeFile(js, func(w io.Writer) error { return reports.WriteJSON(w, rep) }); err != nil {
-		return err
+	rep.ErrorClasses = errorClassification()
+
+	var written []string
+	for _, rf := range reportFormats {
+		if !slices.Contains(formats, rf.name) {
+			continue
+		}
+		if *out == "-" {
+			if err := rf.write(stdout, rep); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return err
+		}
+		path := filepath.Join(*out, rf.file)
+		if err := writeFile(path, func(w io.Writer) error { return rf.write(w, rep) }); err != nil {
+			return err
+		}
+		written = append(written, path)
 	}
 	for _, w := range rep.Warnings {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
-	fmt.Fprintf(stdout, "wrote %s and %s (%d specs from %d file(s))\n", md, js, rep.Totals.Specs, len(paths))
+	msg := stdout
+	if *out == "-" {
+		msg = stderr
+	}
+	if len(written) > 0 {
+		fmt.Fprintf(msg, "wrote %s (%d specs from %d file(s))\n", strings.Join(written, ", "), rep.Totals.Specs, len(paths))
+	}
 	if ex := rep.Expect; ex != nil {
 		for _, p := range ex.Problems {
 			fmt.Fprintf(stderr, "expectation broken: %s\n", p)
 		}
 		if len(ex.Problems) > 0 {
-			return fmt.Errorf("%d expectation(s) broken (reference %s, control %s); see %s", len(ex.Problems), reference, control, md)
+			return fmt.Errorf("%d expectation(s) broken (reference %s, control %s); see %s", len(ex.Problems), reference, control, strings.Join(written, ", "))
 		}
-		fmt.Fprintf(stdout, "expectations hold: every item passes on %s, every regression spec fails on %s\n", reference, control)
+		fmt.Fprintf(msg, "expectations hold: every item passes on %s, every regression spec fails on %s\n", reference, control)
 	}
 	return nil
 }
+
+// ranSomething fails when no spec ran in any merged file: a label filter that matches
+// nothing must not pass as an empty green report.
+func ranSomething(run reports.Run) error {
+	for _, r := range run.Rows {
+		if r.Verdict != reports.VerdictSkipped && r.Verdict != reports.VerdictPending {
+			return nil
+		}
+	}
+	var filters []string
+	for _, f := range run.Files {
+		if f.Provenance != nil && f.Provenance.LabelFilter != "" && !slices.Contains(filters, f.Provenance.LabelFilter) {
+			filters = append(filters, f.Provenance.LabelFilter)
+		}
+	}
+	if len(filters) > 0 {
+		return fmt.Errorf("no spec ran: label filter %q matched no spec (%d rows, all skipped or pending)", strings.Join(filters, `", "`), len(run.Rows))
+	}
+	return fmt.Errorf("no spec ran (%d rows, all skipped or pending): check the label filter or focus", len(run.Rows))
+}
+
+// errorClassification is the hook for the error-classification table: it returns the rows
+// (API x error -> class) from the managers' classification function once that exists
+// (another change adds it to package managers); nil leaves the section out.
+func errorClassification() []reports.ErrorClass { return nil }
 
 // writeFile writes via a temporary file in the same directory and renames it into place, so
 // a failed run never leaves a half-written report.

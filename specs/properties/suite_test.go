@@ -23,7 +23,7 @@ var target, subject = harness.MustSelect()
 // Goroutines started by specs (clusters, consumers, their connections) must
 // all be gone once every spec's cleanup ran; Ginkgo's and the runtime's own
 // are in the baseline taken before any spec.
-var _ = BeforeSuite(harness.SnapshotGoroutines)
+var _ = BeforeSuite(harness.SuiteSetup)
 
 var _ = AfterSuite(func() {
 	Expect(harness.CloseSharedClusters()).To(Succeed(), "terminate the kafka target's pooled clusters")

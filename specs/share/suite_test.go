@@ -24,7 +24,7 @@ var target, subject = harness.MustSelect()
 // shareSubject is the selected subject's share side; every subject has one.
 var shareSubject = subject.(harness.ShareSubject)
 
-var _ = BeforeSuite(harness.SnapshotGoroutines)
+var _ = BeforeSuite(harness.SuiteSetup)
 
 var _ = AfterSuite(func() {
 	Expect(harness.CloseSharedClusters()).To(Succeed(), "terminate the kafka target's pooled clusters")

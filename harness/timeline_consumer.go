@@ -1,0 +1,266 @@
+package harness
+
+import (
+	"context"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/kreactor/kreactor/consumer"
+	"github.com/kreactor/kreactor/managers"
+	"github.com/kreactor/kreactor/reactor"
+	"github.com/kreactor/kreactor/reports"
+)
+
+// CPUSampler is an optional consumer ability for subjects that run in
+// another process (the java subject's driver, issue 11): it reports that
+// process's CPU, which the report plots instead of the test process's.
+// Consumers without it (the in-process subjects) are charged the test
+// process's CPU (getrusage), which includes the harness and an in-process
+// kfake broker; the report says so.
+type CPUSampler interface {
+	// CPUTime returns the subject process's cumulative CPU time (user +
+	// system) since it started, and the same per named thread when known
+	// (nil otherwise; e.g. the Java consumer's background thread). Errors:
+	// the process is gone or its /proc entry cannot be read; the sampler
+	// then stops sampling CPU for this consumer.
+	CPUTime() (total time.Duration, threads map[string]time.Duration, err error)
+}
+
+// UnwrapConsumer is implemented by the harness's consumer wrappers; unwrap
+// (ProbeOf, PauserOf) looks through it so optional abilities of the real
+// consumer stay visible.
+type UnwrapConsumer interface{ Unwrap() Consumer }
+
+// processCPU is the test process's CPU time: getrusage rather than
+// /proc/self/stat, for microsecond resolution instead of 10 ms clock ticks.
+func processCPU() (time.Duration, error) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, err
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
+}
+
+// sample is one reading of a consumer's cumulative counters.
+type sample struct {
+	at                     time.Time
+	steps, spurious, wakes uint64
+	cpu                    time.Duration
+	threads                map[string]time.Duration
+}
+
+// consumerTrack samples one consumer and keeps its call durations. Fields
+// after mu are guarded by it.
+type consumerTrack struct {
+	client, kind string
+	stats        func() reactor.Stats // nil: no loop probe
+	appWakeups   func() uint64        // nil: no probe
+	cpu          func() (time.Duration, map[string]time.Duration, error)
+	cpuScope     string
+
+	stopOnce sync.Once
+	stopCh   chan struct{}
+	done     chan struct{}
+
+	mu      sync.Mutex
+	samples []sample
+	cpuOK   bool
+	calls   map[string]*reservoir
+	order   []string // call kinds in order of first use
+}
+
+// newTrack starts sampling c (probes found through unwrap) and adds it to
+// rec.
+func newTrack(rec *recording, client, kind string, c any) *consumerTrack {
+	t := &consumerTrack{client: client, kind: kind, stopCh: make(chan struct{}), done: make(chan struct{}), calls: map[string]*reservoir{}, cpuOK: true}
+	if s, ok := c.(interface{ Stats() reactor.Stats }); ok {
+		t.stats = s.Stats
+	}
+	if w, ok := c.(interface{ AppWakeups() uint64 }); ok {
+		t.appWakeups = w.AppWakeups
+	}
+	if cs, ok := c.(CPUSampler); ok {
+		t.cpu, t.cpuScope = cs.CPUTime, "subject"
+	} else {
+		t.cpu = func() (time.Duration, map[string]time.Duration, error) {
+			d, err := processCPU()
+			return d, nil, err
+		}
+		t.cpuScope = "process"
+	}
+	t.take()
+	rec.mu.Lock()
+	rec.consumers = append(rec.consumers, t)
+	rec.mu.Unlock()
+	go t.run()
+	return t
+}
+
+func (t *consumerTrack) run() {
+	defer close(t.done)
+	tick := time.NewTicker(SampleInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-t.stopCh:
+			return
+		case <-tick.C:
+			t.take()
+		}
+	}
+}
+
+// take appends one sample.
+func (t *consumerTrack) take() {
+	s := sample{at: time.Now()}
+	if t.stats != nil {
+		st := t.stats()
+		s.steps, s.spurious = st.Steps, st.SpuriousWakeups
+	}
+	if t.appWakeups != nil {
+		s.wakes = t.appWakeups()
+	}
+	t.mu.Lock()
+	ok := t.cpuOK
+	t.mu.Unlock()
+	if ok {
+		cpu, threads, err := t.cpu()
+		if err != nil {
+			ok = false
+		}
+		s.cpu, s.threads = cpu, threads
+	}
+	t.mu.Lock()
+	t.cpuOK = t.cpuOK && ok
+	t.samples = append(t.samples, s)
+	t.mu.Unlock()
+}
+
+// stop takes a last sample and stops the sampler goroutine; idempotent.
+func (t *consumerTrack) stop() {
+	t.stopOnce.Do(func() {
+		close(t.stopCh)
+		<-t.done
+		t.take()
+	})
+}
+
+// call records one application call's duration.
+func (t *consumerTrack) call(kind string, d time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	v := t.calls[kind]
+	if v == nil {
+		v = &reservoir{}
+		t.calls[kind] = v
+		t.order = append(t.order, kind)
+	}
+	v.add(float64(d.Microseconds()) / 1000)
+}
+
+// timed runs fn and records its duration as kind.
+func (t *consumerTrack) timed(kind string, fn func()) {
+	start := time.Now()
+	fn()
+	t.call(kind, time.Since(start))
+}
+
+// series buckets the samples: each difference between consecutive samples
+// is charged to the bucket of the later one.
+func (t *consumerTrack) series(start time.Time, width time.Duration, n int, bucket func(time.Time) int) reports.ConsumerSeries {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	cs := reports.ConsumerSeries{Client: t.client, Kind: t.kind}
+	if t.stats != nil {
+		cs.Steps, cs.SpuriousWakeups = make([]int64, n), make([]int64, n)
+	}
+	if t.appWakeups != nil {
+		cs.AppWakeups = make([]int64, n)
+	}
+	if t.cpuOK {
+		cs.CPUMS, cs.CPUScope = make([]float64, n), t.cpuScope
+	}
+	threads := map[string][]float64{}
+	var threadOrder []string
+	for i := 1; i < len(t.samples); i++ {
+		a, b := t.samples[i-1], t.samples[i]
+		k := bucket(b.at)
+		if cs.Steps != nil {
+			cs.Steps[k] += int64(b.steps - a.steps)
+			cs.SpuriousWakeups[k] += int64(b.spurious - a.spurious)
+		}
+		if cs.AppWakeups != nil {
+			cs.AppWakeups[k] += int64(b.wakes - a.wakes)
+		}
+		if cs.CPUMS != nil {
+			cs.CPUMS[k] += float64((b.cpu - a.cpu).Microseconds()) / 1000
+			for name, d := range b.threads {
+				if threads[name] == nil {
+					threads[name] = make([]float64, n)
+					threadOrder = append(threadOrder, name)
+				}
+				threads[name][k] += float64((d - a.threads[name]).Microseconds()) / 1000
+			}
+		}
+	}
+	for _, name := range threadOrder {
+		cs.Threads = append(cs.Threads, reports.ThreadCPU{Name: name, CPUMS: threads[name]})
+	}
+	for _, kind := range t.order {
+		v := t.calls[kind]
+		cs.Calls = append(cs.Calls, reports.CallDurations{Call: kind, Count: v.count, MinMS: v.min, MaxMS: v.max, SamplesMS: append([]float64(nil), v.samples...)})
+	}
+	return cs
+}
+
+// recordedConsumer times Poll, CommitSync and Close of a Consumer and stops
+// its sampler at Close.
+type recordedConsumer struct {
+	Consumer
+	t *consumerTrack
+}
+
+// Unwrap returns the wrapped consumer.
+func (c *recordedConsumer) Unwrap() Consumer { return c.Consumer }
+
+func (c *recordedConsumer) Poll(ctx context.Context) (recs []consumer.Record, err error) {
+	c.t.timed("poll", func() { recs, err = c.Consumer.Poll(ctx) })
+	return recs, err
+}
+
+func (c *recordedConsumer) CommitSync(ctx context.Context) (err error) {
+	c.t.timed("commit_sync", func() { err = c.Consumer.CommitSync(ctx) })
+	return err
+}
+
+func (c *recordedConsumer) Close(ctx context.Context) (err error) {
+	c.t.timed("close", func() { err = c.Consumer.Close(ctx) })
+	c.t.stop()
+	return err
+}
+
+// recordedShareConsumer is recordedConsumer for share consumers.
+type recordedShareConsumer struct {
+	ShareConsumer
+	t *consumerTrack
+}
+
+// Unwrap returns the wrapped share consumer.
+func (c *recordedShareConsumer) Unwrap() ShareConsumer { return c.ShareConsumer }
+
+func (c *recordedShareConsumer) Poll(ctx context.Context) (recs []consumer.ShareRecord, err error) {
+	c.t.timed("poll", func() { recs, err = c.ShareConsumer.Poll(ctx) })
+	return recs, err
+}
+
+func (c *recordedShareConsumer) CommitSync(ctx context.Context) (res map[managers.TopicPartition]error, err error) {
+	c.t.timed("commit_sync", func() { res, err = c.ShareConsumer.CommitSync(ctx) })
+	return res, err
+}
+
+func (c *recordedShareConsumer) Close(ctx context.Context) (err error) {
+	c.t.timed("close", func() { err = c.ShareConsumer.Close(ctx) })
+	c.t.stop()
+	return err
+}

@@ -1,0 +1,129 @@
+package reports
+
+// Sections that later tools fill (issues 9, 11 and 15, and the managers'
+// error classification). Each has its data type and a loader here; the
+// writers render a section only when its data is present.
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/kreactor/kreactor/specs/catalogue"
+)
+
+// KillMatrixVersion is the version of the kill matrix file layout.
+const KillMatrixVersion = 1
+
+// KillMatrix is the outcome of running specs on mutants of the reactor path (issue 9,
+// `make mutants`): a mutant is killed when at least one spec fails on it.
+type KillMatrix struct {
+	Version int `json:"version"`
+	// Specs are the spec ids run on every mutant, in column order.
+	Specs   []string `json:"specs"`
+	Mutants []Mutant `json:"mutants"`
+}
+
+// Mutant is one deliberate bug and each spec's verdict on it.
+type Mutant struct {
+	Name string `json:"name"`
+	// Shape is the catalogue failure shape the bug has (busy-loop, publication-race, ...).
+	Shape       catalogue.Shape `json:"shape"`
+	Description string          `json:"description"`
+	// Verdicts maps spec id to its verdict on this mutant; a missing id did not run.
+	Verdicts map[string]Verdict `json:"verdicts"`
+}
+
+// KilledBy lists the specs that failed on m, in kill-matrix column order.
+func (k KillMatrix) KilledBy(m Mutant) []string {
+	var out []string
+	for _, s := range k.Specs {
+		if v, ok := m.Verdicts[s]; ok && v.Failed() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// LoadKillMatrix reads a kill matrix file. Errors name the file and the bad field.
+func LoadKillMatrix(path string) (*KillMatrix, error) {
+	var k KillMatrix
+	if err := loadJSON(path, &k); err != nil {
+		return nil, err
+	}
+	if k.Version != KillMatrixVersion {
+		return nil, fmt.Errorf("%s: kill matrix version %d, this report reads %d", path, k.Version, KillMatrixVersion)
+	}
+	for _, m := range k.Mutants {
+		for s, v := range m.Verdicts {
+			if !slices.Contains(k.Specs, s) {
+				return nil, fmt.Errorf("%s: mutant %q: spec %q is not in specs", path, m.Name, s)
+			}
+			if _, ok := rank[v]; !ok {
+				return nil, fmt.Errorf("%s: mutant %q: spec %q: unknown verdict %q", path, m.Name, s, v)
+			}
+		}
+	}
+	return &k, nil
+}
+
+// PerfVersion is the version of the perf file layout.
+const PerfVersion = 1
+
+// PerfTable is the side-by-side benchmark (issue 15): one row per benchmark, subject and
+// target, with every round's value, shown with min/median/max and the ratio to a baseline
+// subject's median.
+type PerfTable struct {
+	Version int `json:"version"`
+	// RatioTo is the subject every row is compared with (e.g. "kgo").
+	RatioTo string    `json:"ratio_to"`
+	Rows    []PerfRow `json:"rows"`
+}
+
+// PerfRow is one benchmark figure of one subject on one target over its rounds.
+type PerfRow struct {
+	Benchmark string    `json:"benchmark"`
+	Subject   string    `json:"subject"`
+	Target    string    `json:"target"`
+	Unit      string    `json:"unit"`
+	Values    []float64 `json:"values"`
+}
+
+// LoadPerf reads a perf file.
+func LoadPerf(path string) (*PerfTable, error) {
+	var p PerfTable
+	if err := loadJSON(path, &p); err != nil {
+		return nil, err
+	}
+	if p.Version != PerfVersion {
+		return nil, fmt.Errorf("%s: perf version %d, this report reads %d", path, p.Version, PerfVersion)
+	}
+	for _, r := range p.Rows {
+		if len(r.Values) == 0 || slices.ContainsFunc(r.Values, notFinite) {
+			return nil, fmt.Errorf("%s: benchmark %q %s/%s: values must be present and finite", path, r.Benchmark, r.Subject, r.Target)
+		}
+	}
+	return &p, nil
+}
+
+// ErrorClass is one row of the error-classification table: how the managers treat an error
+// code on one API (retriable, fatal, refresh metadata, find coordinator, ...).
+type ErrorClass struct {
+	API   string `json:"api"`
+	Error string `json:"error"`
+	Class string `json:"class"`
+	// Note says why, citing the protocol or Jira, when the class is not the obvious one.
+	Note string `json:"note,omitempty"`
+}
+
+func loadJSON(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
