@@ -12,7 +12,11 @@ import (
 	"github.com/kreactor/kreactor/managers"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain checks for leaked goroutines; Ginkgo's interrupt handler (started by
+// TestTimelineSuite's RunSpecs) lives for the process by design.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/onsi/ginkgo/v2/internal/interrupt_handler.(*InterruptHandler).registerForInterrupts.func2"))
+}
 
 func TestSpecLabels(t *testing.T) {
 	got := Spec("kafka-20253-coordinator-lost", []string{"KAFKA-20253", "P2"}, "reactor", "kfake")

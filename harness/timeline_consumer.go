@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"syscall"
 	"time"
@@ -159,11 +160,13 @@ func (t *consumerTrack) call(kind string, d time.Duration) {
 	v.add(float64(d.Microseconds()) / 1000)
 }
 
-// timed runs fn and records its duration as kind.
-func (t *consumerTrack) timed(kind string, fn func()) {
+// timed runs fn and records its duration as kind, unless fn reports
+// (returns false) that the call did nothing (Close of a closed consumer).
+func (t *consumerTrack) timed(kind string, fn func() bool) {
 	start := time.Now()
-	fn()
-	t.call(kind, time.Since(start))
+	if fn() {
+		t.call(kind, time.Since(start))
+	}
 }
 
 // series buckets the samples: each difference between consecutive samples
@@ -225,17 +228,17 @@ type recordedConsumer struct {
 func (c *recordedConsumer) Unwrap() Consumer { return c.Consumer }
 
 func (c *recordedConsumer) Poll(ctx context.Context) (recs []consumer.Record, err error) {
-	c.t.timed("poll", func() { recs, err = c.Consumer.Poll(ctx) })
+	c.t.timed("poll", func() bool { recs, err = c.Consumer.Poll(ctx); return true })
 	return recs, err
 }
 
 func (c *recordedConsumer) CommitSync(ctx context.Context) (err error) {
-	c.t.timed("commit_sync", func() { err = c.Consumer.CommitSync(ctx) })
+	c.t.timed("commit_sync", func() bool { err = c.Consumer.CommitSync(ctx); return true })
 	return err
 }
 
 func (c *recordedConsumer) Close(ctx context.Context) (err error) {
-	c.t.timed("close", func() { err = c.Consumer.Close(ctx) })
+	c.t.timed("close", func() bool { err = c.Consumer.Close(ctx); return !errors.Is(err, consumer.ErrClosed) })
 	c.t.stop()
 	return err
 }
@@ -250,17 +253,17 @@ type recordedShareConsumer struct {
 func (c *recordedShareConsumer) Unwrap() ShareConsumer { return c.ShareConsumer }
 
 func (c *recordedShareConsumer) Poll(ctx context.Context) (recs []consumer.ShareRecord, err error) {
-	c.t.timed("poll", func() { recs, err = c.ShareConsumer.Poll(ctx) })
+	c.t.timed("poll", func() bool { recs, err = c.ShareConsumer.Poll(ctx); return true })
 	return recs, err
 }
 
 func (c *recordedShareConsumer) CommitSync(ctx context.Context) (res map[managers.TopicPartition]error, err error) {
-	c.t.timed("commit_sync", func() { res, err = c.ShareConsumer.CommitSync(ctx) })
+	c.t.timed("commit_sync", func() bool { res, err = c.ShareConsumer.CommitSync(ctx); return true })
 	return res, err
 }
 
 func (c *recordedShareConsumer) Close(ctx context.Context) (err error) {
-	c.t.timed("close", func() { err = c.ShareConsumer.Close(ctx) })
+	c.t.timed("close", func() bool { err = c.ShareConsumer.Close(ctx); return !errors.Is(err, consumer.ErrClosed) })
 	c.t.stop()
 	return err
 }

@@ -136,8 +136,11 @@ type Suite struct {
 	// Problems lists failed suite-level nodes (BeforeSuite, AfterSuite, ReportAfterSuite...)
 	// and Ginkgo's special failure reasons, e.g. programmatic focus.
 	Problems []string `json:"problems,omitempty"`
-	// Provenance is what the suite's BeforeSuite recorded (EntryProvenance); nil if none.
+	// Provenance is what the suite's BeforeSuite recorded (EntryProvenance); nil if none
+	// (also when no spec ran: Ginkgo then skips BeforeSuite).
 	Provenance *Provenance `json:"provenance,omitempty"`
+	// LabelFilter is the run's --label-filter, from Ginkgo's suite config.
+	LabelFilter string `json:"label_filter,omitempty"`
 }
 
 // Run is everything Decode reads from one or more inputs.
@@ -203,6 +206,7 @@ func Decode(r io.Reader, opt Options) (Run, error) {
 		suite := Suite{
 			Description: rep.SuiteDescription, Path: relPath(root, rep.SuitePath), Source: displayPath(opt.Source),
 			Start: rep.StartTime, End: rep.EndTime, Succeeded: rep.SuiteSucceeded, Provenance: prov,
+			LabelFilter: rep.SuiteConfig.LabelFilter,
 		}
 		suiteDir := ""
 		if prov != nil {

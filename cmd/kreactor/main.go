@@ -288,9 +288,9 @@ func ranSomething(run reports.Run) error {
 		}
 	}
 	var filters []string
-	for _, f := range run.Files {
-		if f.Provenance != nil && f.Provenance.LabelFilter != "" && !slices.Contains(filters, f.Provenance.LabelFilter) {
-			filters = append(filters, f.Provenance.LabelFilter)
+	for _, s := range run.Suites {
+		if s.LabelFilter != "" && !slices.Contains(filters, s.LabelFilter) {
+			filters = append(filters, s.LabelFilter)
 		}
 	}
 	if len(filters) > 0 {

@@ -120,3 +120,39 @@ func TestCommands(t *testing.T) {
 		})
 	}
 }
+
+// A label filter that matched nothing leaves every row skipped: the report refuses to call
+// that a run, naming the filter.
+func TestReportNoSpecRan(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("../../reports/testdata/run/ginkgo-reactor-kfake-run1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []string{`"State": "passed"`, `"State": "failed"`} {
+		data = bytes.ReplaceAll(data, []byte(st), []byte(`"State": "skipped"`))
+	}
+	data = bytes.ReplaceAll(data, []byte(`"LabelFilter": ""`), []byte(`"LabelFilter": "id:nothing"`))
+	in := filepath.Join(dir, "skipped.json")
+	if err := os.WriteFile(in, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI("report", "-in", in, "-out", filepath.Join(dir, "out"))
+	if code != 1 || !strings.Contains(stderr, `no spec ran: label filter "id:nothing" matched no spec`) {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestReportJiraToStdout(t *testing.T) {
+	code, stdout, stderr := runCLI("report", "-in", "../../reports/testdata/run/ginkgo-reactor-kfake-run1.json,../../reports/testdata/run/ginkgo-baseline-kfake-run1.json",
+		"-format", "jira", "-out", "-")
+	if code != 0 || !strings.HasPrefix(stdout, "h2. kreactor conformance report") || !strings.Contains(stdout, "||Item||Kind||Shape||reactor / kfake||baseline / kfake||") {
+		t.Errorf("exit %d stderr %q stdout:\n%s", code, stderr, stdout)
+	}
+	if code, _, stderr := runCLI("report", "-in", fixture, "-format", "html,md", "-out", "-"); code != 2 || !strings.Contains(stderr, "exactly one with -out -") {
+		t.Errorf("two formats to stdout: exit %d %q", code, stderr)
+	}
+	if code, _, stderr := runCLI("report", "-in", fixture, "-format", "pdf"); code != 2 || !strings.Contains(stderr, `unknown -format "pdf"`) {
+		t.Errorf("pdf: exit %d %q", code, stderr)
+	}
+}
