@@ -13,4 +13,11 @@
 // Which target and subject a suite runs is chosen with the environment
 // variables KREACTOR_TARGET (default "kfake") and KREACTOR_SUBJECT (default
 // "reactor"); see SelectedTarget and SelectedSubject.
+//
+// For the report's plots and provenance (package reports), every suite runs
+// `BeforeSuite(harness.SuiteSetup)`, which records the run's provenance
+// (provenance.go), and takes its target and subject from MustSelect, which
+// wraps them so each spec's clusters and consumers are recorded on the spec's
+// timeline (timeline.go: requests per API key, loop steps, CPU, call
+// durations, fault windows) with no code in the spec bodies.
 package harness

@@ -221,7 +221,7 @@ func (r *recording) series(end time.Time) *reports.Series {
 	}
 
 	for _, c := range r.consumers {
-		s.Consumers = append(s.Consumers, c.series(r.start, width, n, bucket))
+		s.Consumers = append(s.Consumers, c.series(r.start, width, n))
 	}
 	ms := func(t time.Time) int64 { return t.Sub(r.start).Milliseconds() }
 	for _, f := range r.faults {

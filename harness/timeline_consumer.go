@@ -3,6 +3,9 @@ package harness
 import (
 	"context"
 	"errors"
+	"math"
+	"slices"
+	"sort"
 	"sync"
 	"syscall"
 	"time"
@@ -169,52 +172,91 @@ func (t *consumerTrack) timed(kind string, fn func() bool) {
 	}
 }
 
-// series buckets the samples: each difference between consecutive samples
-// is charged to the bucket of the later one.
-func (t *consumerTrack) series(start time.Time, width time.Duration, n int, bucket func(time.Time) int) reports.ConsumerSeries {
+// series buckets the samples. Counters are cumulative, so each bucket gets
+// the counter's growth across it, interpolated linearly between the samples
+// around its edges: a sample tick that drifts across a bucket edge moves
+// counts between neighbours instead of leaving one bucket empty and doubling
+// the next. Totals are kept exactly (integers are rounded at the edges).
+func (t *consumerTrack) series(start time.Time, width time.Duration, n int) reports.ConsumerSeries {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	cs := reports.ConsumerSeries{Client: t.client, Kind: t.kind}
+	edges := make([]time.Time, n+1)
+	for i := range edges {
+		edges[i] = start.Add(time.Duration(i) * width)
+	}
+	// perBucket returns the growth of the cumulative value v per bucket.
+	perBucket := func(v func(sample) float64) []float64 {
+		out := make([]float64, n)
+		prev := interpolate(t.samples, edges[0], v)
+		for i := 1; i <= n; i++ {
+			cur := interpolate(t.samples, edges[i], v)
+			out[i-1] = cur - prev
+			prev = cur
+		}
+		return out
+	}
+	counts := func(v func(sample) uint64) []int64 {
+		out := make([]int64, n)
+		prev := math.Round(interpolate(t.samples, edges[0], func(s sample) float64 { return float64(v(s)) }))
+		for i := 1; i <= n; i++ {
+			cur := math.Round(interpolate(t.samples, edges[i], func(s sample) float64 { return float64(v(s)) }))
+			out[i-1] = int64(cur - prev)
+			prev = cur
+		}
+		return out
+	}
 	if t.stats != nil {
-		cs.Steps, cs.SpuriousWakeups = make([]int64, n), make([]int64, n)
+		cs.Steps = counts(func(s sample) uint64 { return s.steps })
+		cs.SpuriousWakeups = counts(func(s sample) uint64 { return s.spurious })
 	}
 	if t.appWakeups != nil {
-		cs.AppWakeups = make([]int64, n)
+		cs.AppWakeups = counts(func(s sample) uint64 { return s.wakes })
 	}
 	if t.cpuOK {
-		cs.CPUMS, cs.CPUScope = make([]float64, n), t.cpuScope
-	}
-	threads := map[string][]float64{}
-	var threadOrder []string
-	for i := 1; i < len(t.samples); i++ {
-		a, b := t.samples[i-1], t.samples[i]
-		k := bucket(b.at)
-		if cs.Steps != nil {
-			cs.Steps[k] += int64(b.steps - a.steps)
-			cs.SpuriousWakeups[k] += int64(b.spurious - a.spurious)
-		}
-		if cs.AppWakeups != nil {
-			cs.AppWakeups[k] += int64(b.wakes - a.wakes)
-		}
-		if cs.CPUMS != nil {
-			cs.CPUMS[k] += float64((b.cpu - a.cpu).Microseconds()) / 1000
-			for name, d := range b.threads {
-				if threads[name] == nil {
-					threads[name] = make([]float64, n)
-					threadOrder = append(threadOrder, name)
+		ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+		cs.CPUMS, cs.CPUScope = perBucket(func(s sample) float64 { return ms(s.cpu) }), t.cpuScope
+		var names []string
+		for _, s := range t.samples {
+			for name := range s.threads {
+				if !slices.Contains(names, name) {
+					names = append(names, name)
 				}
-				threads[name][k] += float64((d - a.threads[name]).Microseconds()) / 1000
 			}
 		}
-	}
-	for _, name := range threadOrder {
-		cs.Threads = append(cs.Threads, reports.ThreadCPU{Name: name, CPUMS: threads[name]})
+		slices.Sort(names)
+		for _, name := range names {
+			cs.Threads = append(cs.Threads, reports.ThreadCPU{Name: name, CPUMS: perBucket(func(s sample) float64 { return ms(s.threads[name]) })})
+		}
 	}
 	for _, kind := range t.order {
 		v := t.calls[kind]
 		cs.Calls = append(cs.Calls, reports.CallDurations{Call: kind, Count: v.count, MinMS: v.min, MaxMS: v.max, SamplesMS: append([]float64(nil), v.samples...)})
 	}
 	return cs
+}
+
+// interpolate is the cumulative value v at time at, linear between the
+// samples around it, the first sample's value before them and the last's
+// after them (samples are in time order).
+func interpolate(samples []sample, at time.Time, v func(sample) float64) float64 {
+	if len(samples) == 0 {
+		return 0
+	}
+	i := sort.Search(len(samples), func(i int) bool { return !samples[i].at.Before(at) })
+	switch {
+	case i == 0:
+		return v(samples[0])
+	case i == len(samples):
+		return v(samples[len(samples)-1])
+	}
+	a, b := samples[i-1], samples[i]
+	span := b.at.Sub(a.at)
+	if span <= 0 {
+		return v(b)
+	}
+	f := float64(at.Sub(a.at)) / float64(span)
+	return v(a) + f*(v(b)-v(a))
 }
 
 // recordedConsumer times Poll, CommitSync and Close of a Consumer and stops

@@ -176,8 +176,14 @@ func TestBrowser(t *testing.T) {
 		t.Logf("screenshot %s (%d bytes)", p, len(png))
 	}
 	save("conformance-top.png", top)
-	// The first spec section with a loop-steps plot: what a reviewer scrolls to.
-	spec, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const f = document.querySelector('figure.plot[data-kind=steps]'); return f ? f.closest('details').id : ''; })()`))
+	// The first regression spec section with a loop-steps plot and a fault window (what a
+	// reviewer scrolls to), else any with a fault window, else any with a loop-steps plot.
+	spec, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
+	  const all = [...document.querySelectorAll('figure.plot[data-kind=steps]')].map(f => f.closest('details'));
+	  const faulted = d => d.querySelector('table.faults');
+	  const d = all.find(d => d.id.startsWith('spec-kafka-') && faulted(d)) || all.find(faulted) || all[0];
+	  return d ? d.id : '';
+	})()`))
 	if err != nil {
 		t.Fatal(err)
 	}

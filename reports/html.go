@@ -310,7 +310,7 @@ func specView(rep Report, s SpecResult, control string, cat map[string]catalogue
 		for _, c := range s.Cells {
 			i := slices.IndexFunc(c.Figures, func(f FigureStats) bool { return f.Name == n })
 			if i < 0 {
-				row.Cells = append(row.Cells, htmlFigureCell{Absent: true, Value: "n/a"})
+				row.Cells = append(row.Cells, htmlFigureCell{Absent: true, Value: "–"})
 				continue
 			}
 			f := c.Figures[i]

@@ -1,6 +1,10 @@
 // Package reports turns Ginkgo JSON reports of the kreactor suite into a conformance report:
-// Parse reads `ginkgo --json-report` output into one Row per spec, Build joins rows to the
-// catalogue (package specs/catalogue), and WriteMarkdown / WriteJSON render the result.
+// ParseFiles reads `ginkgo --json-report` output (one file per subject, target and repeat)
+// into one Row per spec with its figures and time series, and each file's provenance;
+// BuildRun joins rows to the catalogue (package specs/catalogue), groups them per spec and
+// column with figure spreads over repeats, and Check evaluates the expectations (reference
+// passes everything, control fails every regression). WriteHTML (self-contained, plots from
+// package charts), WriteMarkdown, WriteJira and WriteJSON render the result.
 //
 // # Conventions read from specs
 //
@@ -10,7 +14,8 @@
 //   - `subject:<name>` and `target:<name>` at most one each.
 //
 // Figures are report entries (AddReportEntry) whose value is a Figure; other entries are kept
-// as text figures. See Figure.
+// as text figures. See Figure. Entries named in entries.go (EntrySeries, EntryProvenance,
+// EntrySignals, EntryFailedKeys) are structured data, versioned, never shown as figures.
 package reports
 
 import (

@@ -90,7 +90,7 @@ func keyColor(key string) color.NRGBA {
 	}
 	h := fnv.New32a()
 	h.Write([]byte(key))
-	return charts.Color(int(h.Sum32() % 9))
+	return charts.Color(int(h.Sum32() % uint32(len(charts.Palette))))
 }
 
 // maxKeyLines is how many API keys get their own line; the rest are summed as "other".
@@ -155,7 +155,7 @@ func (r Report) Plots(s SpecResult) []Plot {
 	if len(steps) > 0 {
 		ch := charts.TimeChart{Title: "Loop steps per second", YLabel: "steps/s (log)", LogY: true, Floor: 1, Lines: steps, Bands: bands}
 		out = append(out, Plot{ID: base + "-steps", Kind: PlotSteps, Title: ch.Title,
-			Caption: fmt.Sprintf("Loop steps per second of each subject on one log axis; buckets of %s; a bucket with no step is drawn at 1. Shaded: fault windows.%s", bucketText(cells), repeats),
+			Caption: fmt.Sprintf("Loop steps per second of each subject on one log axis; buckets of %s; a bucket with no step is drawn at 1. Shaded: fault windows, in the colour of the subject whose run had them.%s", bucketText(cells), repeats),
 			render:  ch.SVG})
 	}
 	if (blackBox || len(steps) == 0) && len(cpu) > 0 {
