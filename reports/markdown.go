@@ -57,6 +57,9 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 		p("- **%s**: %s.\n", l.Column.Name(), l.Text)
 	}
 	if ex := rep.Expect; ex != nil {
+		if ex.Filter != "" {
+			p("- Label filter `%s`: only the specs it selected ran, and only they are checked.\n", ex.Filter)
+		}
 		failing, total := controlCounts(ex)
 		p("- Negative control `%s` (a model of today's execution): %d of %d regression spec runs fail, as they must; these failures are not counted above.\n", control, failing, total)
 		p("\n")

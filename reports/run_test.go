@@ -406,3 +406,32 @@ func TestControlReason(t *testing.T) {
 	}
 	_ = time.Second
 }
+
+// With a label filter, items and specs it did not select are not broken expectations.
+func TestCheckWithLabelFilter(t *testing.T) {
+	cat, _ := catalogue.Parse([]byte(`{"items":[
+		{"id":"P1","kind":"property","title":"It MUST hold.","source":"s","shape":"structural"},
+		{"id":"KAFKA-1","kind":"regression","title":"It MUST not spin.","source":"KAFKA-1","shape":"busy-loop"},
+		{"id":"KAFKA-2","kind":"regression","title":"It MUST not spin.","source":"KAFKA-2","shape":"busy-loop"}]}`))
+	rows := []Row{
+		{ID: "p", Covers: []string{"P1"}, Subject: "reactor", Target: "kfake", Verdict: VerdictSkipped, Run: 1},
+		{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "reactor", Target: "kfake", Verdict: VerdictPass, Run: 1},
+		{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "baseline", Target: "kfake", Verdict: VerdictFail, Run: 1},
+		{ID: "r2", Covers: []string{"KAFKA-2"}, Subject: "baseline", Target: "kfake", Verdict: VerdictSkipped, Run: 1},
+	}
+	rep := Build(cat, rows)
+	if ex := rep.Check("reactor", "baseline"); len(ex.Problems) == 0 {
+		t.Fatal("without a filter, skipped and uncovered items must be problems")
+	}
+	rep.Suites = []Suite{{LabelFilter: "covers:KAFKA-1"}}
+	ex := rep.Check("reactor", "baseline")
+	if len(ex.Problems) != 0 || ex.Filter != "covers:KAFKA-1" {
+		t.Fatalf("filtered: %q %v", ex.Filter, ex.Problems)
+	}
+	rows[2].Verdict = VerdictPass // a selected control spec that passes is still a problem
+	rep = Build(cat, rows)
+	rep.Suites = []Suite{{LabelFilter: "covers:KAFKA-1"}}
+	if ex := rep.Check("reactor", "baseline"); len(ex.Problems) != 1 {
+		t.Fatalf("filtered, control passes: %v", ex.Problems)
+	}
+}
