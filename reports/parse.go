@@ -270,9 +270,15 @@ func Decode(r io.Reader, opt Options) (Run, error) {
 	if len(errs) > 0 {
 		return Run{}, errors.Join(errs...)
 	}
+	// A suite whose specs were all filtered out skips BeforeSuite and records no provenance;
+	// its rows belong to the same run as the file's other suites.
 	for i := range run.Rows {
-		if run.Rows[i].Run == 0 {
-			run.Rows[i].Run = 1
+		if run.Rows[i].Run != 0 {
+			continue
+		}
+		run.Rows[i].Run = 1
+		if p := file.Provenance; p != nil {
+			run.Rows[i].Run, run.Rows[i].Variant = p.Run, p.KafkaClients
 		}
 	}
 	run.Files = []RunFile{file}

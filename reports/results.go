@@ -3,6 +3,7 @@ package reports
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -67,10 +68,13 @@ func (f FigureStats) Spread() string {
 	if f.IsText {
 		return strings.Join(f.Texts, " / ")
 	}
+	// Figures carry at most three decimals (harness.Figure rounds them); a median of two
+	// must not print float noise.
+	r := func(v float64) string { return formatValue(math.Round(v*1000) / 1000) }
 	if len(f.Values) == 1 || f.Min == f.Max {
-		return formatValue(f.Median)
+		return r(f.Median)
 	}
-	return fmt.Sprintf("%s (%s–%s, %d runs)", formatValue(f.Median), formatValue(f.Min), formatValue(f.Max), len(f.Values))
+	return fmt.Sprintf("%s (%s–%s, %d runs)", r(f.Median), r(f.Min), r(f.Max), len(f.Values))
 }
 
 // median of a sorted, non-empty slice.

@@ -319,6 +319,10 @@ func TestFigureStats(t *testing.T) {
 	if got := fs[0].Spread(); got != "88263 (47015–216987, 4 runs)" {
 		t.Errorf("spread %q", got)
 	}
+	two := figureStats([]Row{{Figures: []NamedFigure{{Name: "r", Figure: Figure{Value: 27.302}}}}, {Figures: []NamedFigure{{Name: "r", Figure: Figure{Value: 27.322}}}}})
+	if got := two[0].Spread(); got != "27.312 (27.302–27.322, 2 runs)" {
+		t.Errorf("spread of two %q", got)
+	}
 }
 
 func TestSeriesValidate(t *testing.T) {
@@ -433,5 +437,27 @@ func TestCheckWithLabelFilter(t *testing.T) {
 	rep.Suites = []Suite{{LabelFilter: "covers:KAFKA-1"}}
 	if ex := rep.Check("reactor", "baseline"); len(ex.Problems) != 1 {
 		t.Fatalf("filtered, control passes: %v", ex.Problems)
+	}
+}
+
+// A suite whose specs a label filter skipped entirely has no BeforeSuite, so no provenance:
+// its rows take the run index of the file's other suites.
+func TestRunIndexFromFile(t *testing.T) {
+	prov := Provenance{Version: ProvenanceVersion, Commit: "c", Run: 2, Runs: 2, Subject: "reactor", Target: "kfake", SuiteDir: "specs"}
+	before := withEntry(types.SpecReport{LeafNodeType: types.NodeTypeBeforeSuite, State: types.SpecStatePassed}, EntryProvenance, prov)
+	a := types.Report{SuitePath: "/src/specs", SuiteDescription: "a", SpecReports: []types.SpecReport{before, it("x", types.SpecStatePassed, "id:x", "covers:P1")}}
+	b := types.Report{SuitePath: "/src/specs/b", SuiteDescription: "b", SpecReports: []types.SpecReport{it("y", types.SpecStateSkipped, "id:y", "covers:P1")}}
+	data, err := json.Marshal([]types.Report{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := Decode(bytes.NewReader(data), Options{Source: "r2.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range run.Rows {
+		if r.Run != 2 {
+			t.Errorf("row %s run %d, want 2", r.ID, r.Run)
+		}
 	}
 }

@@ -3,12 +3,11 @@
 // and box charts (duration distributions).
 //
 // Why gonum/plot: it is the Go ecosystem's long-kept plotting library (BSD licensed, part of
-// the Gonum project, released since 2015, v0.17.0 current), it draws to SVG with no browser,
-// no JavaScript and no network (vg/vgsvg), so the report stays one offline file; it has the
-// two chart kinds needed here (lines with log axes, box plots) without a template layer.
-// JavaScript charting libraries (ECharts through go-echarts, Plotly) would need their
-// scripts inlined in every report (~1 MB) and render only in a browser; go-chart is
-// unmaintained since 2021.
+// the Gonum project, released regularly since 2015; v0.17.0 is pinned), it draws SVG in pure
+// Go with no browser, no JavaScript and no network (vg/vgsvg), so the report stays one
+// offline file and the same code renders in CI; and it has the two chart kinds needed here
+// (lines on log axes, box plots). Wrappers of JavaScript libraries (go-echarts, Plotly) would
+// put the library's script into every report and draw only inside a browser.
 //
 // Every chart is deterministic for the same input (no timestamps, no random ids) and its SVG
 // carries a class ("kreactor-plot") and data-kind attribute so tests and the browser check
