@@ -30,7 +30,7 @@ var Glossary = []Term{
 		Unit: "steps", Source: "reactor.Stats.Steps (both engines count one per pass of their loop)",
 		Definition: "Passes of the consumer's background loop in the window: drain the inbox, poll every request manager, send, publish, run effects, wait. " +
 			"An idle consumer takes a few steps per second (one per response, application event or timer); a spinning one takes thousands. " +
-			"Black-box subjects (a real client) have no loop probe: their column shows n/a and the CPU figure stands in."},
+			"Black-box subjects (a real client) have no loop probe: their column shows – and the CPU plot stands in."},
 	{Anchor: "glossary-spurious-wakeups", Term: "spurious wakeups", Prefixes: []string{"spurious_wakeups"},
 		Unit: "wakeups", Source: "reactor.Stats.SpuriousWakeups",
 		Definition: "Loop wakes that had no reason. Today each engine counts it where it wakes: the reactor counts a wake with neither an inbox item nor a passed deadline " +
@@ -40,7 +40,7 @@ var Glossary = []Term{
 		Unit: "wakeups", Source: "Consumer.AppWakeups (consumer/appside.go)",
 		Definition: "Times an application call (Poll, CommitSync, Close) woke from its blocking wait, whether or not it then returned. " +
 			"A call that wakes only when its condition may have changed wakes about once; a call woken by every background step ping-pongs. " +
-			"On the reactor today a Poll wakes at most once per publication it waits on."},
+			"Today the reactor counts at most one wake per Poll call while the baseline counts every release of its wait, so a bound of one per Poll cannot fail on the reactor (issue 9 makes both count every release)."},
 	{Anchor: "glossary-ready-without-request", Term: "Ready without request", Prefixes: []string{"ready_without_request"},
 		Unit: "results", Source: "reactor.Stats.ReadyWithoutRequest",
 		Definition: "Manager results that said Ready (send now) but carried no request: a contract violation (design invariant 1), counted and never spun on. Goal: 0."},

@@ -248,6 +248,9 @@ func cellView(st Status, control, regression bool) htmlCell {
 		if regression {
 			c.Class += " expected"
 			c.Label += " (expected)"
+		} else {
+			c.Class += " unchecked"
+			c.Label += " (not checked)"
 		}
 	}
 	return c
