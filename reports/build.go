@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/kreactor/kreactor/specs/catalogue"
+	"github.com/kreactor/kreactor/catalogue"
 )
 
 // Status is what the report says about an item, or an item in one (subject, target) column:

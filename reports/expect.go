@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kreactor/kreactor/specs/catalogue"
+	"github.com/kreactor/kreactor/catalogue"
 )
 
 // Expectations are the verdicts the suite exists to show (DESIGN.md,

@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/kreactor/kreactor/specs/catalogue"
+	"github.com/kreactor/kreactor/catalogue"
 )
 
 // summaryVersion is bumped on incompatible changes to the summary.json layout.

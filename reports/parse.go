@@ -1,7 +1,7 @@
 // Package reports turns Ginkgo JSON reports of the kreactor suite into a conformance report:
 // ParseFiles reads `ginkgo --json-report` output (one file per subject, target and repeat)
 // into one Row per spec with its figures and time series, and each file's provenance;
-// BuildRun joins rows to the catalogue (package specs/catalogue), groups them per spec and
+// BuildRun joins rows to the catalogue (package catalogue), groups them per spec and
 // column with figure spreads over repeats, and Check evaluates the expectations (reference
 // passes everything, control fails every regression). WriteHTML (self-contained, plots from
 // package charts), WriteMarkdown, WriteJira and WriteJSON render the result.

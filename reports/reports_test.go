@@ -14,7 +14,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	"go.uber.org/goleak"
 
-	"github.com/kreactor/kreactor/specs/catalogue"
+	"github.com/kreactor/kreactor/catalogue"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata golden files")

@@ -21,7 +21,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/kreactor/kreactor/reports"
-	"github.com/kreactor/kreactor/specs/catalogue"
+	"github.com/kreactor/kreactor/catalogue"
 )
 
 // command is one subcommand. run gets the arguments after the subcommand name; it returns

@@ -16,7 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/kreactor/kreactor/specs/catalogue"
+	"github.com/kreactor/kreactor/catalogue"
 )
 
 // Scenario is one parsed scenario file.
@@ -361,7 +361,7 @@ func (p *parser) check(sc *Scenario) error {
 	if cat, err := catalogue.Load(); err == nil {
 		for _, c := range sc.Covers {
 			if _, ok := cat.Lookup(c); !ok {
-				return p.errf(1, c, "covers an item the catalogue does not have (specs/catalogue/catalogue.json)")
+				return p.errf(1, c, "covers an item the catalogue does not have (catalogue/catalogue.json)")
 			}
 		}
 	}
