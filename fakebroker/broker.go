@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/kreactor/kreactor/wire"
 )
 
 // closeDrainTimeout bounds how long Close waits for released controls to
@@ -21,7 +23,7 @@ const closeDrainTimeout = 5 * time.Second
 type Broker struct {
 	cfg     Config // defaults applied; read-only after Start
 	cluster *kfake.Cluster
-	rec     *Recorder
+	rec     *wire.Recorder
 	tap     *tap
 	log     *slog.Logger
 
@@ -52,7 +54,7 @@ func Start(cfg Config) (*Broker, error) {
 	}
 	b := &Broker{
 		cfg:     cfg,
-		rec:     NewRecorder(cfg.MaxRecords),
+		rec:     wire.NewRecorder(cfg.MaxRecords),
 		log:     log,
 		closing: make(chan struct{}),
 		handles: make(map[*Handle]struct{}),
@@ -91,7 +93,7 @@ func (b *Broker) Addrs() []string { return b.cluster.ListenAddrs() }
 func (b *Broker) Cluster() *kfake.Cluster { return b.cluster }
 
 // Recorder returns the request recorder, which keeps recording until Close.
-func (b *Broker) Recorder() *Recorder { return b.rec }
+func (b *Broker) Recorder() *wire.Recorder { return b.rec }
 
 // Config returns the configuration with defaults applied.
 func (b *Broker) Config() Config { return b.cfg }

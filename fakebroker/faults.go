@@ -4,24 +4,16 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
-)
 
-// CoordinatorRequestKeys are the group requests CoordinatorUnavailable
-// answers with NOT_COORDINATOR: what a KIP-848 or share consumer sends to its
-// group coordinator (kfake checks the group fault on each of these after its
-// own coordinator check, before acting on the request).
-var CoordinatorRequestKeys = []kmsg.Key{
-	kmsg.ConsumerGroupHeartbeat,
-	kmsg.ShareGroupHeartbeat,
-	kmsg.OffsetCommit,
-	kmsg.OffsetFetch,
-}
+	"github.com/kreactor/kreactor/wire"
+)
 
 // CoordinatorUnavailable makes group's coordinator look like it is failing
 // over, until the handle is healed: every FindCoordinator for the group
 // (coordinator type 0; a batched v4+ request fails only this key) answers
-// COORDINATOR_NOT_AVAILABLE, and every request in CoordinatorRequestKeys for
-// the group answers NOT_COORDINATOR without being applied (OffsetCommit v8+
+// COORDINATOR_NOT_AVAILABLE, and every request in wire.GroupCoordinatorKeys
+// for the group answers NOT_COORDINATOR without being applied (kfake checks
+// the group fault after its own coordinator check; OffsetCommit v8+
 // and OffsetFetch v8+ carry it per group / partition, the heartbeats in the
 // top-level ErrorCode). Other groups are not affected. Hits counts faulted
 // requests. It returns an *ArgError for an empty group and ErrClosed after
@@ -32,7 +24,7 @@ func (b *Broker) CoordinatorUnavailable(group string) (*Handle, error) {
 	}
 	return b.installFault("CoordinatorUnavailable",
 		kfake.Fault{Keys: []kmsg.Key{kmsg.FindCoordinator}, Group: group, Err: kerr.CoordinatorNotAvailable, Count: -1},
-		kfake.Fault{Keys: CoordinatorRequestKeys, Group: group, Err: kerr.NotCoordinator, Count: -1},
+		kfake.Fault{Keys: wire.GroupCoordinatorKeys, Group: group, Err: kerr.NotCoordinator, Count: -1},
 	)
 }
 

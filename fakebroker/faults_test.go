@@ -9,6 +9,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"go.uber.org/goleak"
+
+	"github.com/kreactor/kreactor/wire"
 )
 
 func TestCoordinatorUnavailableUntilHealed(t *testing.T) {
@@ -273,7 +275,7 @@ func TestStopNodeAndRestart(t *testing.T) {
 	if lastErr != nil {
 		t.Fatalf("request to the restarted node: %v", lastErr)
 	}
-	if n := b.Recorder().Count(Filter{ClientID: "stop-test", Nodes: []int32{-1}}); n != 0 {
+	if n := b.Recorder().Count(wire.Filter{ClientID: "stop-test", Nodes: []int32{-1}}); n != 0 {
 		t.Fatalf("%d requests recorded with an unknown node after restart", n)
 	}
 }

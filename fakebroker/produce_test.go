@@ -3,6 +3,8 @@ package fakebroker
 import (
 	"fmt"
 	"testing"
+
+	"github.com/kreactor/kreactor/wire"
 )
 
 func TestProduceSpreadsRecordsRoundRobin(t *testing.T) {
@@ -23,7 +25,7 @@ func TestProduceSpreadsRecordsRoundRobin(t *testing.T) {
 			t.Fatalf("partition %d high watermark %d, want %d", p, hw, n)
 		}
 	}
-	if b.Recorder().Count(Filter{ClientID: ProducerClientID}) == 0 {
+	if b.Recorder().Count(wire.Filter{ClientID: ProducerClientID}) == 0 {
 		t.Fatal("producer requests not recorded")
 	}
 	if _, err := b.Produce(ctx, "missing", 1, nil); err == nil {

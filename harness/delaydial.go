@@ -2,15 +2,14 @@ package harness
 
 import (
 	"context"
-	"encoding/binary"
-	"errors"
-	"io"
 	"net"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kreactor/kreactor/wire"
 )
 
 // ResponseDelay delays, on the client's side of its connections, the
@@ -66,7 +65,12 @@ func (r *ResponseDelay) Dial(ctx context.Context, network, address string) (net.
 	if err != nil {
 		return nil, err
 	}
-	c := &delayConn{Conn: conn, r: r, keys: map[int32]int16{}, stop: make(chan struct{})}
+	c := &delayConn{Conn: conn, r: r, keys: map[int32]kmsg.Key{}, stop: make(chan struct{})}
+	c.out.OnRequest = func(h wire.RequestHeader, _ time.Time) {
+		c.mu.Lock()
+		c.keys[h.CorrelationID] = h.Key // before the bytes go out, so the answer finds it
+		c.mu.Unlock()
+	}
 	r.mu.Lock()
 	r.conns[c] = struct{}{}
 	r.mu.Unlock()
@@ -76,78 +80,52 @@ func (r *ResponseDelay) Dial(ctx context.Context, network, address string) (net.
 	return c, nil
 }
 
-// delayConn parses the Kafka frames going out (size, key, version,
-// correlation id, ...) to learn each correlation id's API key, and the
-// frames coming in (size, correlation id, ...) to hold the responses of
-// r.key.
+// delayConn decodes the request headers going out (wire.RequestStream) to
+// learn each correlation id's API key, and reads the response frames coming
+// in whole to hold the responses of r.key.
 type delayConn struct {
 	net.Conn
 	r *ResponseDelay
 
 	mu   sync.Mutex // guards keys
-	keys map[int32]int16
+	keys map[int32]kmsg.Key
 
-	// writer side: only the goroutine calling Write (kgo serialises
-	// writes on a connection).
-	hdr  []byte // header bytes of the current outgoing frame, up to 12
-	skip int    // body bytes of the current outgoing frame still to pass
+	// out decodes outgoing requests; only the goroutine calling Write
+	// (kgo serialises writes on a connection) feeds it.
+	out wire.RequestStream
 
-	// reader side: only the goroutine calling Read.
-	pending []byte // the current incoming frame, not yet handed to the reader
+	// pending is the current incoming frame, not yet handed to the
+	// reader; only the goroutine calling Read touches it.
+	pending []byte
 
 	stop     chan struct{} // closed by Heal or Close: stop holding
 	stopOnce sync.Once
 }
 
-// requestHeader is size(4) + key(2) + version(2) + correlation id(4).
-const requestHeader = 12
-
 func (c *delayConn) Write(p []byte) (int, error) {
-	for b := p; len(b) > 0; {
-		if c.skip > 0 {
-			n := min(c.skip, len(b))
-			c.skip -= n
-			b = b[n:]
-			continue
-		}
-		n := min(requestHeader-len(c.hdr), len(b))
-		c.hdr = append(c.hdr, b[:n]...)
-		b = b[n:]
-		if len(c.hdr) == requestHeader {
-			size := int(int32(binary.BigEndian.Uint32(c.hdr[0:4])))
-			key := int16(binary.BigEndian.Uint16(c.hdr[4:6]))
-			corr := int32(binary.BigEndian.Uint32(c.hdr[8:12]))
-			c.mu.Lock()
-			c.keys[corr] = key // before the bytes go out, so the answer finds it
-			c.mu.Unlock()
-			c.skip = max(size-(requestHeader-4), 0)
-			c.hdr = c.hdr[:0]
-		}
-	}
+	c.out.Feed(p, time.Now())
 	return c.Conn.Write(p)
 }
 
+// Read hands the client the incoming frames, each one whole from the
+// socket first, so a response of r.key can be held before any of it is
+// seen. A malformed response frame (wire.ErrMalformed) is returned as the
+// read's error, which ends the client's connection.
 func (c *delayConn) Read(p []byte) (int, error) {
 	if len(c.pending) == 0 {
-		var size [4]byte
-		if _, err := io.ReadFull(c.Conn, size[:]); err != nil {
+		frame, _, err := wire.ReadFrame(c.Conn, wire.MinResponseSize, wire.DefaultMaxFrame)
+		if err != nil {
 			return 0, err
 		}
-		n := int(int32(binary.BigEndian.Uint32(size[:])))
-		if n < 4 {
-			return 0, errors.New("harness: delayConn: response frame shorter than its correlation id")
-		}
-		frame := make([]byte, 4+n)
-		copy(frame, size[:])
-		if _, err := io.ReadFull(c.Conn, frame[4:]); err != nil {
+		corr, err := wire.ResponseCorrelationID(frame)
+		if err != nil {
 			return 0, err
 		}
-		corr := int32(binary.BigEndian.Uint32(frame[4:8]))
 		c.mu.Lock()
 		key, ok := c.keys[corr]
 		delete(c.keys, corr)
 		c.mu.Unlock()
-		if ok && kmsg.Key(key) == c.r.key {
+		if ok && key == c.r.key {
 			c.hold()
 		}
 		c.pending = frame

@@ -2,12 +2,14 @@ package harness
 
 import (
 	"context"
-	"github.com/twmb/franz-go/pkg/kmsg"
 	"log/slog"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/kreactor/kreactor/fakebroker"
 	"github.com/kreactor/kreactor/managers"
+	"github.com/kreactor/kreactor/wire"
 )
 
 // Target starts clusters of one kind of broker. A target for real Kafka
@@ -117,8 +119,9 @@ type GroupMember struct {
 	Assigned int // partitions assigned to the member
 }
 
-// Recorder is the broker-side record of requests. fakebroker.Recorder
-// implements it; a real-Kafka target implements it with a recording proxy.
+// Recorder is the broker-side record of requests. wire.Recorder implements
+// it; the kfake target records into one from kfake's sockets, the kafka
+// target from its recording proxy.
 type Recorder interface {
 	// Count returns how many recorded requests match f.
 	Count(f RequestFilter) int
@@ -131,11 +134,11 @@ type Recorder interface {
 
 // Request is one recorded request (API key, version, client id, node,
 // arrival time).
-type Request = fakebroker.Request
+type Request = wire.Request
 
 // RequestFilter selects recorded requests: keys, client id, nodes, and the
 // half-open time range [From, To).
-type RequestFilter = fakebroker.Filter
+type RequestFilter = wire.Filter
 
 // ProducerClientID is the client id of Cluster.Produce's producer.
 const ProducerClientID = fakebroker.ProducerClientID

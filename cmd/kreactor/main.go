@@ -20,8 +20,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/kreactor/kreactor/reports"
 	"github.com/kreactor/kreactor/catalogue"
+	"github.com/kreactor/kreactor/reports"
 )
 
 // command is one subcommand. run gets the arguments after the subcommand name; it returns

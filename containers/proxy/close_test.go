@@ -15,7 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"go.uber.org/goleak"
 
-	"github.com/kreactor/kreactor/fakebroker"
+	"github.com/kreactor/kreactor/wire"
 )
 
 // closeBound is how long Close may take with held requests and silent
@@ -104,7 +104,7 @@ func TestMalformedClientFrames(t *testing.T) {
 	if got := rec.Malformed(); got != uint64(len(cases)) {
 		t.Errorf("Malformed = %d, want %d", got, len(cases))
 	}
-	if n := len(rec.Filter(fakebroker.Filter{ClientID: "x"})); n != 0 {
+	if n := len(rec.Filter(wire.Filter{ClientID: "x"})); n != 0 {
 		t.Errorf("recorded %d malformed requests, want 0", n)
 	}
 	// The proxy still serves well-formed clients.
@@ -166,16 +166,12 @@ func (u *fakeUpstream) close() {
 func (u *fakeUpstream) serve(c net.Conn) {
 	br := bufio.NewReader(c)
 	for {
-		raw, at, err := readFrame(br, minRequestSize, DefaultMaxFrame)
-		if err != nil {
-			return
-		}
-		rq, err := parseRequest(raw, at)
-		if err != nil || rq.req == nil {
+		rq, err := readRequest(br, DefaultMaxFrame)
+		if err != nil || rq.Body == nil {
 			return
 		}
 		var out []byte
-		switch req := rq.req.(type) {
+		switch req := rq.Body.(type) {
 		case *kmsg.ApiVersionsRequest:
 			resp := req.ResponseKind().(*kmsg.ApiVersionsResponse)
 			resp.SetVersion(req.Version)
@@ -184,17 +180,17 @@ func (u *fakeUpstream) serve(c net.Conn) {
 				ak.ApiKey, ak.MaxVersion = int16(k), k.Request().MaxVersion()
 				resp.ApiKeys = append(resp.ApiKeys, ak)
 			}
-			out = localResponse(rq, resp)
+			out = rq.Response(resp)
 		case *kmsg.MetadataRequest:
 			resp := req.ResponseKind().(*kmsg.MetadataResponse)
 			resp.SetVersion(req.Version)
 			br := kmsg.NewMetadataResponseBroker()
 			br.NodeID, br.Host, br.Port = 0, "127.0.0.1", u.port
 			resp.Brokers = append(resp.Brokers, br)
-			out = localResponse(rq, resp)
+			out = rq.Response(resp)
 		case *kmsg.FindCoordinatorRequest:
 			out = binary.BigEndian.AppendUint32(nil, 5)
-			out = binary.BigEndian.AppendUint32(out, uint32(rq.corr))
+			out = binary.BigEndian.AppendUint32(out, uint32(rq.CorrelationID))
 			out = append(out, 0xff) // a truncated body
 		default:
 			continue // never answered
@@ -238,7 +234,7 @@ func TestUpstreamMalformedAndSilent(t *testing.T) {
 		_, err := req.RequestWith(ctx, cl.Broker(0))
 		done <- err
 	}()
-	for p.Recorder().Count(fakebroker.Filter{Keys: []kmsg.Key{kmsg.DescribeGroups}}) == 0 {
+	for p.Recorder().Count(wire.Filter{Keys: []kmsg.Key{kmsg.DescribeGroups}}) == 0 {
 		select {
 		case err := <-done:
 			t.Fatalf("DescribeGroups returned before the proxy saw it: %v", err)

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kreactor/kreactor/fakebroker"
+	"github.com/kreactor/kreactor/wire"
 )
 
 // Per-connection bounds. A connection holds at most queueDepth parsed
@@ -117,28 +117,15 @@ func (c *conn) serve() {
 func (c *conn) readLoop() {
 	br := bufio.NewReaderSize(c.client, bufSize)
 	for {
-		raw, at, err := readFrame(br, minRequestSize, c.p.cfg.MaxFrame)
-		var rq *request
-		if err == nil {
-			rq, err = parseRequest(raw, at)
-		}
+		rq, err := readRequest(br, c.p.cfg.MaxFrame)
 		if err != nil {
-			if errors.Is(err, errMalformed) {
+			if errors.Is(err, wire.ErrMalformed) {
 				c.p.rec.AddMalformed()
 				c.p.log.Warn("malformed client frame; closing connection", "node", c.node, "conn", c.id, "err", err)
 			}
 			return
 		}
-		c.p.rec.Add(fakebroker.Request{
-			Key:           rq.key,
-			Version:       rq.version,
-			CorrelationID: rq.corr,
-			ClientID:      rq.clientID,
-			Node:          c.node,
-			Conn:          c.id,
-			Size:          int32(len(raw) - 4),
-			At:            at,
-		})
+		c.p.rec.Add(rq.Record(rq.at, c.node, c.id))
 		c.p.observe(c.node, rq)
 		select {
 		case c.queue <- rq:
@@ -171,7 +158,7 @@ func (c *conn) handle(rq *request) bool {
 	for _, r := range rules {
 		if r.kind == ruleDrop && r.selects(c.node, rq) && r.f.hit() {
 			c.p.dropped.Add(1)
-			c.p.log.Debug("dropping connection", "fault", r.f.name, "node", c.node, "conn", c.id, "key", rq.key)
+			c.p.log.Debug("dropping connection", "fault", r.f.name, "node", c.node, "conn", c.id, "key", rq.Key)
 			return false
 		}
 	}
@@ -188,13 +175,13 @@ func (c *conn) handle(rq *request) bool {
 		c.p.local.Add(1)
 		return c.enqueue(s)
 	}
-	if rq.expectsResponse() && !c.enqueue(s) {
+	if rq.ExpectsResponse() && !c.enqueue(s) {
 		return false
 	}
 	c.mu.Lock()
 	up := c.up
 	c.mu.Unlock()
-	if _, err := up.Write(rq.raw); err != nil {
+	if _, err := up.Write(rq.Raw); err != nil {
 		return false
 	}
 	return true
@@ -245,7 +232,7 @@ func (c *conn) respondLoop(up net.Conn) {
 		if out == nil {
 			var err error
 			if out, err = c.upstreamAnswer(br, s); err != nil {
-				if errors.Is(err, errMalformed) {
+				if errors.Is(err, wire.ErrMalformed) {
 					c.p.upstreamMalformed.Add(1)
 					c.p.log.Warn("malformed broker frame; closing connection", "node", c.node, "conn", c.id, "err", err)
 				}
@@ -260,16 +247,16 @@ func (c *conn) respondLoop(up net.Conn) {
 
 // upstreamAnswer reads the broker's response to s and processes it.
 func (c *conn) upstreamAnswer(br *bufio.Reader, s *slot) ([]byte, error) {
-	raw, _, err := readFrame(br, 4, c.p.cfg.MaxFrame)
+	raw, _, err := wire.ReadFrame(br, wire.MinResponseSize, c.p.cfg.MaxFrame)
 	if err != nil {
 		return nil, err
 	}
-	corr, err := responseCorr(raw)
+	corr, err := wire.ResponseCorrelationID(raw)
 	if err != nil {
 		return nil, err
 	}
-	if corr != s.rq.corr {
-		return nil, malformed("response correlation id %d, expected %d (key %d)", corr, s.rq.corr, s.rq.key)
+	if corr != s.rq.CorrelationID {
+		return nil, malformed("response correlation id %d, expected %d (key %d)", corr, s.rq.CorrelationID, s.rq.Key)
 	}
 	return c.p.processResponse(c.node, s, raw)
 }

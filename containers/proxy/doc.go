@@ -1,6 +1,6 @@
 // Package proxy is a Kafka-protocol-aware TCP proxy that fronts a whole
 // cluster for kreactor's real-Kafka target: it records every request clients
-// send (the same Recorder API as fakebroker, so harness.Recorder is
+// send (wire.Recorder, the recorder fakebroker uses too, so harness.Recorder is
 // satisfied), injects the harness fault vocabulary (coordinator-unavailable,
 // error, hold, delay, brokers-down, plus per-node connection drops and
 // request observation), and rewrites broker addresses in responses so clients

@@ -151,7 +151,7 @@ func (p *Proxy) applyErrors(node int32, rq *request, s *slot, rules []*rule) {
 	if len(cands) == 0 {
 		return
 	}
-	if req, ok := rq.req.(*kmsg.FetchRequest); ok {
+	if req, ok := rq.Body.(*kmsg.FetchRequest); ok {
 		parts := p.sessions.parts(node, req)
 		for _, r := range cands {
 			if p.setFetch(&kmsg.FetchResponse{Version: req.Version}, parts, r.match()) > 0 {
@@ -163,29 +163,29 @@ func (p *Proxy) applyErrors(node int32, rq *request, s *slot, rules []*rule) {
 			if req.MaxWaitMillis != 0 {
 				cp := *req // the original may be held by an observer
 				cp.MaxWaitMillis = 0
-				rq.raw = (&request{raw: rq.raw, bodyAt: rq.bodyAt, req: &cp}).reencode()
+				rq.Raw = rq.WithBody(&cp)
 			}
 		}
 		return
 	}
-	api := apiFor(rq.key)
+	api := apiFor(rq.Key)
 	if api.rewriteOnly {
 		s.errRules = cands
 		return
 	}
 	for _, r := range cands {
 		m := r.match()
-		n := api.count(p, rq.req, m)
+		n := api.count(p, rq.Body, m)
 		if n == 0 {
 			continue
 		}
-		if len(s.errRules) == 0 && n == api.count(p, rq.req, m.everything()) {
+		if len(s.errRules) == 0 && n == api.count(p, rq.Body, m.everything()) {
 			if !r.f.hit() {
 				continue
 			}
-			resp := api.skeleton(p, rq.req)
-			api.set(p, rq.req, resp, m)
-			s.local = localResponse(rq, resp)
+			resp := api.skeleton(p, rq.Body)
+			api.set(p, rq.Body, resp, m)
+			s.local = rq.Response(resp)
 			return
 		}
 		s.errRules = append(s.errRules, r)
@@ -206,7 +206,7 @@ func (p *Proxy) applyResponseErrors(s *slot, resp kmsg.Response) bool {
 		if fr, ok := resp.(*kmsg.FetchResponse); ok {
 			n = p.setFetch(fr, s.fetchParts, r.match())
 		} else {
-			n = apiFor(s.rq.key).set(p, s.rq.req, resp, r.match())
+			n = apiFor(s.rq.Key).set(p, s.rq.Body, resp, r.match())
 		}
 		if n > 0 {
 			r.f.hit()

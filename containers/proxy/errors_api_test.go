@@ -6,6 +6,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kreactor/kreactor/wire"
 )
 
 // testProxy is a Proxy with no listeners, for the per-API helpers.
@@ -20,11 +22,11 @@ func frameOf(t *testing.T, req kmsg.Request, v int16) *request {
 	t.Helper()
 	req.SetVersion(v)
 	raw := kmsg.NewRequestFormatter(kmsg.FormatterClientID("c")).AppendRequest(nil, req, 7)
-	rq, err := parseRequest(raw, testNow)
+	f, err := wire.ParseRequestFrame(raw)
 	if err != nil {
 		t.Fatalf("parse %T v%d: %v", req, v, err)
 	}
-	return rq
+	return &request{RequestFrame: f, at: testNow}
 }
 
 // decide runs applyErrors for rules (installed as one fault each).
@@ -46,10 +48,10 @@ func localAnswer(t *testing.T, s *slot) kmsg.Response {
 	if s.local == nil {
 		t.Fatalf("not answered locally (errRules %d)", len(s.errRules))
 	}
-	if corr, _ := responseCorr(s.local); corr != s.rq.corr {
-		t.Fatalf("local answer correlation id %d, want %d", corr, s.rq.corr)
+	if corr, _ := wire.ResponseCorrelationID(s.local); corr != s.rq.CorrelationID {
+		t.Fatalf("local answer correlation id %d, want %d", corr, s.rq.CorrelationID)
 	}
-	resp, _, err := parseResponse(s.rq, s.local)
+	resp, _, err := s.rq.ParseResponse(s.local)
 	if err != nil {
 		t.Fatalf("local answer does not parse: %v", err)
 	}
@@ -99,7 +101,7 @@ func TestOffsetCommitLocal(t *testing.T) {
 		if s.local != nil || len(s.errRules) != 1 {
 			t.Fatalf("v%d: mixed topics: local %v, errRules %d; want rewrite", v, s.local != nil, len(s.errRules))
 		}
-		up := offsetCommitSkeleton(p, s.rq.req).(*kmsg.OffsetCommitResponse)
+		up := offsetCommitSkeleton(p, s.rq.Body).(*kmsg.OffsetCommitResponse)
 		if !testProxy().applyResponseErrors(s, up) {
 			t.Fatalf("v%d: rewrite changed nothing", v)
 		}
@@ -133,7 +135,7 @@ func TestOffsetFetchGroups(t *testing.T) {
 	if s.local != nil || len(s.errRules) != 1 {
 		t.Fatalf("two groups: local %v, errRules %d; want rewrite", s.local != nil, len(s.errRules))
 	}
-	up := offsetFetchSkeleton(p, s.rq.req).(*kmsg.OffsetFetchResponse)
+	up := offsetFetchSkeleton(p, s.rq.Body).(*kmsg.OffsetFetchResponse)
 	p.applyResponseErrors(s, up)
 	if up.Groups[0].ErrorCode != kerr.NotCoordinator.Code || up.Groups[0].Topics != nil || up.Groups[1].ErrorCode != 0 || len(up.Groups[1].Topics) != 1 {
 		t.Errorf("rewritten groups %+v", up.Groups)
@@ -232,7 +234,9 @@ func TestFetchSessionTracking(t *testing.T) {
 	resp := func(code int16, id int32) []byte { // header (v12 flexible: one tag byte) + throttle, code, session id
 		b := []byte{0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0}
 		b = append(b, byte(code>>8), byte(code))
-		return append(b, byte(id>>24), byte(id>>16), byte(id>>8), byte(id))
+		b = append(b, byte(id>>24), byte(id>>16), byte(id>>8), byte(id))
+		b[3] = byte(len(b) - 4) // size prefix
+		return b
 	}
 	full := kmsg.NewPtrFetchRequest()
 	full.Version, full.SessionEpoch = 12, 0 // epoch 0: create a session
@@ -282,11 +286,11 @@ func TestApiVersionsCapped(t *testing.T) {
 	unknown := kmsg.NewApiVersionsResponseApiKey()
 	unknown.ApiKey, unknown.MaxVersion = 999, 5
 	up.ApiKeys = []kmsg.ApiVersionsResponseApiKey{meta, unknown}
-	out, err := p.processResponse(0, &slot{rq: rq}, localResponse(rq, up))
+	out, err := p.processResponse(0, &slot{rq: rq}, rq.Response(up))
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, _, err := parseResponse(rq, out)
+	resp, _, err := rq.ParseResponse(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +300,7 @@ func TestApiVersionsCapped(t *testing.T) {
 	}
 	// An answer that does not parse at the request's version (a v0
 	// UNSUPPORTED_VERSION body) is relayed as is.
-	v0 := []byte{0, 0, 0, 10, 0, 0, 0, byte(rq.corr), 0, 35, 0xff, 0xff, 0xff, 0xff}
+	v0 := []byte{0, 0, 0, 10, 0, 0, 0, byte(rq.CorrelationID), 0, 35, 0xff, 0xff, 0xff, 0xff}
 	if out, err := p.processResponse(0, &slot{rq: rq}, v0); err != nil || !slices.Equal(out, v0) {
 		t.Errorf("v0 answer: %v, changed %v", err, !slices.Equal(out, v0))
 	}

@@ -165,16 +165,16 @@ type rule struct {
 // selects reports whether r applies to rq arriving on node (keys, nodes,
 // When; a When or an error needs a parsed body).
 func (r *rule) selects(node int32, rq *request) bool {
-	if len(r.keys) > 0 && !slices.Contains(r.keys, rq.key) {
+	if len(r.keys) > 0 && !slices.Contains(r.keys, rq.Key) {
 		return false
 	}
 	if len(r.nodes) > 0 && !slices.Contains(r.nodes, node) {
 		return false
 	}
-	if (r.when != nil || r.kind == ruleError || r.kind == ruleObserve) && rq.req == nil {
+	if (r.when != nil || r.kind == ruleError || r.kind == ruleObserve) && rq.Body == nil {
 		return false
 	}
-	return r.when == nil || r.when(rq.req)
+	return r.when == nil || r.when(rq.Body)
 }
 
 // match is r's entity selector for the per-API error helpers.

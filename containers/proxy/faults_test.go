@@ -12,7 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kreactor/kreactor/fakebroker"
+	"github.com/kreactor/kreactor/wire"
 )
 
 func TestCoordinatorUnavailable(t *testing.T) {
@@ -362,7 +362,7 @@ func TestErrorFaultFilters(t *testing.T) {
 			t.Errorf("AnswerError(%+v) succeeded", bad)
 		}
 	}
-	if n := b.p.Recorder().Count(fakebroker.Filter{Keys: []kmsg.Key{kmsg.ListGroups}, ClientID: "raw"}); n != 2 {
+	if n := b.p.Recorder().Count(wire.Filter{Keys: []kmsg.Key{kmsg.ListGroups}, ClientID: "raw"}); n != 2 {
 		t.Errorf("recorded %d ListGroups, want 2 (faulted requests are recorded too)", n)
 	}
 }

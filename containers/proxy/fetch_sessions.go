@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"sync"
 
-	"github.com/twmb/franz-go/pkg/kbin"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -78,19 +77,20 @@ func (s *fetchSessions) parts(node int32, req *kmsg.FetchRequest) []fetchPart {
 
 // observe updates the sessions from req, sent to node, and raw, the broker's
 // answer (only its top-level ErrorCode and SessionID are read). It returns
-// errMalformed if raw is too short for them.
+// an error wrapping wire.ErrMalformed if raw is too short for them.
 func (s *fetchSessions) observe(node int32, rq *request, req *kmsg.FetchRequest, raw []byte) error {
 	if req.Version < 7 {
 		return nil
 	}
-	r := kbin.Reader{Src: raw[8:]}
-	if rq.responseHeaderFlexible() {
-		kmsg.SkipTags(&r)
+	at, err := rq.ResponseBodyAt(raw)
+	if err != nil {
+		return err
 	}
-	head := r.Span(4 + 2 + 4) // ThrottleMillis, ErrorCode, SessionID
-	if !r.Ok() {
-		return malformed("fetch response truncated")
+	const headLen = 4 + 2 + 4 // ThrottleMillis, ErrorCode, SessionID
+	if len(raw)-at < headLen {
+		return malformed("fetch v%d response body of %d bytes: shorter than its %d-byte session fields", req.Version, len(raw)-at, headLen)
 	}
+	head := raw[at : at+headLen]
 	code := int16(binary.BigEndian.Uint16(head[4:]))
 	id := int32(binary.BigEndian.Uint32(head[6:]))
 

@@ -8,7 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kreactor/kreactor/fakebroker"
+	"github.com/kreactor/kreactor/wire"
 )
 
 // checkKey rejects keys kmsg does not know.
@@ -56,7 +56,7 @@ func (p *Proxy) AnswerError(spec ErrorSpec) (*Fault, error) {
 // CoordinatorUnavailable makes group's coordinator look unavailable until
 // healed: FindCoordinator for the group (key type group; in a batched v4+
 // request only this key) answers COORDINATOR_NOT_AVAILABLE, and every request
-// in fakebroker.CoordinatorRequestKeys for the group (ConsumerGroupHeartbeat,
+// in wire.GroupCoordinatorKeys for the group (ConsumerGroupHeartbeat,
 // ShareGroupHeartbeat, OffsetCommit, OffsetFetch) answers NOT_COORDINATOR
 // without reaching the broker. Other groups are not affected. It returns an
 // *ArgError for an empty group and ErrClosed after Close.
@@ -66,7 +66,7 @@ func (p *Proxy) CoordinatorUnavailable(group string) (*Fault, error) {
 	}
 	return p.install(fmt.Sprintf("CoordinatorUnavailable(%s)", group),
 		&rule{kind: ruleError, keys: []kmsg.Key{kmsg.FindCoordinator}, group: group, err: kerr.CoordinatorNotAvailable},
-		&rule{kind: ruleError, keys: slices.Clone(fakebroker.CoordinatorRequestKeys), group: group, err: kerr.NotCoordinator},
+		&rule{kind: ruleError, keys: slices.Clone(wire.GroupCoordinatorKeys), group: group, err: kerr.NotCoordinator},
 	)
 }
 
@@ -136,7 +136,7 @@ func (p *Proxy) Observe(key kmsg.Key, fn func(at time.Time, req kmsg.Request)) (
 func (p *Proxy) observe(node int32, rq *request) {
 	for _, r := range p.activeRules() {
 		if r.kind == ruleObserve && r.selects(node, rq) && r.f.hit() {
-			r.observe(rq.at, rq.req)
+			r.observe(rq.at, rq.Body)
 		}
 	}
 }

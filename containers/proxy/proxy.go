@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/kreactor/kreactor/fakebroker"
+	"github.com/kreactor/kreactor/wire"
 )
 
 // DefaultDialTimeout bounds each upstream dial unless Config.DialTimeout says
@@ -123,7 +123,7 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 	pctx, cancel := context.WithCancel(context.Background())
 	p := &Proxy{
 		cfg:     cfg,
-		rec:     fakebroker.NewRecorder(cfg.MaxRecords),
+		rec:     wire.NewRecorder(cfg.MaxRecords),
 		log:     log.With("component", "proxy"),
 		ctx:     pctx,
 		cancel:  cancel,

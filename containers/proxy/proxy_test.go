@@ -10,7 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kreactor/kreactor/fakebroker"
+	"github.com/kreactor/kreactor/wire"
 )
 
 // TestProduceConsumeThroughProxy produces and consumes 1,000 records with a
@@ -87,10 +87,10 @@ func TestProduceConsumeThroughProxy(t *testing.T) {
 	// The recorder saw the consumer's requests, by client id and node.
 	rec := b.p.Recorder()
 	coord := b.kf.CoordinatorFor(group)
-	if got := rec.Count(fakebroker.Filter{Keys: []kmsg.Key{kmsg.FindCoordinator}, ClientID: "consumer-1"}); got == 0 {
+	if got := rec.Count(wire.Filter{Keys: []kmsg.Key{kmsg.FindCoordinator}, ClientID: "consumer-1"}); got == 0 {
 		t.Error("no FindCoordinator recorded from consumer-1")
 	}
-	hbs := rec.Filter(fakebroker.Filter{Keys: []kmsg.Key{kmsg.ConsumerGroupHeartbeat}, ClientID: "consumer-1"})
+	hbs := rec.Filter(wire.Filter{Keys: []kmsg.Key{kmsg.ConsumerGroupHeartbeat}, ClientID: "consumer-1"})
 	if len(hbs) == 0 {
 		t.Error("no ConsumerGroupHeartbeat recorded from consumer-1")
 	}
@@ -101,7 +101,7 @@ func TestProduceConsumeThroughProxy(t *testing.T) {
 		}
 	}
 	fetchNodes := map[int32]bool{}
-	for _, f := range rec.Filter(fakebroker.Filter{Keys: []kmsg.Key{kmsg.Fetch}, ClientID: "consumer-1"}) {
+	for _, f := range rec.Filter(wire.Filter{Keys: []kmsg.Key{kmsg.Fetch}, ClientID: "consumer-1"}) {
 		fetchNodes[f.Node] = true
 	}
 	for p := range int32(3) {
@@ -109,7 +109,7 @@ func TestProduceConsumeThroughProxy(t *testing.T) {
 			t.Errorf("no Fetch recorded on node %d, leader of t/%d (fetch nodes %v)", l, p, fetchNodes)
 		}
 	}
-	if got := rec.Count(fakebroker.Filter{Keys: []kmsg.Key{kmsg.Produce}, ClientID: "producer-1"}); got == 0 {
+	if got := rec.Count(wire.Filter{Keys: []kmsg.Key{kmsg.Produce}, ClientID: "producer-1"}); got == 0 {
 		t.Error("no Produce recorded from producer-1")
 	}
 	for _, r := range rec.Requests() {
@@ -167,7 +167,7 @@ func TestNodeAddedLater(t *testing.T) {
 	if _, err := findCoordinator(ctx, cl, 3, "g"); err != nil {
 		t.Fatalf("request to node 3: %v", err)
 	}
-	if n := b.p.Recorder().Count(fakebroker.Filter{Nodes: []int32{3}, ClientID: "raw"}); n == 0 {
+	if n := b.p.Recorder().Count(wire.Filter{Nodes: []int32{3}, ClientID: "raw"}); n == 0 {
 		t.Error("no request recorded on node 3")
 	}
 	if !slices.Contains(dials.list(), addr) {

@@ -1,7 +1,7 @@
 package proxy
 
 import (
-	"github.com/kreactor/kreactor/fakebroker"
+	"github.com/kreactor/kreactor/wire"
 )
 
 // DefaultMaxRecords is how many requests a Recorder keeps unless
@@ -9,10 +9,10 @@ import (
 const DefaultMaxRecords = 1_000_000
 
 // Recorder keeps the requests clients sent through the proxy: it is
-// fakebroker's Recorder (same type, filters and bound), so harness.Recorder
+// wire.Recorder (the same type fakebroker records into), so harness.Recorder
 // is one thing on every target. Node is the node id of the listener the
 // request arrived on; Conn numbers client connections from 1 within one
 // Proxy; At is when the proxy read the frame's size prefix. Requests are
 // recorded on arrival, before faults act on them, so a request pipelined
 // behind a held one is still recorded when it arrives.
-type Recorder = fakebroker.Recorder
+type Recorder = wire.Recorder

@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kreactor/kreactor/wire"
 )
 
 // needsParse reports whether the broker's answer to rq must be parsed even
@@ -13,13 +15,13 @@ import (
 // endpoints in Fetch v16+ and Produce v10+), topic ids (Metadata) or API
 // versions to cap (ApiVersions).
 func needsParse(rq *request) bool {
-	switch rq.key {
+	switch rq.Key {
 	case kmsg.ApiVersions, kmsg.Metadata, kmsg.FindCoordinator, kmsg.DescribeCluster, kmsg.ShareFetch, kmsg.ShareAcknowledge:
 		return true
 	case kmsg.Fetch:
-		return rq.version >= 16
+		return rq.Version >= 16
 	case kmsg.Produce:
-		return rq.version >= 10
+		return rq.Version >= 10
 	}
 	return false
 }
@@ -27,14 +29,15 @@ func needsParse(rq *request) bool {
 // processResponse returns the frame to relay for raw, the broker's answer
 // to s.rq: raw itself, or raw re-encoded at the same version after the
 // slot's error rules and the address rewrite changed it. Fetch answers also
-// update the fetch session tracker. It returns errMalformed if the answer
+// update the fetch session tracker. It returns an error wrapping
+// wire.ErrMalformed if the answer
 // cannot be parsed.
 func (p *Proxy) processResponse(node int32, s *slot, raw []byte) ([]byte, error) {
 	rq := s.rq
-	if rq.req == nil {
+	if rq.Body == nil {
 		return raw, nil // unknown to kmsg: relayed as is
 	}
-	if req, ok := rq.req.(*kmsg.FetchRequest); ok {
+	if req, ok := rq.Body.(*kmsg.FetchRequest); ok {
 		if err := p.sessions.observe(node, rq, req, raw); err != nil {
 			return nil, err
 		}
@@ -42,9 +45,9 @@ func (p *Proxy) processResponse(node int32, s *slot, raw []byte) ([]byte, error)
 	if !needsParse(rq) && len(s.errRules) == 0 {
 		return raw, nil
 	}
-	resp, at, err := parseResponse(rq, raw)
+	resp, at, err := rq.ParseResponse(raw)
 	if err != nil {
-		if rq.key == kmsg.ApiVersions && len(s.errRules) == 0 {
+		if rq.Key == kmsg.ApiVersions && len(s.errRules) == 0 {
 			// A broker answers an ApiVersions version it does not
 			// support with UNSUPPORTED_VERSION in a v0 body; the client
 			// retries with a version both know.
@@ -63,7 +66,7 @@ func (p *Proxy) processResponse(node int32, s *slot, raw []byte) ([]byte, error)
 		return raw, nil
 	}
 	p.rewritten.Add(1)
-	return encodeResponse(raw[4:at], resp), nil
+	return wire.WithResponseBody(raw, at, resp), nil
 }
 
 // rewriteAddrs points every broker address in resp at the proxy's listener

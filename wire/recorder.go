@@ -1,4 +1,4 @@
-package fakebroker
+package wire
 
 import (
 	"slices"
@@ -8,17 +8,17 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// Request is one request frame a client sent to a broker, as recorded by the
-// Recorder from the request header.
+// Request is one request frame a client sent to a broker, as recorded from
+// its header (RequestHeader.Record).
 type Request struct {
 	Key           kmsg.Key  // API key, e.g. kmsg.FindCoordinator
 	Version       int16     // API version the client chose
 	CorrelationID int32     // client-chosen correlation id
 	ClientID      string    // client id; "" if the client sent null or empty
 	Node          int32     // broker node id that received it; -1 if unknown
-	Conn          uint64    // connection number, unique within one Broker, from 1
+	Conn          uint64    // connection number, unique within one recorder's source, from 1
 	Size          int32     // frame size in bytes, excluding the 4-byte length prefix
-	At            time.Time // when the broker read the frame's first byte
+	At            time.Time // when the frame's first byte was read (by kfake or the proxy)
 }
 
 // Filter selects recorded requests; every set field must match (AND). The
@@ -51,17 +51,16 @@ func (f Filter) Match(r Request) bool {
 	return true
 }
 
-// Recorder keeps the requests every client sent to the Broker, in the order
-// the brokers read them (across connections that is arrival order up to
-// scheduling jitter). It keeps at most its configured number of requests
-// (Config.MaxRecords): when full, each new request evicts the oldest one and
-// is counted by Dropped. All methods are safe for concurrent use and never
-// block on the cluster.
+// Recorder keeps the requests every client sent to a cluster, in the order
+// they were read (across connections that is arrival order up to scheduling
+// jitter). It keeps at most its capacity: when full, each new request evicts
+// the oldest one and is counted by Dropped. All methods are safe for
+// concurrent use and never block on the cluster.
 //
-// Arrival time is when kfake read the frame from its socket. kfake reads a
-// connection's next frame only after it has answered the previous one, so a
-// request pipelined behind a delayed or held request on the same connection
-// is recorded when that request is answered, not when the client sent it.
+// Both targets record into one: fakebroker from kfake's sockets (a request
+// pipelined behind a delayed or held one on the same connection is read, so
+// recorded, only when that one is answered), containers/proxy on arrival at
+// the proxy, before faults act.
 type Recorder struct {
 	max int // capacity, fixed at creation
 
@@ -73,8 +72,7 @@ type Recorder struct {
 }
 
 // NewRecorder returns an empty Recorder keeping at most capacity requests
-// (less than 1 means 1). Other request sources (the real-Kafka proxy) record into
-// one too, so every target offers the same recorder.
+// (less than 1 means 1).
 func NewRecorder(capacity int) *Recorder {
 	return &Recorder{max: max(capacity, 1)}
 }
@@ -92,7 +90,8 @@ func (r *Recorder) Add(q Request) {
 	r.dropped++
 }
 
-// AddMalformed counts a frame whose header could not be parsed.
+// AddMalformed counts a frame whose header could not be parsed (an error
+// wrapping ErrMalformed).
 func (r *Recorder) AddMalformed() {
 	r.mu.Lock()
 	r.malformed++
@@ -141,7 +140,7 @@ func (r *Recorder) Count(f Filter) int {
 }
 
 // Mark returns the current time, for use as a Filter's From or To: requests
-// the broker reads after Mark returns have At >= the mark.
+// read after Mark returns have At >= the mark.
 func (r *Recorder) Mark() time.Time {
 	return time.Now()
 }
@@ -170,5 +169,5 @@ func (r *Recorder) Malformed() uint64 {
 	return r.malformed
 }
 
-// Cap returns the most requests the Recorder keeps (Config.MaxRecords).
+// Cap returns the most requests the Recorder keeps.
 func (r *Recorder) Cap() int { return r.max }
