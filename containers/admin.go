@@ -5,43 +5,51 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // createTopicsTimeout is the broker-side timeout of a CreateTopics request.
 const createTopicsTimeout = 30 * time.Second
 
-// CreateTopic creates topic name with partitions partitions and the brokers'
-// default.replication.factor (see BrokerDefaults), with a CreateTopics
-// request, and returns once every running broker's metadata shows a leader
-// for every partition. Errors: the broker's error code, as a kerr.Error that
-// errors.Is matches (e.g. kerr.TopicAlreadyExists), with its message; or ctx
-// ending first.
-func (c *Cluster) CreateTopic(ctx context.Context, name string, partitions int32) error {
-	cl, err := c.Client()
+// Admin returns a kadm client on a new kgo client seeded with
+// BootstrapAddrs (opts are added to the kgo client's). The caller must
+// Close it (which closes the kgo client too).
+func (c *Cluster) Admin(opts ...kgo.Opt) (*kadm.Client, error) {
+	cl, err := c.Client(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return kadm.NewClient(cl), nil
+}
+
+// CreateTopic creates topic name with partitions partitions, the brokers'
+// default.replication.factor (see BrokerDefaults) and configs (topic-level
+// configs such as segment.bytes; nil for none), with kadm's CreateTopic,
+// and returns once every running broker's metadata shows a leader for every
+// partition. Errors: the broker's error code, as a kerr.Error that
+// errors.Is matches (e.g. kerr.TopicAlreadyExists), with its message; or
+// ctx ending first.
+func (c *Cluster) CreateTopic(ctx context.Context, name string, partitions int32, configs map[string]string) error {
+	adm, err := c.Admin()
 	if err != nil {
 		return err
 	}
-	defer cl.Close()
-	req := kmsg.NewPtrCreateTopicsRequest()
-	req.TimeoutMillis = int32(createTopicsTimeout / time.Millisecond)
-	t := kmsg.NewCreateTopicsRequestTopic()
-	t.Topic = name
-	t.NumPartitions = partitions
-	t.ReplicationFactor = -1 // the broker default
-	req.Topics = append(req.Topics, t)
-	resp, err := req.RequestWith(ctx, cl)
+	defer adm.Close()
+	adm.SetTimeoutMillis(int32(createTopicsTimeout / time.Millisecond))
+	var cfg map[string]*string
+	for k, v := range configs {
+		if cfg == nil {
+			cfg = make(map[string]*string, len(configs))
+		}
+		cfg[k] = &v
+	}
+	resp, err := adm.CreateTopic(ctx, partitions, -1, cfg, name) // -1: the broker default
 	if err != nil {
-		return fmt.Errorf("containers: create topic %q: %w", name, err)
-	}
-	if len(resp.Topics) != 1 {
-		return fmt.Errorf("containers: create topic %q: %d topics in the response", name, len(resp.Topics))
-	}
-	if err := kerr.ErrorForCode(resp.Topics[0].ErrorCode); err != nil {
 		msg := ""
-		if m := resp.Topics[0].ErrorMessage; m != nil {
-			msg = ": " + *m
+		if resp.ErrMessage != "" {
+			msg = ": " + resp.ErrMessage
 		}
 		return fmt.Errorf("containers: create topic %q: %w%s", name, err, msg)
 	}

@@ -83,6 +83,11 @@ func dockerClient(ctx context.Context) (*testcontainers.DockerClient, error) {
 	return cli, nil
 }
 
+// EnvRequireDocker is the environment variable that, when set, makes tests
+// that need Docker (this package's, harness/targets' kafka contract) fail
+// when the engine or the image is missing instead of skipping.
+const EnvRequireDocker = "KREACTOR_REQUIRE_DOCKER"
+
 // DockerAvailable returns nil when a Docker engine answers within 5 s, else
 // an error wrapping ErrNoDocker and the cause.
 func DockerAvailable(ctx context.Context) error {

@@ -15,10 +15,6 @@ import (
 	"go.uber.org/goleak"
 )
 
-// EnvRequireDocker: when set, a missing Docker engine or image fails the
-// tests instead of skipping them.
-const EnvRequireDocker = "KREACTOR_REQUIRE_DOCKER"
-
 // testTimeout bounds one test's work with the cluster (starts included).
 const testTimeout = 4 * time.Minute
 
@@ -121,10 +117,10 @@ func TestSingleNode(t *testing.T) {
 	if bs := c.Brokers(); len(bs) != 1 || bs[0].ID != 1 || bs[0].State != NodeRunning || bs[0].Addr != c.BootstrapAddrs()[0] {
 		t.Fatalf("Brokers() = %+v, BootstrapAddrs() = %v", bs, c.BootstrapAddrs())
 	}
-	if err := c.CreateTopic(ctx, "single", 3); err != nil {
+	if err := c.CreateTopic(ctx, "single", 3, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.CreateTopic(ctx, "single", 3); !errors.Is(err, kerr.TopicAlreadyExists) {
+	if err := c.CreateTopic(ctx, "single", 3, nil); !errors.Is(err, kerr.TopicAlreadyExists) {
 		t.Fatalf("second CreateTopic: %v, want TOPIC_ALREADY_EXISTS", err)
 	}
 	if err := produceConsume(ctx, c, "single", "g-single", 30); err != nil {
@@ -202,7 +198,7 @@ func TestClusterRestartPauseKill(t *testing.T) {
 	if len(c.Brokers()) != 3 {
 		t.Fatalf("Brokers() = %+v", c.Brokers())
 	}
-	if err := c.CreateTopic(ctx, "restart", 3); err != nil {
+	if err := c.CreateTopic(ctx, "restart", 3, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := produceConsume(ctx, c, "restart", "g-before", 30); err != nil {

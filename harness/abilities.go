@@ -3,7 +3,8 @@ package harness
 import "context"
 
 // Optional Cluster abilities: a spec that needs one asserts it on its
-// Cluster and skips on targets without it.
+// Cluster and skips on targets without it. Both targets (harness/targets/kfake
+// and harness/targets/kafka) have both today.
 
 // LogTrimmer is implemented by clusters that can delete a partition's
 // records below an offset (Kafka's DeleteRecords). Long-running specs trim
@@ -15,22 +16,10 @@ type LogTrimmer interface {
 	DeleteRecords(ctx context.Context, topic string, partition int32, offset int64) error
 }
 
-// DeleteRecords implements LogTrimmer with kfake's DeleteRecords. ctx is
-// unused: the cluster goroutine answers in microseconds.
-func (k *kfakeCluster) DeleteRecords(_ context.Context, topic string, partition int32, offset int64) error {
-	return k.b.Cluster().DeleteRecords(topic, partition, offset)
-}
-
 // TopicCreator is an optional Cluster ability: creating a topic with
 // topic-level configs (segment.bytes, retention.ms, ...) that
 // TargetConfig.Topics cannot express.
 type TopicCreator interface {
 	// CreateTopic creates topic with partitions partitions and configs.
 	CreateTopic(ctx context.Context, topic string, partitions int32, configs map[string]string) error
-}
-
-// CreateTopic implements TopicCreator with kfake's CreateTopic. ctx is
-// unused: the cluster goroutine answers in microseconds.
-func (k *kfakeCluster) CreateTopic(_ context.Context, topic string, partitions int32, configs map[string]string) error {
-	return k.b.Cluster().CreateTopic(topic, partitions, configs)
 }

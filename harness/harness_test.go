@@ -105,15 +105,17 @@ func TestWindowCounts(t *testing.T) {
 	}
 }
 
-func TestSelected(t *testing.T) {
-	t.Setenv(EnvTarget, "")
+func TestSelectedSubject(t *testing.T) {
 	t.Setenv(EnvSubject, "")
-	tg, s := MustSelect()
-	if tg.Name() != "kfake" || s.Name() != "reactor" {
-		t.Fatalf("defaults = %s/%s", tg.Name(), s.Name())
+	if s := MustSelectSubject(); s.Name() != "reactor" {
+		t.Fatalf("default subject = %s, want reactor", s.Name())
 	}
-	t.Setenv(EnvTarget, "nope")
-	if _, err := SelectedTarget(); err == nil || !strings.Contains(err.Error(), "kfake") {
-		t.Fatalf("unknown target error = %v, want one listing kfake", err)
+	t.Setenv(EnvSubject, " baseline ")
+	if s, err := SelectedSubject(); err != nil || s.Name() != "baseline" {
+		t.Fatalf("KREACTOR_SUBJECT=' baseline ': %v, %v", s, err)
+	}
+	t.Setenv(EnvSubject, "nope")
+	if _, err := SelectedSubject(); err == nil || !strings.Contains(err.Error(), `KREACTOR_SUBJECT="nope"`) || !strings.Contains(err.Error(), "baseline, reactor") {
+		t.Fatalf("unknown subject error = %v, want one naming the value and listing baseline, reactor", err)
 	}
 }

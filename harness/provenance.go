@@ -18,7 +18,6 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"golang.org/x/mod/modfile"
 
-	"github.com/kreactor/kreactor/containers"
 	"github.com/kreactor/kreactor/reports"
 )
 
@@ -95,13 +94,13 @@ func CurrentProvenance() (reports.Provenance, error) {
 	if p.Run > p.Runs {
 		return p, fmt.Errorf("harness: %s=%d exceeds %s=%d", EnvRun, p.Run, EnvRuns, p.Runs)
 	}
-	if t, err := SelectedTarget(); err == nil {
-		p.Target = t.Name()
-		if v, ok := t.(Versioned); ok {
-			p.SubjectVersions = addVersions(p.SubjectVersions, v.Versions())
-		}
-		if p.Target == (Kafka{}).Name() {
-			p.KafkaImage = containers.ResolveImage("")
+	if t := selectedTarget.Load(); t != nil {
+		p.Target = (*t).Name()
+		if v, ok := (*t).(Versioned); ok {
+			vs := v.Versions()
+			p.KafkaImage = vs[VersionKafkaImage]
+			delete(vs, VersionKafkaImage)
+			p.SubjectVersions = addVersions(p.SubjectVersions, vs)
 		}
 	}
 	if s, err := SelectedSubject(); err == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -14,12 +15,25 @@ import (
 // is recorded on the spec's timeline (timeline.go): its requests per API
 // key and the fault windows installed through it. Outside a spec it starts
 // clusters unchanged. MustSelect returns the selected target wrapped.
+//
+// It also remembers t as the suite's selected target for the run's
+// provenance (SuiteSetup): the target's name and, when it implements
+// Versioned, its versions (VersionKafkaImage for the kafka target).
 func Recorded(t Target) Target {
-	if _, ok := t.(recordedTarget); ok {
-		return t
+	if r, ok := t.(recordedTarget); ok {
+		t = r.Target
 	}
+	selectedTarget.Store(&t)
 	return recordedTarget{t}
 }
+
+// selectedTarget is the target last wrapped by Recorded (set at suite
+// variable initialisation, read by SuiteSetup).
+var selectedTarget atomic.Pointer[Target]
+
+// VersionKafkaImage is the Versioned key under which a target reports the
+// Kafka image it runs (provenance's KafkaImage).
+const VersionKafkaImage = "kafka-image"
 
 // RecordedSubject wraps a subject so every consumer (and share consumer,
 // when the subject has them) it builds inside a running spec is sampled on

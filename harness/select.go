@@ -7,18 +7,11 @@ import (
 	"strings"
 )
 
-// Environment variables that choose what a suite runs.
-const (
-	EnvTarget  = "KREACTOR_TARGET"  // target name; default "kfake"
-	EnvSubject = "KREACTOR_SUBJECT" // subject name; default "reactor"
-)
-
-// Targets are the known targets by name: "kfake" (in-process) and "kafka"
-// (real Apache Kafka in Docker, behind the recording proxy).
-var Targets = map[string]Target{
-	Kfake{}.Name(): Kfake{},
-	Kafka{}.Name(): Kafka{},
-}
+// EnvSubject is the environment variable that names the subject a suite
+// runs; the default is "reactor". The target is chosen with
+// KREACTOR_TARGET (package harness/targets, which imports the target
+// packages harness cannot).
+const EnvSubject = "KREACTOR_SUBJECT"
 
 // Subjects are the known subjects by name.
 var Subjects = map[string]Subject{
@@ -26,35 +19,28 @@ var Subjects = map[string]Subject{
 	Baseline{}.Name(): Baseline{},
 }
 
-// SelectedTarget returns the target named by $KREACTOR_TARGET (default
-// "kfake"), or an error listing the known ones.
-func SelectedTarget() (Target, error) {
-	return selected(EnvTarget, "kfake", Targets)
-}
-
 // SelectedSubject returns the subject named by $KREACTOR_SUBJECT (default
 // "reactor"), or an error listing the known ones.
 func SelectedSubject() (Subject, error) {
-	return selected(EnvSubject, "reactor", Subjects)
+	return FromEnv(EnvSubject, "reactor", Subjects)
 }
 
-// MustSelect returns the selected target and subject and panics with the
-// reason if either is unknown (for suite-level vars). Both come wrapped
-// (Recorded, RecordedSubject) so the clusters and consumers specs make are
-// recorded on the spec's timeline for the report's plots.
-func MustSelect() (Target, Subject) {
-	t, err := SelectedTarget()
-	if err != nil {
-		panic(err)
-	}
+// MustSelectSubject returns SelectedSubject's subject and panics with the
+// reason if it is unknown (for suite-level vars). It comes wrapped
+// (RecordedSubject) so the consumers specs make are recorded on the spec's
+// timeline for the report's plots.
+func MustSelectSubject() Subject {
 	s, err := SelectedSubject()
 	if err != nil {
 		panic(err)
 	}
-	return Recorded(t), RecordedSubject(s)
+	return RecordedSubject(s)
 }
 
-func selected[T any](env, def string, known map[string]T) (T, error) {
+// FromEnv returns the value in known named by environment variable env
+// (surrounding space trimmed; unset or empty means def). Error: the name is
+// not in known; the message names env, the value and every known name.
+func FromEnv[T any](env, def string, known map[string]T) (T, error) {
 	name := strings.TrimSpace(os.Getenv(env))
 	if name == "" {
 		name = def
@@ -63,10 +49,15 @@ func selected[T any](env, def string, known map[string]T) (T, error) {
 		return v, nil
 	}
 	var zero T
+	return zero, fmt.Errorf("harness: %s=%q is not known; known: %s", env, name, strings.Join(SortedNames(known), ", "))
+}
+
+// SortedNames returns the keys of known, sorted.
+func SortedNames[T any](known map[string]T) []string {
 	names := make([]string, 0, len(known))
 	for n := range known {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	return zero, fmt.Errorf("harness: %s=%q is not known; known: %s", env, name, strings.Join(names, ", "))
+	return names
 }

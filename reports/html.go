@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kreactor/kreactor/specs/catalogue"
+	"github.com/kreactor/kreactor/catalogue"
 )
 
 //go:embed html/report.tmpl html/report.css

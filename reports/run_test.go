@@ -13,7 +13,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"github.com/kreactor/kreactor/specs/catalogue"
+	"github.com/kreactor/kreactor/catalogue"
 )
 
 // runFixture is a trimmed real run of `make conformance` (regressions and e2e suites, both

@@ -10,7 +10,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/kreactor/kreactor/specs/catalogue"
+	"github.com/kreactor/kreactor/catalogue"
 )
 
 // KillMatrixVersion is the version of the kill matrix file layout.

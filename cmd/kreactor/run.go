@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os/signal"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/kreactor/kreactor/harness"
 	"github.com/kreactor/kreactor/harness/scenario"
+	"github.com/kreactor/kreactor/harness/targets"
 )
 
 // runScenario implements `kreactor run FILE... [-subject S] [-target T]`:
@@ -22,9 +22,9 @@ import (
 // cannot be run; a file that does not load is an error naming the file, line
 // and key.
 func runScenario(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("run", "FILE... [-subject reactor|baseline] [-target kfake] [-timeout 2m] [-v]", stderr)
-	subjectName := fs.String("subject", "reactor", "subject: the consumer under test ("+strings.Join(keys(harness.Subjects), ", ")+")")
-	targetName := fs.String("target", "kfake", "target: the broker ("+strings.Join(keys(harness.Targets), ", ")+")")
+	fs := newFlagSet("run", "FILE... [-subject reactor|baseline] [-target kfake|kafka] [-timeout 2m] [-v]", stderr)
+	subjectName := fs.String("subject", "reactor", "subject: the consumer under test ("+strings.Join(harness.SortedNames(harness.Subjects), ", ")+")")
+	targetName := fs.String("target", targets.Default, "target: the broker ("+strings.Join(targets.Names(), ", ")+")")
 	timeout := fs.Duration("timeout", 2*time.Minute, "bound on each scenario run")
 	verbose := fs.Bool("v", false, "also print the consumer's diagnosis (recent decisions) after each run")
 	var files []string
@@ -48,11 +48,11 @@ func runScenario(args []string, stdout, stderr io.Writer) error {
 	}
 	subject, ok := harness.Subjects[*subjectName]
 	if !ok {
-		return fmt.Errorf("unknown -subject %q (known: %s)", *subjectName, strings.Join(keys(harness.Subjects), ", "))
+		return fmt.Errorf("unknown -subject %q (known: %s)", *subjectName, strings.Join(harness.SortedNames(harness.Subjects), ", "))
 	}
-	target, ok := harness.Targets[*targetName]
+	target, ok := targets.ByName[*targetName]
 	if !ok {
-		return fmt.Errorf("unknown -target %q (known: %s)", *targetName, strings.Join(keys(harness.Targets), ", "))
+		return fmt.Errorf("unknown -target %q (known: %s)", *targetName, strings.Join(targets.Names(), ", "))
 	}
 	var scs []*scenario.Scenario
 	for _, f := range files {
@@ -64,7 +64,7 @@ func runScenario(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	defer harness.CloseSharedClusters() //nolint:errcheck // best effort at exit
+	defer targets.CloseShared() //nolint:errcheck // best effort at exit
 	failed := 0
 	for _, sc := range scs {
 		rctx, cancel := context.WithTimeout(ctx, *timeout)
@@ -109,13 +109,4 @@ func printOutcome(w io.Writer, o *scenario.Outcome) {
 	for _, msg := range o.Failures {
 		fmt.Fprintf(w, "  failure: %s\n", msg)
 	}
-}
-
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

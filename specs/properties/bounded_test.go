@@ -23,6 +23,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/targets/kfake"
 	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/reactor"
 )
@@ -176,7 +177,7 @@ var _ = Describe("Bounded memory", func() {
 			// Small segments, so trimming behind the consumer frees the
 			// broker's memory as the run goes (kfake frees whole segments).
 			topicConfigs := map[string]string{"segment.bytes": strconv.Itoa(segmentBytes)}
-			if target.Name() != (harness.Kfake{}).Name() {
+			if target.Name() != kfake.Name {
 				// A real broker's memory is not this process's, and it
 				// refuses segments this small: its defaults do.
 				topicConfigs = nil

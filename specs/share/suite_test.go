@@ -2,7 +2,8 @@
 // the same execution mechanics as the regular consumer (P5), no spin while
 // nothing can progress, delivery semantics of acknowledgements and locks,
 // and the close sequence. Choose the target and subject with
-// KREACTOR_TARGET and KREACTOR_SUBJECT (package harness).
+// KREACTOR_TARGET (package harness/targets) and KREACTOR_SUBJECT (package
+// harness).
 package share
 
 import (
@@ -12,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/targets"
 )
 
 func TestShare(t *testing.T) {
@@ -19,7 +21,10 @@ func TestShare(t *testing.T) {
 	RunSpecs(t, "kreactor share consumer")
 }
 
-var target, subject = harness.MustSelect()
+var (
+	target  = targets.MustSelect()
+	subject = harness.MustSelectSubject()
+)
 
 // shareSubject is the selected subject's share side; every subject has one.
 var shareSubject = subject.(harness.ShareSubject)
@@ -27,6 +32,6 @@ var shareSubject = subject.(harness.ShareSubject)
 var _ = BeforeSuite(harness.SuiteSetup)
 
 var _ = AfterSuite(func() {
-	Expect(harness.CloseSharedClusters()).To(Succeed(), "terminate the kafka target's pooled clusters")
+	Expect(targets.CloseShared()).To(Succeed(), "terminate the kafka target's pooled clusters")
 	Expect(harness.LeakedGoroutines()).To(Succeed(), "goroutines still running after the suite")
 })
