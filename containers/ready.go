@@ -20,7 +20,10 @@ const (
 )
 
 // metadata asks the broker at addr (and only it) for cluster metadata,
-// without topics. One attempt, bounded by probeTimeout.
+// without topics (or for topics). One attempt, bounded by probeTimeout. A
+// raw request on the seed broker rather than kadm's BrokerMetadata / Metadata,
+// which send to any broker the client knows: a readiness probe must hear
+// this broker's own view.
 func metadata(ctx context.Context, addr string, topics ...string) (*kmsg.MetadataResponse, error) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()

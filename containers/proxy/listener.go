@@ -6,8 +6,8 @@ import (
 	"net"
 	"slices"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // ClientID is the client id of the proxy's own upstream requests (the
@@ -179,9 +179,9 @@ func (p *Proxy) dial(ctx context.Context, network, addr string) (net.Conn, error
 	return d.DialContext(ctx, network, addr)
 }
 
-// discover asks the upstream cluster for its brokers with a Metadata request
-// for no topics.
-func (p *Proxy) discover(ctx context.Context) ([]kmsg.MetadataResponseBroker, error) {
+// discover asks the upstream cluster for its brokers (kadm's ListBrokers:
+// a Metadata request for no topics).
+func (p *Proxy) discover(ctx context.Context) (kadm.BrokerDetails, error) {
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(p.cfg.Upstream...),
 		kgo.ClientID(ClientID),
@@ -192,15 +192,14 @@ func (p *Proxy) discover(ctx context.Context) ([]kmsg.MetadataResponseBroker, er
 	if err != nil {
 		return nil, fmt.Errorf("proxy: discovery client: %w", err)
 	}
-	defer cl.Close()
-	req := kmsg.NewPtrMetadataRequest()
-	req.Topics = []kmsg.MetadataRequestTopic{} // no topics, brokers only
-	resp, err := req.RequestWith(ctx, cl)
+	adm := kadm.NewClient(cl)
+	defer adm.Close()
+	brokers, err := adm.ListBrokers(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("proxy: discover brokers at %v: %w", p.cfg.Upstream, err)
 	}
-	if len(resp.Brokers) == 0 {
+	if len(brokers) == 0 {
 		return nil, fmt.Errorf("proxy: discover brokers at %v: metadata named no brokers", p.cfg.Upstream)
 	}
-	return resp.Brokers, nil
+	return brokers, nil
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -438,20 +439,18 @@ func (r *run) resolveTopicIDs(ctx context.Context, commits []commitSeen) error {
 	if !need {
 		return nil
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(r.cl.Addrs()...), kgo.ClientID("kreactor-scenario-admin"))
+	adm, err := kadm.NewOptClient(kgo.SeedBrokers(r.cl.Addrs()...), kgo.ClientID("kreactor-scenario-admin"))
 	if err != nil {
 		return err
 	}
-	defer cl.Close()
-	resp, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, cl)
+	defer adm.Close()
+	topics, err := adm.ListTopics(ctx)
 	if err != nil {
 		return fmt.Errorf("resolve topic ids: %w", err)
 	}
 	names := map[[16]byte]string{}
-	for _, t := range resp.Topics {
-		if t.Topic != nil {
-			names[t.TopicID] = *t.Topic
-		}
+	for _, t := range topics {
+		names[t.ID] = t.Topic
 	}
 	for i := range commits {
 		if commits[i].tp.Topic == "" {
