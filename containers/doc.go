@@ -1,5 +1,6 @@
 // Package containers runs real Apache Kafka 4.4.0 in Docker with
-// testcontainers-go, for the harness's real-Kafka target.
+// testcontainers-go, for the harness's real-Kafka target
+// (harness/targets/kafka).
 //
 // StartSingle starts one KRaft node (broker and controller combined);
 // StartCluster starts Options.Brokers such nodes (default 3) on one
@@ -22,6 +23,10 @@
 // A start returns once Kafka serves: a Metadata request to every broker's
 // advertised address answers and lists every running broker. A missing Docker
 // engine is ErrNoDocker.
+//
+// Admin work uses franz-go's kadm: Cluster.Admin returns a kadm client
+// straight to the brokers, and CreateTopic creates a topic with it and waits
+// until every running broker lists a leader for each partition.
 //
 // testcontainers-go's reaper (Ryuk) is an image that cannot be pulled here, and
 // its default host is the Docker gateway address, which must receive no

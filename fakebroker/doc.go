@@ -1,10 +1,10 @@
 // Package fakebroker runs an in-process fake Kafka cluster (franz-go's kfake)
 // for kreactor's specs, with three additions kfake does not have:
 //
-//   - a request Recorder that logs every request any client sends (API key,
-//     version, node, client id, correlation id, arrival time), built by
-//     tapping each broker's listener and parsing request headers from the
-//     byte stream;
+//   - a request recorder (wire.Recorder) that logs every request any client
+//     sends (API key, version, node, client id, correlation id, arrival
+//     time), built by tapping each broker's listener and decoding request
+//     headers from the byte stream (wire.RequestStream);
 //   - fault helpers (CoordinatorUnavailable, DelayKey, HoldKey,
 //     AnswerKeyWithError, DropConnections, StopNode) that return a Handle
 //     with an idempotent Remove, all released by Broker.Close;

@@ -46,7 +46,7 @@ func (k *cluster) GroupInfo(ctx context.Context, group string) (harness.GroupInf
 	if g, ok := cgs[group]; ok && g.Err == nil {
 		out.Exists, out.State, out.Epoch = true, g.State, g.Epoch
 		for _, m := range g.Members {
-			out.Members = append(out.Members, harness.GroupMember{MemberID: m.MemberID, ClientID: m.ClientID, Assigned: partitions(m.Assignment)})
+			out.Members = append(out.Members, member(m.MemberID, m.ClientID, m.Assignment))
 		}
 	} else {
 		sgs, err := adm.DescribeShareGroups(ctx, group)
@@ -56,7 +56,7 @@ func (k *cluster) GroupInfo(ctx context.Context, group string) (harness.GroupInf
 		if g, ok := sgs[group]; ok && g.Err == nil {
 			out.Exists, out.State, out.Epoch = true, g.GroupState, g.GroupEpoch
 			for _, m := range g.Members {
-				out.Members = append(out.Members, harness.GroupMember{MemberID: m.MemberID, ClientID: m.ClientID, Assigned: partitions(m.Assignment)})
+				out.Members = append(out.Members, member(m.MemberID, m.ClientID, m.Assignment))
 			}
 			return out, nil // share groups keep share-partition state, not committed offsets
 		}
@@ -76,13 +76,13 @@ func (k *cluster) GroupInfo(ctx context.Context, group string) (harness.GroupInf
 	return out, nil
 }
 
-// partitions counts the partitions in s.
-func partitions(s kadm.TopicsSet) int {
+// member is a group member with the partitions in its assignment counted.
+func member(id, client string, assignment kadm.TopicsSet) harness.GroupMember {
 	n := 0
-	for _, ps := range s {
+	for _, ps := range assignment {
 		n += len(ps)
 	}
-	return n
+	return harness.GroupMember{MemberID: id, ClientID: client, Assigned: n}
 }
 
 // SetGroupConfigs sets dynamic configs of one group with an
