@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/fakebroker"
+	"github.com/kreactor/kreactor/wire"
 )
 
 // window is what one measurement window saw of a Java consumer: CPU from
@@ -62,7 +63,7 @@ func measure(t *testing.T, b *fakebroker.Broker, c *Consumer, clientID string, d
 		t.Fatal(err)
 	}
 	w.cpu = cpu1.Sub(cpu0)
-	w.findCoordinator = b.Recorder().Count(fakebroker.Filter{Keys: []kmsg.Key{kmsg.FindCoordinator}, ClientID: clientID, From: from, To: to})
+	w.findCoordinator = b.Recorder().Count(wire.Filter{Keys: []kmsg.Key{kmsg.FindCoordinator}, ClientID: clientID, From: from, To: to})
 	s0, _ := m0.Value("select-total")
 	s1, _ := m1.Value("select-total")
 	w.selects = s1 - s0
