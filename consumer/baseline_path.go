@@ -38,10 +38,7 @@ func NewBaseline(cfg Config) (*Consumer, error) {
 	p := &baselinePath{c: c, shared: &fetchBuffer{wake: make(chan struct{}, 1), consumed: map[managers.TopicPartition]managers.Position{}}}
 	c.needsCoord = p.needsCoordinator
 	loop, err := baseline.New(baseline.Config[group.View]{
-		Managers:       c.managers(p.shared),
-		View:           c.view,
-		Snapshot:       c.snapshot,
-		Transport:      c.tr,
+		Config:         reactor.Config[group.View]{Managers: c.managers(p.shared), View: c.view, Snapshot: c.snapshot, Transport: c.tr},
 		AfterIteration: p.afterIteration,
 	})
 	if err != nil {

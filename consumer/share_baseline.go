@@ -33,10 +33,7 @@ func NewShareBaseline(cfg ShareConfig) (*ShareConsumer, error) {
 	c := newShareConsumer(cfg, "baseline")
 	b := &shareBuffer{wake: make(chan struct{}, 1)}
 	loop, err := baseline.New(baseline.Config[share.View]{
-		Managers:  c.managers(),
-		View:      c.view,
-		Snapshot:  c.snapshot,
-		Transport: c.tr,
+		Config: reactor.Config[share.View]{Managers: c.managers(), View: c.view, Snapshot: c.snapshot, Transport: c.tr},
 		AfterIteration: func(*reactor.Decision) {
 			recs := c.consume.Take(max(cfg.MaxBufferedRecords-b.len(), 0))
 			errs := c.consume.TakeErrors()

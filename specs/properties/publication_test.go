@@ -423,7 +423,7 @@ func newEngine(subjectName string, ms []reactor.Manager[synthView], tr reactor.T
 		Expect(err).NotTo(HaveOccurred())
 		return l, true
 	case (harness.Baseline{}).Name():
-		l, err := baseline.New(baseline.Config[synthView]{Managers: ms, View: view, Transport: tr, InboxCapacity: inbox})
+		l, err := baseline.New(baseline.Config[synthView]{Config: reactor.Config[synthView]{Managers: ms, View: view, Transport: tr, InboxCapacity: inbox}})
 		Expect(err).NotTo(HaveOccurred())
 		return l, true
 	}
