@@ -5,6 +5,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/onsi/ginkgo/v2"
 )
 
 // Environment variables that choose what a suite runs.
@@ -67,4 +69,18 @@ func selected[T any](env, def string, known map[string]T) (T, error) {
 	}
 	slices.Sort(names)
 	return zero, fmt.Errorf("harness: %s=%q is not known; known: %s", env, name, strings.Join(names, ", "))
+}
+
+// ReferenceSubject is the subject every catalogue item must pass on (the
+// report's expectation check names it first).
+const ReferenceSubject = "reactor"
+
+// OnReferenceOnly skips the running spec on any subject but the reference
+// one. It is for specs that check the code, or drive the managers on a
+// Core of their own: they say nothing about a subject, so one run is
+// enough, and every other subject reports them skipped with that reason.
+func OnReferenceOnly(subject Subject, what string) {
+	if subject.Name() != ReferenceSubject {
+		ginkgo.Skip(fmt.Sprintf("checks %s, not subject %s: one run (subject %s) is enough", what, subject.Name(), ReferenceSubject))
+	}
 }

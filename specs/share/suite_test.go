@@ -21,9 +21,6 @@ func TestShare(t *testing.T) {
 
 var target, subject = harness.MustSelect()
 
-// shareSubject is the selected subject's share side; every subject has one.
-var shareSubject = subject.(harness.ShareSubject)
-
 var _ = BeforeSuite(harness.SnapshotGoroutines)
 
 var _ = AfterSuite(func() {

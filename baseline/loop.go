@@ -45,8 +45,9 @@ type Loop[V any] struct {
 	maxWait  atomic.Int64 // cached maximumTimeToWait, ns
 }
 
-// New validates cfg and returns a stopped loop. Errors: *reactor.ConfigError.
-func New[V any](cfg Config[V]) (*Loop[V], error) {
+// NewLoop validates cfg and returns a stopped loop. Errors:
+// *reactor.ConfigError.
+func NewLoop[V any](cfg Config[V]) (*Loop[V], error) {
 	if cfg.MaxRounds != 0 {
 		return nil, &reactor.ConfigError{Field: "MaxRounds", Value: cfg.MaxRounds, Reason: "must be 0: the baseline polls each manager once per iteration (runOnce)"}
 	}
