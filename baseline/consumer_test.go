@@ -22,7 +22,7 @@ func pollN(t *testing.T, c *baseline.Consumer, n int) map[int32]int64 {
 			t.Fatalf("partition %d: offset %d after %d", r.Partition, r.Offset, last)
 		}
 		seen[r.Partition] = r.Offset
-	}, func() string { return c.Diagnostics().Decision.Diagnose() })
+	}, func() string { return c.Diagnostics().Diagnose() })
 	return seen
 }
 
@@ -62,8 +62,8 @@ func TestConsumeCommitClose(t *testing.T) {
 	}
 	clienttest.CheckLeftAndCommitted(t, b, "g", "t", seen)
 	d := c.Diagnostics()
-	if d.CommitReturns < 1 || d.Stats.Steps == 0 || d.Decision == nil || len(d.Trace) == 0 {
-		t.Fatalf("diagnostics %+v: want commit returns, steps, a decision and a trace", d)
+	if returns, _ := d.CommitReturns(); returns < 1 || d.Stats().Steps == 0 || d.Decision() == nil || len(d.Trace()) == 0 || d.AppWakeups() == 0 {
+		t.Fatalf("diagnostics: want commit returns, steps, a decision, a trace and app wakeups:\n%s", d.Diagnose())
 	}
 }
 
@@ -165,7 +165,7 @@ func TestShareConsumeCommitClose(t *testing.T) {
 	if err := c.Subscribe("s"); err != nil {
 		t.Fatal(err)
 	}
-	clienttest.PollUntil(t, 100, c.Poll, nil, func() string { return c.Diagnostics().Decision.Diagnose() })
+	clienttest.PollUntil(t, 100, c.Poll, nil, func() string { return c.Diagnostics().Diagnose() })
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if _, err := c.CommitSync(ctx); err != nil {
@@ -187,7 +187,9 @@ func TestShareConsumeCommitClose(t *testing.T) {
 	if gi := b.GroupInfo("sg"); gi != nil && len(gi.Members) != 0 {
 		t.Fatalf("members after close: %+v", gi.Members)
 	}
-	if d := c.Diagnostics(); d.CommitReturns != 1 || d.Snapshot == nil {
-		t.Fatalf("diagnostics %+v, want one commit return and a snapshot", d)
+	if d := c.Diagnostics(); d.Snapshot() == nil {
+		t.Fatalf("no snapshot:\n%s", d.Diagnose())
+	} else if returns, _ := d.CommitReturns(); returns != 1 {
+		t.Fatalf("%d commit returns, want 1:\n%s", returns, d.Diagnose())
 	}
 }

@@ -69,7 +69,7 @@ func BenchmarkConsume(b *testing.B) {
 			}
 			b.StopTimer() // Close (deferred) is not consumption
 			b.ReportMetric(float64(n)/time.Since(start).Seconds(), "records/s")
-			b.ReportMetric(float64(c.Diagnostics().Stats.Steps)/float64(n), "steps/record")
+			b.ReportMetric(float64(c.Diagnostics().Stats().Steps)/float64(n), "steps/record")
 		})
 	}
 }

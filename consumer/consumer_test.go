@@ -64,7 +64,7 @@ func TestConsumeCommitClose(t *testing.T) {
 			t.Fatal(err)
 		}
 		if ctx.Err() != nil {
-			t.Fatalf("timed out with %d records; %s", n, c.Diagnostics().Decision.Diagnose())
+			t.Fatalf("timed out with %d records; %s", n, c.Diagnostics().Diagnose())
 		}
 		for _, r := range recs {
 			if last, ok := seen[r.Partition]; ok && r.Offset != last+1 {
@@ -82,13 +82,11 @@ func TestConsumeCommitClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	diag := c.Diagnostics()
-	t.Logf("close took %s; stats %+v", time.Since(start), diag.Stats)
-	for _, d := range diag.Trace[max(0, len(diag.Trace)-8):] {
-		t.Log(d.Diagnose())
-	}
-	if !diag.Snapshot.Closed || !diag.Decision.Closed || diag.EarlyCommitReturns != 0 || diag.CommitReturns != 1 {
+	t.Logf("close took %s; %s", time.Since(start), diag.Diagnose())
+	returns, early := diag.CommitReturns()
+	if !diag.Snapshot().Closed || !diag.Decision().Closed || early != 0 || returns != 1 {
 		t.Fatalf("diagnostics after close: snapshot %+v, decision closed %v, commit returns %d (early %d); want closed, 1 return, 0 early",
-			diag.Snapshot, diag.Decision.Closed, diag.CommitReturns, diag.EarlyCommitReturns)
+			diag.Snapshot(), diag.Decision().Closed, returns, early)
 	}
 	clienttest.CheckLeftAndCommitted(t, b, "g", "t", seen)
 }

@@ -26,7 +26,7 @@ func newShare(t *testing.T, b *fakebroker.Broker, group string) *consumer.ShareC
 
 func pollShare(t *testing.T, c *consumer.ShareConsumer, n int, ack func(consumer.ShareRecord)) []consumer.ShareRecord {
 	t.Helper()
-	return clienttest.PollUntil(t, n, c.Poll, ack, func() string { return c.Diagnostics().Decision.Diagnose() })
+	return clienttest.PollUntil(t, n, c.Poll, ack, func() string { return c.Diagnostics().Diagnose() })
 }
 
 func TestShareConsumeImplicitAndClose(t *testing.T) {
@@ -55,7 +55,7 @@ func TestShareConsumeImplicitAndClose(t *testing.T) {
 	if err := c.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("close %s, %d acknowledged offsets, errors %v, stats %+v", time.Since(start), len(acked), ackErrs, c.Diagnostics().Stats)
+	t.Logf("close %s, %d acknowledged offsets, errors %v, stats %+v", time.Since(start), len(acked), ackErrs, c.Diagnostics().Stats())
 	if len(acked) != 100 || len(ackErrs) != 0 {
 		t.Fatalf("acknowledged %d offsets with errors %v, want 100 accepted", len(acked), ackErrs)
 	}

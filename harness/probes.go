@@ -3,12 +3,10 @@ package harness
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/kreactor/kreactor/consumer"
-	"github.com/kreactor/kreactor/internal/client"
 	"github.com/kreactor/kreactor/reactor"
 )
 
@@ -178,48 +176,15 @@ func EngineOf(subject Subject) EngineSubject {
 	return es
 }
 
-// probedConsumer is one of our regular consumers with its probe.
+// probedConsumer is one of our regular consumers with its probe (its
+// Diagnostics).
 type probedConsumer struct {
 	Consumer
-	diagProbe[*consumer.Snapshot]
+	consumer.Diagnostics
 }
 
 // probedShareConsumer is one of our share consumers with its probe.
 type probedShareConsumer struct {
 	ShareConsumer
-	diagProbe[*consumer.ShareSnapshot]
-}
-
-// diagProbe implements Probe (and Snapshot) from a consumer's Diagnostics.
-type diagProbe[S any] struct {
-	diag func() client.Diagnostics[S]
-}
-
-func (p diagProbe[S]) Stats() reactor.Stats        { return p.diag().Stats }
-func (p diagProbe[S]) AppWakeups() uint64          { return p.diag().AppWakeups }
-func (p diagProbe[S]) Decision() *reactor.Decision { return p.diag().Decision }
-func (p diagProbe[S]) Trace() []*reactor.Decision  { return p.diag().Trace }
-func (p diagProbe[S]) Snapshot() S                 { return p.diag().Snapshot }
-func (p diagProbe[S]) CommitReturns() (returns, early uint64) {
-	d := p.diag()
-	return d.CommitReturns, d.EarlyCommitReturns
-}
-
-// diagnoseDecisions is how many recent decisions Diagnose renders.
-const diagnoseDecisions = 6
-
-func (p diagProbe[S]) Diagnose() string {
-	d := p.diag()
-	var b strings.Builder
-	fmt.Fprintf(&b, "stats %+v\n", d.Stats)
-	if n := len(d.Trace); n > 1 {
-		b.WriteString("recent decisions (oldest first):\n")
-		for _, t := range d.Trace[max(0, n-diagnoseDecisions) : n-1] {
-			b.WriteString(t.Diagnose())
-			b.WriteString("\n")
-		}
-	}
-	b.WriteString("latest decision:\n")
-	b.WriteString(d.Decision.Diagnose())
-	return b.String()
+	consumer.ShareDiagnostics
 }

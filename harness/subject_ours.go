@@ -55,7 +55,7 @@ func probed[C interface {
 	if err != nil {
 		return nil, err
 	}
-	return &probedConsumer{c, diagProbe[*consumer.Snapshot]{c.Diagnostics}}, nil
+	return &probedConsumer{c, c.Diagnostics()}, nil
 }
 
 // probedShare adds the probe to one of our share consumers.
@@ -66,5 +66,5 @@ func probedShare[C interface {
 	if err != nil {
 		return nil, err
 	}
-	return &probedShareConsumer{c, diagProbe[*consumer.ShareSnapshot]{c.Diagnostics}}, nil
+	return &probedShareConsumer{c, c.Diagnostics()}, nil
 }

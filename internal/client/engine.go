@@ -3,6 +3,8 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/kreactor/kreactor/reactor"
 )
@@ -70,40 +72,65 @@ func WaitSnapshot[S any](ctx context.Context, eng Engine, cond func(S) bool) err
 	return err
 }
 
-// Diagnostics is what a consumer shows of its execution for diagnosis
-// (consumer.Diagnostics). S is the consumer's snapshot type.
+// Diagnostics is a consumer's read-only view of its own execution
+// (consumer.Diagnostics): each method reads the current value when called
+// (no copy is made until asked for), safe from any goroutine. S is the
+// consumer's snapshot type.
 type Diagnostics[S any] struct {
-	// Stats are the engine's counters: steps, wakes, spurious wakeups,
-	// contract violations.
-	Stats reactor.Stats
-	// Decision is the latest published timing decision.
-	Decision *reactor.Decision
-	// Trace holds the retained recent decisions, oldest first.
-	Trace []*reactor.Decision
-	// AppWakeups counts the times an application call woke from a
-	// blocking wait (records, an error, a wakeup, a timer or a
-	// fetch-buffer signal): once per call when every wake carries a
-	// reason, many when the application side spins or ping-pongs
-	// (KAFKA-20854).
-	AppWakeups uint64
-	// CommitReturns counts the commit calls that returned with a
-	// completion; EarlyCommitReturns those released before the decision
-	// containing their completion was published (a P4 violation, measured
-	// when the release runs).
-	CommitReturns, EarlyCommitReturns uint64
-	// Snapshot is the latest published application-visible snapshot; nil
-	// before the first.
-	Snapshot S
+	eng Engine
+	app *AppSide
 }
 
-// diagnostics reads eng and app once each (not one atomic view).
-func diagnostics[S any](eng Engine, app *AppSide) Diagnostics[S] {
-	p := eng.Current()
-	s, _ := p.Snapshot.(S)
-	return Diagnostics[S]{
-		Stats: eng.Stats(), Decision: p.Decision, Trace: eng.Trace(), AppWakeups: app.appWakeups.Load(),
-		CommitReturns: app.returns.Load(), EarlyCommitReturns: app.early.Load(), Snapshot: s,
+// Stats returns the engine's counters: steps, wakes, spurious wakeups,
+// contract violations.
+func (d Diagnostics[S]) Stats() reactor.Stats { return d.eng.Stats() }
+
+// Decision returns the latest published timing decision.
+func (d Diagnostics[S]) Decision() *reactor.Decision { return d.eng.Current().Decision }
+
+// Trace returns a copy of the retained recent decisions, oldest first.
+func (d Diagnostics[S]) Trace() []*reactor.Decision { return d.eng.Trace() }
+
+// AppWakeups counts the times an application call woke from a blocking
+// wait (records, an error, a wakeup, a timer or a fetch-buffer signal):
+// once per call when every wake carries a reason, many when the application
+// side spins or ping-pongs (KAFKA-20854).
+func (d Diagnostics[S]) AppWakeups() uint64 { return d.app.appWakeups.Load() }
+
+// CommitReturns counts the commit calls that returned with a completion,
+// and those released before the decision containing their completion was
+// published (early: a P4 violation, measured when the release runs).
+func (d Diagnostics[S]) CommitReturns() (returns, early uint64) {
+	return d.app.returns.Load(), d.app.early.Load()
+}
+
+// Snapshot returns the latest published application-visible snapshot; the
+// zero S before the first.
+func (d Diagnostics[S]) Snapshot() S {
+	s, _ := d.eng.Current().Snapshot.(S)
+	return s
+}
+
+// diagnoseDecisions is how many recent decisions Diagnose renders.
+const diagnoseDecisions = 6
+
+// Diagnose renders the counters, the few decisions before the latest and
+// the latest, one line per manager that is not Ready or Idle (what it
+// awaits, when it retries, why): for failure messages and logs.
+func (d Diagnostics[S]) Diagnose() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "stats %+v\n", d.Stats())
+	tr := d.Trace()
+	if n := len(tr); n > 1 {
+		b.WriteString("recent decisions (oldest first):\n")
+		for _, t := range tr[max(0, n-diagnoseDecisions) : n-1] {
+			b.WriteString(t.Diagnose())
+			b.WriteString("\n")
+		}
 	}
+	b.WriteString("latest decision:\n")
+	b.WriteString(d.Decision().Diagnose())
+	return b.String()
 }
 
 // AwaitReply runs one blocking application call on the engine: it submits

@@ -369,5 +369,5 @@ func (g *Group) Assignment() []managers.TopicPartition {
 // Diagnostics returns the execution's counters, latest decision, trace and
 // snapshot.
 func (g *Group) Diagnostics() Diagnostics[*Snapshot] {
-	return diagnostics[*Snapshot](g.Eng, &g.AppSide)
+	return Diagnostics[*Snapshot]{g.Eng, &g.AppSide}
 }

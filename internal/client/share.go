@@ -250,5 +250,5 @@ func (s *Share) WaitFor(ctx context.Context, cond func(*ShareSnapshot) bool) err
 // Diagnostics returns the execution's counters, latest decision, trace and
 // snapshot.
 func (s *Share) Diagnostics() Diagnostics[*ShareSnapshot] {
-	return diagnostics[*ShareSnapshot](s.Eng, &s.AppSide)
+	return Diagnostics[*ShareSnapshot]{s.Eng, &s.AppSide}
 }
