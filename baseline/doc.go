@@ -30,8 +30,8 @@
 //   - A separate cached maximum wait for the application (maximumTimeToWait),
 //     computed from this iteration's results with the pre-I/O time and
 //     stored after the network wait.
-//   - Effects run as soon as the iteration has applied and polled, before
-//     its state is published (KAFKA-18641, KAFKA-20397 shapes).
+//   - Effects run as soon as they are queued, on their own path, before the
+//     iteration's state is published (KAFKA-18641, KAFKA-20397 shapes).
 //   - The application side: a fetch buffer with a sticky wake flag that
 //     background errors do not signal, positions advanced when records are
 //     collected, and close as a sequence of separate waits (stop discovery,

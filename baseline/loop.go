@@ -53,6 +53,7 @@ func NewLoop[V any](cfg Config[V]) (*Loop[V], error) {
 	}
 	rc := cfg.Config
 	rc.MaxRounds = 1
+	rc.EffectsAtOnce = true // today's futures complete while the background thread works
 	e, d, err := reactor.NewDriver(rc)
 	if err != nil {
 		return nil, err
@@ -76,7 +77,7 @@ func (l *Loop[V]) run() {
 		st := l.drv.Step(now, first)
 		w := iterationWaits(now, l.managers, st.Decision.Results)
 		st.Decision.Wake = now.Add(w.poll)
-		st.RunEffects() // at once, before the iteration's state is published: the modelled defect
+		st.RunEffects() // none: effects ran when queued, before the iteration's state is published (the modelled defect)
 		l.drv.Publish(st)
 		l.drv.Advance()
 		if l.after != nil {

@@ -64,6 +64,12 @@ type CoreConfig[V any] struct {
 	// Logger receives a warning for each Ready result without a request.
 	// Default: discard.
 	Logger *slog.Logger
+	// EffectsAtOnce runs each effect as soon as it is queued, on the state
+	// owner, instead of returning it in Step: it breaks invariant 4 on
+	// purpose, to model today's futures, completed by the background
+	// thread while it applies events and polls (package baseline). A Loop
+	// refuses it.
+	EffectsAtOnce bool
 }
 
 func (c *CoreConfig[V]) validate() error {
@@ -290,6 +296,10 @@ type effect struct {
 
 // The Core is the host of the Txs it hands out.
 func (c *Core[V]) queueEffect(fn func(), version uint64) {
+	if c.cfg.EffectsAtOnce {
+		fn()
+		return
+	}
 	c.effects = append(c.effects, effect{fn: fn, version: version})
 }
 func (c *Core[V]) requestStop()   { c.stop = true }

@@ -229,3 +229,25 @@ func TestCoreConfigErrorsNameTheField(t *testing.T) {
 		}
 	}
 }
+
+// EffectsAtOnce (the baseline model) runs an effect when it is queued,
+// before any decision includes it; a Loop refuses it.
+func TestCoreEffectsAtOnce(t *testing.T) {
+	c, err := reactor.NewCore(reactor.CoreConfig[view]{View: func(now time.Time) view { return view{now} }, EffectsAtOnce: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := false
+	c.Apply(t0, reactor.Event("commit", func(tx *reactor.Tx) { tx.Effect(func() { ran = true }) }))
+	if !ran {
+		t.Fatal("effect did not run when queued")
+	}
+	if st := c.Step(t0); len(st.Effects) != 0 {
+		t.Fatalf("%d effects returned by Step, want none (they ran)", len(st.Effects))
+	}
+	_, err = reactor.New(reactor.Config[view]{View: func(time.Time) view { return view{} }, Transport: &asyncTransport{}, EffectsAtOnce: true})
+	var ce *reactor.ConfigError
+	if !errors.As(err, &ce) || ce.Field != "EffectsAtOnce" {
+		t.Fatalf("reactor.New with EffectsAtOnce: err = %v, want a ConfigError on EffectsAtOnce", err)
+	}
+}

@@ -41,6 +41,9 @@ type Config[V any] struct {
 	// Logger receives debug lines for each decision and a warning for each
 	// Ready without a request. Default: discard.
 	Logger *slog.Logger
+	// EffectsAtOnce is CoreConfig.EffectsAtOnce: for the baseline model
+	// only; New refuses it.
+	EffectsAtOnce bool
 }
 
 func (c *Config[V]) validate() error {
@@ -57,7 +60,7 @@ func (c *Config[V]) validate() error {
 }
 
 func (c *Config[V]) core() CoreConfig[V] {
-	return CoreConfig[V]{Managers: c.Managers, View: c.View, Snapshot: c.Snapshot, MaxRounds: c.MaxRounds, Logger: c.Logger}
+	return CoreConfig[V]{Managers: c.Managers, View: c.View, Snapshot: c.Snapshot, MaxRounds: c.MaxRounds, Logger: c.Logger, EffectsAtOnce: c.EffectsAtOnce}
 }
 
 // Loop is the KIP-1371 driver of a Core: the single state-owner goroutine
@@ -74,6 +77,9 @@ type Loop[V any] struct {
 // New validates cfg and returns a loop that has published its initial
 // (step 0) decision. Call Start to run it. Errors: *ConfigError.
 func New[V any](cfg Config[V]) (*Loop[V], error) {
+	if cfg.EffectsAtOnce {
+		return nil, &ConfigError{Field: "EffectsAtOnce", Value: true, Reason: "effects run after the decision that includes them is published (invariant 4); only the baseline model runs them at once"}
+	}
 	e, d, err := NewDriver(cfg)
 	if err != nil {
 		return nil, err
