@@ -4,10 +4,6 @@
 // reactor (reactor.Loop) with a franz-go transport. The application API
 // follows Java's KafkaConsumer and KafkaShareConsumer; Diagnostics is the one
 // accessor for what the execution shows of itself (P6, "diagnosable").
-//
-// The baseline model of today's execution, which the conformance suite runs
-// on the same managers as its negative control, is package baseline; it is
-// not part of this API.
 package consumer
 
 import (
