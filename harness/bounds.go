@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kreactor/kreactor/consumer"
+	"github.com/kreactor/kreactor/internal/client"
 	"github.com/kreactor/kreactor/managers"
 )
 
@@ -42,14 +43,14 @@ const (
 	DefaultShareLockDuration = 2 * time.Second
 	// BackoffJitter is the jitter of the consumer's retry backoff
 	// (KIP-580's 20%).
-	BackoffJitter = 0.2
+	BackoffJitter = client.BackoffJitter
 )
 
 // Backoff returns the retry backoff a consumer built from cfg uses
 // (retry.backoff.ms doubling to retry.backoff.max.ms, 20% jitter), for
 // deriving request-count bounds.
 func Backoff(cfg consumer.Config) managers.Backoff {
-	return managers.Backoff{Initial: cfg.RetryBackoff, Max: cfg.RetryBackoffMax, Jitter: BackoffJitter}
+	return client.Backoff(cfg.RetryBackoff, cfg.RetryBackoffMax)
 }
 
 // MaxBackoffWait is the longest single backoff wait cfg allows:

@@ -130,20 +130,6 @@ func Diagnose(c any) string {
 	return "(no diagnosis: " + NotApplicableText + ")"
 }
 
-// Pauser is the pause/resume part of the application surface (Java's
-// pause and resume).
-type Pauser interface {
-	Pause(partitions ...TopicPartition) error
-	Resume(partitions ...TopicPartition) error
-}
-
-// PauserOf returns c's Pauser (looking through Tracked), or false if the
-// subject has none.
-func PauserOf(c Consumer) (Pauser, bool) {
-	p, ok := unwrap(c).(Pauser)
-	return p, ok
-}
-
 // NoView is the view of the synthetic managers engine specs run on a
 // subject's engine.
 type NoView struct{}
