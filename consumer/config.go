@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kreactor/kreactor/internal/client"
 	"github.com/kreactor/kreactor/managers/group"
 )
 
@@ -53,27 +54,7 @@ type Config struct {
 const maxWireDuration = time.Duration(math.MaxInt32) * time.Millisecond
 
 // DefaultConfig returns Java's consumer defaults (without BootstrapServers).
-func DefaultConfig() Config {
-	return Config{
-		ClientID:               "kreactor",
-		AutoOffsetReset:        group.ResetLatest,
-		EnableAutoCommit:       true,
-		AutoCommitInterval:     5 * time.Second,
-		RetryBackoff:           100 * time.Millisecond,
-		RetryBackoffMax:        time.Second,
-		RequestTimeout:         30 * time.Second,
-		DefaultAPITimeout:      60 * time.Second,
-		RebalanceTimeout:       5 * time.Minute,
-		MetadataMaxAge:         5 * time.Minute,
-		MaxPollRecords:         500,
-		FetchMaxWait:           500 * time.Millisecond,
-		FetchMinBytes:          1,
-		FetchMaxBytes:          52428800,
-		MaxPartitionFetchBytes: 1048576,
-		MaxBufferedRecords:     2000,
-		IsolationLevel:         "read_uncommitted",
-	}
-}
+func DefaultConfig() Config { return Config(client.DefaultConfig()) }
 
 // ConfigError names an invalid Config field, its value and the rule broken.
 type ConfigError struct {
@@ -91,7 +72,9 @@ func (e *ConfigError) Error() string {
 	return fmt.Sprintf("consumer: invalid %s = %v: %s", name, e.Value, e.Reason)
 }
 
-func (c *Config) validate() error {
+// Validate checks every field and returns a *ConfigError naming the first
+// invalid one (New calls it). A nil error means New accepts c.
+func (c Config) Validate() error {
 	if len(c.BootstrapServers) == 0 {
 		return &ConfigError{"BootstrapServers", "bootstrap.servers", c.BootstrapServers, "at least one host:port is required"}
 	}

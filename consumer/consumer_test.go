@@ -10,6 +10,7 @@ import (
 
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/fakebroker"
+	"github.com/kreactor/kreactor/internal/clienttest"
 	"github.com/kreactor/kreactor/managers"
 )
 
@@ -32,15 +33,6 @@ func TestConfigErrorNamesField(t *testing.T) {
 }
 
 func TestConsumeCommitClose(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		make func(consumer.Config) (*consumer.Consumer, error)
-	}{{"reactor", consumer.New}, {"baseline", consumer.NewBaseline}} {
-		t.Run(tc.name, func(t *testing.T) { testConsumeCommitClose(t, tc.make) })
-	}
-}
-
-func testConsumeCommitClose(t *testing.T, newConsumer func(consumer.Config) (*consumer.Consumer, error)) {
 	b, err := fakebroker.Start(fakebroker.Config{Topics: map[string]int32{"t": 3}})
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +47,7 @@ func testConsumeCommitClose(t *testing.T, newConsumer func(consumer.Config) (*co
 	cfg.BootstrapServers = b.Addrs()
 	cfg.GroupID = "g"
 	cfg.AutoOffsetReset = "earliest"
-	c, err := newConsumer(cfg)
+	c, err := consumer.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +64,7 @@ func testConsumeCommitClose(t *testing.T, newConsumer func(consumer.Config) (*co
 			t.Fatal(err)
 		}
 		if ctx.Err() != nil {
-			t.Fatalf("timed out with %d records; %s", n, c.Decision().Diagnose())
+			t.Fatalf("timed out with %d records; %s", n, c.Diagnostics().Diagnose())
 		}
 		for _, r := range recs {
 			if last, ok := seen[r.Partition]; ok && r.Offset != last+1 {
@@ -89,19 +81,14 @@ func testConsumeCommitClose(t *testing.T, newConsumer func(consumer.Config) (*co
 	if err := c.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("close took %s; stats %+v", time.Since(start), c.Stats())
-	for _, d := range c.Trace()[max(0, len(c.Trace())-8):] {
-		t.Log(d.Diagnose())
+	diag := c.Diagnostics()
+	t.Logf("close took %s; %s", time.Since(start), diag.Diagnose())
+	returns, early := diag.CommitReturns()
+	if !diag.Snapshot().Closed || !diag.Decision().Closed || early != 0 || returns != 1 {
+		t.Fatalf("diagnostics after close: snapshot %+v, decision closed %v, commit returns %d (early %d); want closed, 1 return, 0 early",
+			diag.Snapshot(), diag.Decision().Closed, returns, early)
 	}
-	gi := b.GroupInfo("g")
-	if gi == nil || len(gi.Members) != 0 {
-		t.Fatalf("group info after close: %+v", gi)
-	}
-	for p, last := range seen {
-		if got := gi.Commits["t"][p].Offset; got != last+1 {
-			t.Fatalf("partition %d committed %d, want %d", p, got, last+1)
-		}
-	}
+	clienttest.CheckLeftAndCommitted(t, b, "g", "t", seen)
 }
 
 // Bad input found by an adversarial review: each is refused with an error

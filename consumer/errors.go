@@ -1,40 +1,30 @@
 package consumer
 
-import (
-	"errors"
-	"fmt"
-
-	"github.com/kreactor/kreactor/managers"
-)
+import "github.com/kreactor/kreactor/internal/client"
 
 // ErrClosed is returned by every call made after Close started.
-var ErrClosed = errors.New("consumer: closed")
+var ErrClosed = client.ErrClosed
 
 // ErrWakeup is returned by a Poll interrupted by Wakeup (Java's
 // WakeupException).
-var ErrWakeup = errors.New("consumer: woken up")
+var ErrWakeup = client.ErrWakeup
 
 // ErrNoGroup is returned by Subscribe and commits without a group.id.
-var ErrNoGroup = errors.New("consumer: no group.id configured")
+var ErrNoGroup = client.ErrNoGroup
 
 // ErrCloseDeadline is wrapped by Close's error when work was still
 // outstanding at the close deadline; the error lists what.
-var ErrCloseDeadline = errors.New("consumer: close deadline passed with work outstanding")
+var ErrCloseDeadline = client.ErrCloseDeadline
 
 // ErrConcurrentUse is returned when two application calls run on the
 // consumer at once (Java's ConcurrentModificationException); Wakeup is the
 // exception and may be called from any goroutine.
-var ErrConcurrentUse = errors.New("consumer: not safe for concurrent use (only Wakeup may be called concurrently)")
+var ErrConcurrentUse = client.ErrConcurrentUse
 
 // ErrSubscribed is returned by Assign while the consumer is subscribed.
-var ErrSubscribed = errors.New("consumer: subscribed; unsubscribe before Assign")
+var ErrSubscribed = client.ErrSubscribed
 
 // InvalidPartitionError is returned by Assign for a partition that cannot
-// exist: an empty topic name or a negative partition number.
-type InvalidPartitionError struct {
-	TP managers.TopicPartition
-}
-
-func (e *InvalidPartitionError) Error() string {
-	return fmt.Sprintf("consumer: invalid partition %q/%d: topic must be non-empty and partition >= 0", e.TP.Topic, e.TP.Partition)
-}
+// exist: an empty topic name or a negative partition number. Its field TP
+// (a managers.TopicPartition) is the partition refused.
+type InvalidPartitionError = client.InvalidPartitionError

@@ -1,33 +1,16 @@
 package consumer
 
-import (
-	"time"
+import "github.com/kreactor/kreactor/internal/client"
 
-	"github.com/twmb/franz-go/pkg/kgo"
-)
+// Record is one consumed record: Topic, Partition, Offset, LeaderEpoch (-1
+// if unknown), Timestamp, Key, Value and Headers, as the broker's record
+// batch carried them.
+type Record = client.Record
 
-// Record is one consumed record.
-type Record struct {
-	Topic       string
-	Partition   int32
-	Offset      int64
-	LeaderEpoch int32 // -1 if unknown
-	Timestamp   time.Time
-	Key, Value  []byte
-	Headers     []Header
-}
+// Header is a record header: a Key (string) and a Value (bytes).
+type Header = client.Header
 
-// Header is a record header.
-type Header struct {
-	Key   string
-	Value []byte
-}
-
-func fromKgo(r *kgo.Record) Record {
-	out := Record{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, LeaderEpoch: r.LeaderEpoch,
-		Timestamp: r.Timestamp, Key: r.Key, Value: r.Value}
-	for _, h := range r.Headers {
-		out.Headers = append(out.Headers, Header{Key: h.Key, Value: h.Value})
-	}
-	return out
-}
+// ShareRecord is a record acquired from a share group: the Record, and
+// DeliveryCount, how many times it has been delivered (this time
+// included; KIP-932).
+type ShareRecord = client.ShareRecord

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"net"
 	"time"
+
+	"github.com/kreactor/kreactor/internal/client"
 )
 
 // ShareConfig configures a ShareConsumer (KIP-932). Start from
@@ -35,32 +37,14 @@ type ShareConfig struct {
 
 // DefaultShareConfig returns Java's share consumer defaults (without
 // BootstrapServers and GroupID).
-func DefaultShareConfig() ShareConfig {
-	d := DefaultConfig()
-	return ShareConfig{
-		ClientID: "kreactor-share", RetryBackoff: d.RetryBackoff, RetryBackoffMax: d.RetryBackoffMax,
-		RequestTimeout: d.RequestTimeout, DefaultAPITimeout: d.DefaultAPITimeout, MetadataMaxAge: d.MetadataMaxAge,
-		MaxPollRecords: d.MaxPollRecords, FetchMaxWait: d.FetchMaxWait, FetchMaxBytes: d.FetchMaxBytes,
-		MaxPartitionFetchBytes: d.MaxPartitionFetchBytes, MaxBufferedRecords: 1000,
-	}
-}
+func DefaultShareConfig() ShareConfig { return ShareConfig(client.DefaultShareConfig()) }
 
-// asConfig maps the fields both consumers share onto Config, so both are
-// validated by one set of rules.
-func (s ShareConfig) asConfig() Config {
-	c := DefaultConfig()
-	c.BootstrapServers, c.GroupID, c.ClientID = s.BootstrapServers, s.GroupID, s.ClientID
-	c.RetryBackoff, c.RetryBackoffMax, c.RequestTimeout = s.RetryBackoff, s.RetryBackoffMax, s.RequestTimeout
-	c.DefaultAPITimeout, c.MetadataMaxAge, c.FetchMaxWait = s.DefaultAPITimeout, s.MetadataMaxAge, s.FetchMaxWait
-	c.MaxPollRecords, c.FetchMaxBytes, c.MaxPartitionFetchBytes = s.MaxPollRecords, s.FetchMaxBytes, s.MaxPartitionFetchBytes
-	c.MaxBufferedRecords, c.Dial, c.Logger = s.MaxBufferedRecords, s.Dial, s.Logger
-	return c
-}
-
-func (s ShareConfig) validate() error {
+// Validate checks every field (with Config's rules for the fields both
+// consumers share) and returns a *ConfigError naming the first invalid one
+// (NewShare calls it).
+func (s ShareConfig) Validate() error {
 	if s.GroupID == "" {
 		return &ConfigError{"GroupID", "group.id", `""`, "a share consumer needs its share group's id"}
 	}
-	c := s.asConfig()
-	return c.validate()
+	return Config(client.ShareConfig(s).AsConfig()).Validate()
 }

@@ -8,31 +8,13 @@ import (
 
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/fakebroker"
+	"github.com/kreactor/kreactor/internal/clienttest"
 	"github.com/kreactor/kreactor/managers"
 )
 
-func startShareBroker(t *testing.T, group string) *fakebroker.Broker {
-	t.Helper()
-	b, err := fakebroker.Start(fakebroker.Config{Topics: map[string]int32{"s": 2}, BrokerConfigs: map[string]string{
-		"group.share.record.lock.duration.ms": "1000",
-		"share.record.lock.sweep.interval.ms": "100",
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.Cluster().SetGroupConfigs(group, map[string]string{"share.auto.offset.reset": "earliest"})
-	t.Cleanup(b.Close)
-	return b
-}
-
-var newShareConsumer = consumer.NewShare
-
 func newShare(t *testing.T, b *fakebroker.Broker, group string) *consumer.ShareConsumer {
 	t.Helper()
-	cfg := consumer.DefaultShareConfig()
-	cfg.BootstrapServers = b.Addrs()
-	cfg.GroupID = group
-	c, err := newShareConsumer(cfg)
+	c, err := consumer.NewShare(clienttest.ShareConfig(b, group))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,30 +26,11 @@ func newShare(t *testing.T, b *fakebroker.Broker, group string) *consumer.ShareC
 
 func pollShare(t *testing.T, c *consumer.ShareConsumer, n int, ack func(consumer.ShareRecord)) []consumer.ShareRecord {
 	t.Helper()
-	var out []consumer.ShareRecord
-	deadline := time.Now().Add(15 * time.Second)
-	for len(out) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d records; %s", len(out), n, c.Decision().Diagnose())
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-		recs, err := c.Poll(ctx)
-		cancel()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range recs {
-			if ack != nil {
-				ack(r)
-			}
-		}
-		out = append(out, recs...)
-	}
-	return out
+	return clienttest.PollUntil(t, n, c.Poll, ack, func() string { return c.Diagnostics().Diagnose() })
 }
 
 func TestShareConsumeImplicitAndClose(t *testing.T) {
-	b := startShareBroker(t, "sg")
+	b := clienttest.StartShareBroker(t, "sg")
 	if _, err := b.Produce(context.Background(), "s", 100, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +55,7 @@ func TestShareConsumeImplicitAndClose(t *testing.T) {
 	if err := c.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("close %s, %d acknowledged offsets, errors %v, stats %+v", time.Since(start), len(acked), ackErrs, c.Stats())
+	t.Logf("close %s, %d acknowledged offsets, errors %v, stats %+v", time.Since(start), len(acked), ackErrs, c.Diagnostics().Stats())
 	if len(acked) != 100 || len(ackErrs) != 0 {
 		t.Fatalf("acknowledged %d offsets with errors %v, want 100 accepted", len(acked), ackErrs)
 	}
@@ -102,7 +65,7 @@ func TestShareConsumeImplicitAndClose(t *testing.T) {
 }
 
 func TestShareReleaseRedelivers(t *testing.T) {
-	b := startShareBroker(t, "sg2")
+	b := clienttest.StartShareBroker(t, "sg2")
 	if _, err := b.Produce(context.Background(), "s", 10, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -130,12 +93,4 @@ func TestShareReleaseRedelivers(t *testing.T) {
 	if err := c.Acknowledge(again[0], consumer.Accept); !errors.Is(err, errNotDelivered()) {
 		t.Fatalf("second acknowledge err = %v", err)
 	}
-}
-
-// The baseline share consumer consumes and closes too (it models today's
-// execution; it is not expected to fail ordinary use).
-func TestShareBaselineConsumesAndCloses(t *testing.T) {
-	newShareConsumer = consumer.NewShareBaseline
-	defer func() { newShareConsumer = consumer.NewShare }()
-	TestShareConsumeImplicitAndClose(t)
 }

@@ -1,13 +1,21 @@
 // Package harness is what the kreactor specs stand on: the Target, Cluster,
 // Fault and Recorder interfaces every target implements (the kfake and
 // kafka targets live in harness/targets/kfake and harness/targets/kafka;
-// harness/targets chooses one by name), subjects (the consumer
-// implementation under test: the reactor consumer and the baseline model),
-// probes over both (request counts and rates from the broker-side recorder,
-// loop counters and decisions from the subject), label and figure helpers
-// that follow the conformance report's conventions (package reports),
-// delivery checkers, a client-side response delay (ResponseDelay), and the
-// named timeouts and bounds specs use.
+// harness/targets chooses one by name), subjects (the consumer implementation under
+// test), label and figure helpers that follow the conformance report's
+// conventions (package reports), delivery checkers, and the named timeouts
+// and bounds specs use.
+//
+// A subject's Consumer and ShareConsumer are the black-box application API
+// (subscribe, assign, poll, commit, wakeup, pause/resume, close; records and
+// errors), so any client can be a subject. What only our consumers show (the
+// decision trace, loop counters, application wakeups, commit returns) is an
+// optional Probe, found by a type assertion (ProbeOf, RequireProbe); a spec
+// or figure that needs a probe the subject lacks records "n/a for black-box
+// subject" in its report entry (NotApplicable) or skips with that reason
+// (SkipWithoutProbe), never passing silently. Our subjects are Reactor and
+// Baseline (subject_ours.go); their engines can also be built over synthetic
+// managers (EngineSubject).
 //
 // Dependency direction (DESIGN.md): reactor <- managers <- consumer <-
 // harness <- harness/targets <- specs; wire (request records and frame

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
@@ -35,19 +36,57 @@ func ConsumerConfig(cl Cluster, groupID, clientID string) consumer.Config {
 	return cfg
 }
 
-// NewConsumer builds a consumer of subject for the running spec. Its cleanup
+// ShareConsumerConfig returns share consumer defaults pointed at cl.
+func ShareConsumerConfig(cl Cluster, groupID, clientID string) consumer.ShareConfig {
+	cfg := consumer.DefaultShareConfig()
+	cfg.BootstrapServers = cl.Addrs()
+	cfg.GroupID = groupID
+	cfg.ClientID = clientID
+	return cfg
+}
+
+// NewConsumer builds a consumer of subject for the running spec, or skips
+// the spec as n/a for a subject without regular consumers. Its cleanup
 // closes it (CloseTimeout) unless the spec already did; the cleanup's Close
 // error is not checked, because specs that care close explicitly.
 func NewConsumer(subject Subject, cfg consumer.Config) Consumer {
 	ginkgo.GinkgoHelper()
 	c, err := subject.New(cfg)
+	skipUnsupported(subject, err, "regular")
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "new %s consumer", subject.Name())
+	closeInCleanup(c.Close, c)
+	return c
+}
+
+// NewShareConsumer builds a share consumer of subject for the running spec,
+// or skips the spec as n/a for a subject without share consumers; cleanup
+// closes it as NewConsumer's.
+func NewShareConsumer(subject Subject, cfg consumer.ShareConfig) ShareConsumer {
+	ginkgo.GinkgoHelper()
+	ss, ok := subject.(ShareSubject)
+	if !ok {
+		skipUnsupported(subject, ErrNotSupported, "share")
+	}
+	c, err := ss.NewShare(cfg)
+	skipUnsupported(subject, err, "share")
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "new %s share consumer", subject.Name())
+	closeInCleanup(c.Close, c)
+	return c
+}
+
+func skipUnsupported(subject Subject, err error, kind string) {
+	if errors.Is(err, ErrNotSupported) {
+		ginkgo.Skip(fmt.Sprintf("n/a: subject %s has no %s consumer", subject.Name(), kind))
+	}
+}
+
+// closeInCleanup closes c (by closeFn) in the spec's cleanup.
+func closeInCleanup(closeFn func(context.Context) error, c any) {
 	ginkgo.DeferCleanup(func(sctx context.Context) {
 		ctx, cancel := context.WithTimeout(sctx, CloseTimeout)
 		defer cancel()
-		if err := c.Close(ctx); err != nil && !errors.Is(err, consumer.ErrClosed) {
-			ginkgo.GinkgoWriter.Printf("cleanup: Close: %v\n%s\n", err, c.Diagnose())
+		if err := closeFn(ctx); err != nil && !errors.Is(err, consumer.ErrClosed) {
+			ginkgo.GinkgoWriter.Printf("cleanup: Close: %v\n%s\n", err, Diagnose(c))
 		}
 	}, ginkgo.NodeTimeout(2*CloseTimeout))
-	return c
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/onsi/ginkgo/v2"
 )
 
 // EnvSubject is the environment variable that names the subject a suite
@@ -60,4 +62,18 @@ func SortedNames[T any](known map[string]T) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// ReferenceSubject is the subject every catalogue item must pass on (the
+// report's expectation check names it first).
+const ReferenceSubject = "reactor"
+
+// OnReferenceOnly skips the running spec on any subject but the reference
+// one. It is for specs that check the code, or drive the managers on a
+// Core of their own: they say nothing about a subject, so one run is
+// enough, and every other subject reports them skipped with that reason.
+func OnReferenceOnly(subject Subject, what string) {
+	if subject.Name() != ReferenceSubject {
+		ginkgo.Skip(fmt.Sprintf("checks %s, not subject %s: one run (subject %s) is enough", what, subject.Name(), ReferenceSubject))
+	}
 }

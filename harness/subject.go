@@ -2,15 +2,32 @@ package harness
 
 import (
 	"context"
+	"errors"
 
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/managers"
-	"github.com/kreactor/kreactor/reactor"
 )
 
-// Subject builds consumers of one implementation under test. The baseline
-// model of today's execution (reactor/baseline) will be a second Subject
-// with the same Consumer surface, so every spec runs against both.
+// Record is a consumed record as every subject returns it.
+type Record = consumer.Record
+
+// ShareRecord is a record acquired from a share group, with its delivery
+// count.
+type ShareRecord = consumer.ShareRecord
+
+// TopicPartition names a partition.
+type TopicPartition = managers.TopicPartition
+
+// ErrNotSupported is wrapped by Subject.New and ShareSubject.NewShare of a
+// subject that has no consumer of that kind; NewConsumer and
+// NewShareConsumer then report the spec n/a for the subject.
+var ErrNotSupported = errors.ErrUnsupported
+
+// Subject is a consumer implementation under test: ours (reactor,
+// baseline) or a real client driven from outside (the Java consumer,
+// franz-go's kgo). It builds regular consumers; a subject with share
+// consumers also implements ShareSubject. A subject with share consumers
+// only returns an error wrapping ErrNotSupported from New.
 type Subject interface {
 	// Name is the subject's name in `subject:` labels and reports
 	// ("reactor").
@@ -19,81 +36,46 @@ type Subject interface {
 	New(cfg consumer.Config) (Consumer, error)
 }
 
-// Consumer is the application surface specs drive plus the probes they read.
-// Application methods follow consumer.Consumer's contract: one application
-// goroutine at a time, except Wakeup.
+// ShareSubject builds share consumers (KIP-932).
+type ShareSubject interface {
+	Name() string
+	NewShare(cfg consumer.ShareConfig) (ShareConsumer, error)
+}
+
+// Consumer is the black-box application API of a regular consumer, what
+// every subject offers: specs measure first what any client shows (the
+// brokers' view of its requests, call durations, callbacks, committed
+// offsets). Calls follow Java's KafkaConsumer contract: one application
+// goroutine at a time, except Wakeup. What only our consumers show (the
+// decision trace, loop counters) is the optional Probe (ProbeOf).
 type Consumer interface {
 	Subscribe(topics ...string) error
+	// Assign takes partitions manually (Java's assign).
+	Assign(partitions ...TopicPartition) error
 	// Poll returns (nil, nil) when ctx's deadline passes with no records.
-	Poll(ctx context.Context) ([]consumer.Record, error)
+	Poll(ctx context.Context) ([]Record, error)
 	CommitSync(ctx context.Context) error
 	// CommitAsync's cb runs on the application goroutine during a later
 	// Poll, CommitSync or Close.
 	CommitAsync(cb func(error))
+	// Pause and Resume stop and restart fetching of assigned partitions.
+	Pause(partitions ...TopicPartition) error
+	Resume(partitions ...TopicPartition) error
 	Wakeup()
 	Close(ctx context.Context) error
-	Assignment() []managers.TopicPartition
-	// Assign takes partitions manually (Java's assign).
-	Assign(partitions ...managers.TopicPartition) error
-	// Pause and Resume stop and restart fetching of assigned partitions.
-	Pause(partitions ...managers.TopicPartition) error
-	Resume(partitions ...managers.TopicPartition) error
-	// CommitReturns counts CommitSync returns and the early ones (before
-	// the decision containing the completion was published: P4).
-	CommitReturns() (returns, early uint64)
-
-	// Stats are the loop's counters (steps, wakes, contract violations).
-	Stats() reactor.Stats
-	// AppWakeups counts the times an application call woke from a
-	// blocking wait: once per call when every wake carries a reason,
-	// many per call when the application side spins or ping-pongs.
-	AppWakeups() uint64
-	// Decision is the latest published timing decision.
-	Decision() *reactor.Decision
-	// Diagnose renders the latest decision and the few before it, for
-	// failure messages.
-	Diagnose() string
+	Assignment() []TopicPartition
 }
 
-// Reactor is the subject "reactor": the KIP-1371 consumer in package
-// consumer.
-type Reactor struct{}
-
-// Name is "reactor".
-func (Reactor) Name() string { return "reactor" }
-
-// New calls consumer.New.
-func (Reactor) New(cfg consumer.Config) (Consumer, error) {
-	c, err := consumer.New(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return reactorConsumer{c}, nil
-}
-
-// Baseline is the subject "baseline": the same managers on
-// reactor/baseline, modelling today's execution (consumer.NewBaseline). It
-// is the negative control: regression specs are expected to fail on it.
-type Baseline struct{}
-
-// Name is "baseline".
-func (Baseline) Name() string { return "baseline" }
-
-// New calls consumer.NewBaseline.
-func (Baseline) New(cfg consumer.Config) (Consumer, error) {
-	c, err := consumer.NewBaseline(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return reactorConsumer{c}, nil
-}
-
-// reactorConsumer adds Diagnose to *consumer.Consumer.
-type reactorConsumer struct{ *consumer.Consumer }
-
-// diagnoseDecisions is how many recent decisions Diagnose renders.
-const diagnoseDecisions = 6
-
-func (r reactorConsumer) Diagnose() string {
-	return diagnose(r.Stats(), r.Trace(), r.Decision())
+// ShareConsumer is the black-box application API of a share consumer
+// (Java's KafkaShareConsumer); its probe is optional too (ShareProbeOf).
+type ShareConsumer interface {
+	Subscribe(topics ...string) error
+	Poll(ctx context.Context) ([]ShareRecord, error)
+	Acknowledge(r ShareRecord, typ consumer.AcknowledgeType) error
+	CommitSync(ctx context.Context) (map[TopicPartition]error, error)
+	CommitAsync() error
+	SetAcknowledgementCommitCallback(cb consumer.AcknowledgementCommitCallback)
+	Wakeup()
+	Close(ctx context.Context) error
+	Assignment() []TopicPartition
 }

@@ -181,7 +181,7 @@ func (c *Coordinator) applyResponse(resp any) error {
 func (c *Coordinator) Discoveries() int { return c.found }
 
 // LocalTimer is the discovery backoff timer as today's coordinator manager
-// reports it (reactor/baseline): while the coordinator is unknown and
+// reports it (package baseline): while the coordinator is unknown and
 // wanted, the end of the backoff, even with a FindCoordinator in flight.
 func (c *Coordinator) LocalTimer() (time.Time, bool) {
 	if c.node >= 0 || !c.needed {

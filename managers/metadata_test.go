@@ -29,22 +29,44 @@ func metadataAnswer(partitions ...int32) *kmsg.MetadataResponse {
 	return r
 }
 
+// metadataManager adapts Metadata to a reactor.Manager polled for topic t,
+// so the tests drive it on a reactor.Core with a fixed clock.
+type metadataManager struct{ m *managers.Metadata }
+
+func (a metadataManager) Name() string { return a.m.Name() }
+func (a metadataManager) Poll(tx *reactor.Tx, _ struct{}) reactor.Result {
+	return a.m.Poll(tx, []string{"t"})
+}
+
+func newCore(t *testing.T, m *managers.Metadata) *reactor.Core[struct{}] {
+	t.Helper()
+	c, err := reactor.NewCore(reactor.CoreConfig[struct{}]{
+		Managers:  []reactor.Manager[struct{}]{metadataManager{m}},
+		View:      func(time.Time) struct{} { return struct{}{} },
+		MaxRounds: 1,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // A refresh asked for again and again, answered successfully with nothing
 // new, is sent at most once per backoff step, never in a loop (found by an
 // adversarial review: 30,000 Metadata requests/s before the fix).
 func TestRequestedRefreshIsBackedOff(t *testing.T) {
 	backoff := managers.Backoff{Initial: 100 * time.Millisecond, Max: time.Second}
 	m := managers.NewMetadata([]string{"127.0.0.1:9092"}, time.Hour, backoff)
-	h := &reactor.RecordingHost{}
+	core := newCore(t, m)
 	now := time.Unix(1000, 0)
 	sent := 0
 	for step := 0; step < 2000; step++ { // 2 s of 1 ms steps
-		tx := reactor.NewTx(now, 0, 0, h)
-		m.RequestRefresh(tx) // e.g. a partition whose leader never appears
-		r := m.Poll(tx, []string{"t"})
-		if r.Kind == reactor.KindReady {
+		core.Apply(now, reactor.Event("refresh", m.RequestRefresh)) // e.g. a partition whose leader never appears
+		st := core.Step(now)
+		core.Advance()
+		for _, req := range st.Requests {
 			sent++
-			r.Requests[0].OnComplete(reactor.NewTx(now, 0, 0, h), metadataAnswer(0), nil)
+			core.Apply(now, reactor.Completion(req, metadataAnswer(0), nil))
 		}
 		now = now.Add(time.Millisecond)
 	}
@@ -58,10 +80,11 @@ func TestRequestedRefreshIsBackedOff(t *testing.T) {
 // huge allocation, and the partition has no leader.
 func TestMalformedPartitionIndex(t *testing.T) {
 	m := managers.NewMetadata([]string{"127.0.0.1:9092"}, time.Hour, managers.DefaultBackoff())
-	h := &reactor.RecordingHost{}
-	tx := reactor.NewTx(time.Unix(1000, 0), 0, 0, h)
-	r := m.Poll(tx, []string{"t"})
-	r.Requests[0].OnComplete(tx, metadataAnswer(-1, 1<<30, 0), nil)
+	core := newCore(t, m)
+	now := time.Unix(1000, 0)
+	st := core.Step(now)
+	core.Advance()
+	core.Apply(now, reactor.Completion(st.Requests[0], metadataAnswer(-1, 1<<30, 0), nil))
 	if _, ok := m.Leader(managers.TopicPartition{Topic: "t", Partition: -1}); ok {
 		t.Fatal("partition -1 has a leader")
 	}

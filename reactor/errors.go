@@ -9,8 +9,8 @@ import (
 // (after Tx.Stop or Loop.Stop).
 var ErrStopped = errors.New("reactor: loop stopped")
 
-// ConfigError is returned by New for an invalid Config; Field names the
-// field and Value the rejected value.
+// ConfigError is returned by New, NewDriver and NewCore for an invalid
+// configuration; Field names the field and Value the rejected value.
 type ConfigError struct {
 	Field  string
 	Value  any

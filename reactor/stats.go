@@ -2,7 +2,7 @@ package reactor
 
 import "sync/atomic"
 
-// Stats are the loop's counters since New. All are monotone counts.
+// Stats are an engine's counters since it was made (NewDriver). All are monotone counts.
 type Stats struct {
 	// Steps is the number of loop steps taken.
 	Steps uint64
@@ -36,6 +36,18 @@ type Stats struct {
 type counters struct {
 	steps, observations, sent, inboxWakes, timerWakes, spurious, empty,
 	readyNoReq, pastDeadline, roundLimit, dropped atomic.Uint64
+}
+
+// addStep counts one step of the core.
+func (c *counters) addStep(st Step) {
+	c.steps.Add(1)
+	c.observations.Add(uint64(st.Decision.Applied))
+	c.sent.Add(uint64(len(st.Requests)))
+	c.readyNoReq.Add(uint64(st.ReadyWithoutRequest))
+	c.pastDeadline.Add(uint64(st.PastDeadline))
+	if st.Decision.Applied == 0 && len(st.Requests) == 0 {
+		c.empty.Add(1)
+	}
 }
 
 func (c *counters) snapshot() Stats {

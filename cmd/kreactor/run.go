@@ -103,7 +103,11 @@ func printOutcome(w io.Writer, o *scenario.Outcome) {
 		if f.Detail != "" {
 			detail = "  (" + strings.ReplaceAll(f.Detail, "\n", " ") + ")"
 		}
-		fmt.Fprintf(tw, "  %s%s\t%s %s\t%s%s\n", mark, f.Name, strconv.FormatFloat(f.Value, 'f', -1, 64), f.Unit, f.Bound, detail)
+		value := strconv.FormatFloat(f.Value, 'f', -1, 64)
+		if f.NotApplicable {
+			value = harness.NotApplicableText
+		}
+		fmt.Fprintf(tw, "  %s%s\t%s %s\t%s%s\n", mark, f.Name, value, f.Unit, f.Bound, detail)
 	}
 	tw.Flush()
 	for _, msg := range o.Failures {

@@ -28,6 +28,10 @@ type Figure struct {
 	Bound  string // "" when the figure is informational
 	Pass   bool
 	Detail string // text that goes with the number (an error, callback outcomes)
+	// NotApplicable is set on a figure the subject cannot show (a probe
+	// of the loop on a black-box subject); Detail says why. Such a
+	// figure is not measured and fails nothing.
+	NotApplicable bool
 }
 
 // Outcome is the verdict of one run: failures (empty means pass), the
@@ -53,6 +57,7 @@ const (
 
 type window struct {
 	from, to       time.Time
+	probed         bool // the subject has a probe: s0, s1, wakes0, wakes1 are set
 	s0, s1         reactor.Stats
 	wakes0, wakes1 uint64
 }
@@ -145,10 +150,10 @@ func Run(ctx context.Context, sc *Scenario, subject harness.Subject, target harn
 			_ = c.Close(cctx)
 		}()
 		if err := r.steps(ctx); err != nil {
-			out.Diagnose = c.Diagnose()
+			out.Diagnose = harness.Diagnose(c)
 			return nil, err
 		}
-		out.Diagnose = c.Diagnose()
+		out.Diagnose = harness.Diagnose(c)
 	}
 	for _, f := range r.faults {
 		f.Heal()
@@ -262,7 +267,7 @@ func (r *run) step(ctx context.Context, st Step) error {
 		deadline := time.Now().Add(orDefault(st.Timeout, DefaultStepTimeout))
 		for len(c.Assignment()) == 0 {
 			if time.Now().After(deadline) {
-				return fmt.Errorf("no assignment after %s\n%s", orDefault(st.Timeout, DefaultStepTimeout), c.Diagnose())
+				return fmt.Errorf("no assignment after %s\n%s", orDefault(st.Timeout, DefaultStepTimeout), harness.Diagnose(c))
 			}
 			r.pollOnce(ctx, harness.PollSlice, 0)
 		}
@@ -272,7 +277,7 @@ func (r *run) step(ctx context.Context, st Step) error {
 		target := r.unique + st.Records
 		for r.unique < target {
 			if time.Now().After(deadline) {
-				return fmt.Errorf("%d of %d records after %s\n%s", r.unique-(target-st.Records), st.Records, orDefault(st.Timeout, DefaultStepTimeout), c.Diagnose())
+				return fmt.Errorf("%d of %d records after %s\n%s", r.unique-(target-st.Records), st.Records, orDefault(st.Timeout, DefaultStepTimeout), harness.Diagnose(c))
 			}
 			if _, err := r.pollOnce(ctx, harness.PollSlice, 0); err != nil {
 				return fmt.Errorf("poll: %w", err)
@@ -352,7 +357,11 @@ func (r *run) step(ctx context.Context, st Step) error {
 			return ctx.Err()
 		}
 	case "window":
-		r.windows[st.Name] = &window{from: time.Now(), s0: c.Stats(), wakes0: c.AppWakeups()}
+		w := &window{from: time.Now()}
+		if p, ok := harness.ProbeOf(c); ok {
+			w.probed, w.s0, w.wakes0 = true, p.Stats(), p.AppWakeups()
+		}
+		r.windows[st.Name] = w
 		return nil
 	case "end_window":
 		r.closeWindow(r.windows[st.Name])
@@ -379,7 +388,10 @@ func (r *run) closeWindow(w *window) {
 	if w == nil || !w.to.IsZero() {
 		return
 	}
-	w.to, w.s1, w.wakes1 = time.Now(), r.c.Stats(), r.c.AppWakeups()
+	w.to = time.Now()
+	if p, ok := harness.ProbeOf(r.c); ok && w.probed {
+		w.s1, w.wakes1 = p.Stats(), p.AppWakeups()
+	}
 }
 
 // pollOnce calls Poll with timeout d, tracks delivery, and after a

@@ -300,7 +300,7 @@ func (c *Commit) remove(p *commit) {
 }
 
 // LocalTimer is the auto-commit timer as today's commit manager reports it
-// (reactor/baseline): the next auto-commit, except that an auto-commit that
+// (package baseline): the next auto-commit, except that an auto-commit that
 // is due but not yet sent keeps the timer expired, because today's timer is
 // reset only when a commit is sent (the KAFKA-20970 shape); an auto-commit
 // still in flight when the next is due also reads 0 (KAFKA-20253).

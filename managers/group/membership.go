@@ -366,7 +366,7 @@ func (m *Membership) setOwned(owned map[[16]byte][]int32, tps []managers.TopicPa
 func (m *Membership) Subscription() []string { return m.subscription }
 
 // LocalTimer is the heartbeat timer as today's heartbeat manager reports it
-// (reactor/baseline): running whenever a group id is configured and the
+// (package baseline): running whenever a group id is configured and the
 // member has not left, including while unsubscribed (its interval starts at
 // 0: the KAFKA-20426 shape) and while a heartbeat is in flight (KAFKA-21031).
 func (m *Membership) LocalTimer() (time.Time, bool) {

@@ -284,7 +284,7 @@ func (m *Membership) setAssigned(tps []managers.TopicPartition) {
 }
 
 // LocalTimer is the heartbeat timer as today's share heartbeat manager
-// reports it (reactor/baseline).
+// reports it (package baseline).
 func (m *Membership) LocalTimer() (time.Time, bool) {
 	if m.group == "" || m.state == MemberLeft || m.state == MemberFatal || m.state == MemberUnsubscribed {
 		return time.Time{}, false

@@ -38,7 +38,7 @@ var _ = Describe("A group consumer whose coordinator's broker stops", func() {
 			wctx, cancel := context.WithTimeout(ctx, harness.WaitTimeout)
 			defer cancel()
 			before, _, err := harness.PollUntil(wctx, c, failoverRecords/2)
-			Expect(err).NotTo(HaveOccurred(), c.Diagnose())
+			Expect(err).NotTo(HaveOccurred(), harness.Diagnose(c))
 			Expect(c.CommitSync(ctx)).To(Succeed())
 			committed := map[managers.TopicPartition]int64{}
 			for _, r := range before {
@@ -64,7 +64,7 @@ var _ = Describe("A group consumer whose coordinator's broker stops", func() {
 			deadline := time.Now().Add(harness.WaitTimeout)
 			for len(before)+len(after) < failoverRecords {
 				Expect(time.Now().Before(deadline)).To(BeTrue(), "%d of %d records %s after the stop\n%s",
-					len(before)+len(after), failoverRecords, harness.WaitTimeout, c.Diagnose())
+					len(before)+len(after), failoverRecords, harness.WaitTimeout, harness.Diagnose(c))
 				pctx, pcancel := context.WithTimeout(ctx, harness.PollSlice)
 				recs, _ := c.Poll(pctx) // errors while the cluster fails over are expected
 				pcancel()
@@ -98,11 +98,11 @@ var _ = Describe("A group consumer whose coordinator's broker stops", func() {
 			Expect(newCoord).NotTo(Equal(coord), "the coordinator moved")
 			harness.Figure("new_coordinator", float64(newCoord), "node", fmt.Sprintf("!= %d", coord))
 
-			Expect(c.CommitSync(ctx)).To(Succeed(), c.Diagnose())
+			Expect(c.CommitSync(ctx)).To(Succeed(), harness.Diagnose(c))
 			cctx, ccancel := context.WithTimeout(ctx, harness.CloseTimeout)
 			defer ccancel()
 			start := time.Now()
-			Expect(c.Close(cctx)).To(Succeed(), c.Diagnose())
+			Expect(c.Close(cctx)).To(Succeed(), harness.Diagnose(c))
 			took := time.Since(start)
 			harness.Figure("close_duration", float64(took.Milliseconds()), "ms", fmt.Sprintf("<= %d ms", failoverCloseBound.Milliseconds()))
 			Expect(took).To(BeNumerically("<=", failoverCloseBound))

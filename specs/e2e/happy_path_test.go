@@ -33,7 +33,7 @@ var _ = Describe("A group consumer on a healthy cluster", func() {
 			wctx, cancel := context.WithTimeout(ctx, harness.WaitTimeout)
 			defer cancel()
 			recs, ps, err := harness.PollUntil(wctx, c, happyPathRecords)
-			Expect(err).NotTo(HaveOccurred(), "polling for %d records within %s\n%s", happyPathRecords, harness.WaitTimeout, c.Diagnose())
+			Expect(err).NotTo(HaveOccurred(), "polling for %d records within %s\n%s", happyPathRecords, harness.WaitTimeout, harness.Diagnose(c))
 			harness.Figure("time_to_first_record", float64(ps.FirstRecord.Milliseconds()), "ms", fmt.Sprintf("<= %d ms", harness.FirstRecordBound.Milliseconds()))
 			Expect(ps.FirstRecord).To(BeNumerically("<=", harness.FirstRecordBound), "time from Subscribe to the first record exceeds FirstRecordBound")
 
@@ -59,7 +59,7 @@ var _ = Describe("A group consumer on a healthy cluster", func() {
 			err = c.Close(cctx)
 			closeTook := time.Since(start)
 			harness.Figure("close_duration", float64(closeTook.Milliseconds()), "ms", fmt.Sprintf("<= %d ms", harness.CloseBound.Milliseconds()))
-			Expect(err).NotTo(HaveOccurred(), "Close\n%s", c.Diagnose())
+			Expect(err).NotTo(HaveOccurred(), "Close\n%s", harness.Diagnose(c))
 			Expect(closeTook).To(BeNumerically("<=", harness.CloseBound), "Close took longer than CloseBound (%s of a %s deadline)", harness.CloseBound, harness.CloseTimeout)
 
 			gi, err = cl.GroupInfo(ctx, groupID)
@@ -69,10 +69,12 @@ var _ = Describe("A group consumer on a healthy cluster", func() {
 			// Loop counters are informative here: E2E-1 is about delivery,
 			// commits and the leave; the loop invariants have their own
 			// specs, which assert them.
-			st := c.Stats()
-			harness.Figure("loop_steps", float64(st.Steps), "steps", "")
-			harness.Figure("spurious_wakeups", float64(st.SpuriousWakeups), "wakeups", "")
-			harness.Figure("ready_without_request", float64(st.ReadyWithoutRequest), "results", "")
-			harness.Figure("app_wakeups", float64(c.AppWakeups()), "wakeups", "")
+			if probe, ok := harness.RequireProbe(c, "loop_counters"); ok {
+				st := probe.Stats()
+				harness.Figure("loop_steps", float64(st.Steps), "steps", "")
+				harness.Figure("spurious_wakeups", float64(st.SpuriousWakeups), "wakeups", "")
+				harness.Figure("ready_without_request", float64(st.ReadyWithoutRequest), "results", "")
+				harness.Figure("app_wakeups", float64(probe.AppWakeups()), "wakeups", "")
+			}
 		})
 })

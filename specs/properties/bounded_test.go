@@ -86,10 +86,7 @@ var _ = Describe("Bounded memory", func() {
 		harness.Spec("bounded.trace", []string{"P6"}, subject.Name(), target.Name()),
 		SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			eng, ok := newEngine(subject.Name(), []reactor.Manager[synthView]{&idleManager{}}, noTransport(), 0)
-			if !ok {
-				Skip("subject " + subject.Name() + " has no engine this spec can build")
-			}
+			eng := newEngine(harness.EngineOf(subject), []reactor.Manager[synthView]{&idleManager{}}, noTransport(), 0)
 			eng.Start()
 			DeferCleanup(eng.Stop)
 			for range traceSteps {
@@ -118,10 +115,7 @@ var _ = Describe("Bounded memory", func() {
 		SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
 			m := &idleManager{entered: make(chan struct{}), release: make(chan struct{})}
-			eng, ok := newEngine(subject.Name(), []reactor.Manager[synthView]{m}, noTransport(), tinyInbox)
-			if !ok {
-				Skip("subject " + subject.Name() + " has no engine this spec can build")
-			}
+			eng := newEngine(harness.EngineOf(subject), []reactor.Manager[synthView]{m}, noTransport(), tinyInbox)
 			eng.Start()
 			released := false
 			DeferCleanup(func() {
@@ -234,7 +228,7 @@ var _ = Describe("Bounded memory", func() {
 				pctx, cancel := context.WithTimeout(ctx, harness.PollSlice)
 				recs, err := c.Poll(pctx)
 				cancel()
-				Expect(err).NotTo(HaveOccurred(), "Poll while consuming\n%s", c.Diagnose())
+				Expect(err).NotTo(HaveOccurred(), "Poll while consuming\n%s", harness.Diagnose(c))
 				for _, r := range recs {
 					tp := managers.TopicPartition{Topic: r.Topic, Partition: r.Partition}
 					if want, seen := next[tp]; seen && r.Offset != want {
@@ -276,9 +270,11 @@ var _ = Describe("Bounded memory", func() {
 				harness.Figure("heap_live_last", mb(samples[len(samples)-1].HeapAlloc), "MiB", "")
 			}
 			harness.Figure("heap_growth", growth, "x", fmt.Sprintf("<= %.1f (last / first)", heapGrowthBound))
-			harness.Figure("loop_steps", float64(c.Stats().Steps), "steps", "")
+			if probe, ok := harness.RequireProbe(c, "loop_steps"); ok {
+				harness.Figure("loop_steps", float64(probe.Stats().Steps), "steps", "")
+			}
 			Expect(len(samples)).To(BeNumerically(">=", int((heapRun-heapWarmup)/heapSampleEvery)), "heap samples taken")
-			Expect(consumed).To(BeNumerically(">", 0), "records consumed\n%s", c.Diagnose())
+			Expect(consumed).To(BeNumerically(">", 0), "records consumed\n%s", harness.Diagnose(c))
 			Expect(outOfOrder).To(BeZero(), "records delivered out of offset order or with gaps")
 			Expect(growth).To(BeNumerically("<=", heapGrowthBound), "heap in use grew %.2fx between the first and the last sample: more than heapGrowthBound (%.1fx)", growth, heapGrowthBound)
 		})

@@ -108,16 +108,12 @@ var _ = Describe("A diagnosable decision trace", func() {
 			_, err := cl.Produce(ctx, topic, diagnosisRecords, nil)
 			Expect(err).NotTo(HaveOccurred())
 			c := harness.NewConsumer(subject, harness.ConsumerConfig(cl, groupID, clientID))
-			probe, ok := harness.ProbeOf(c)
-			pauser, ok2 := harness.PauserOf(c)
-			if !ok || !ok2 {
-				Skip("subject " + subject.Name() + " has no decision trace or no Pause")
-			}
+			probe := harness.SkipWithoutProbe(c, "the decision trace")
 			Expect(c.Subscribe(topic)).To(Succeed())
 			wctx, cancel := context.WithTimeout(ctx, harness.WaitTimeout)
 			defer cancel()
 			_, _, err = harness.PollUntil(wctx, c, diagnosisRecords)
-			Expect(err).NotTo(HaveOccurred(), "consuming before the phases\n%s", c.Diagnose())
+			Expect(err).NotTo(HaveOccurred(), "consuming before the phases\n%s", harness.Diagnose(c))
 
 			checked := 0
 			var lastStep uint64 // each phase checks the decisions made since the previous one
@@ -141,7 +137,7 @@ var _ = Describe("A diagnosable decision trace", func() {
 				harness.Figure("diagnosis_problems_"+phase, float64(len(problems)), "", "== 0")
 				Expect(tr).NotTo(BeEmpty(), "decisions traced while %s", phase)
 				Expect(len(problems)).To(BeZero(), "decisions while %s whose diagnosis does not name what a manager waits for (P6); the first:\n%s", phase, strings.Join(problems[:min(len(problems), 3)], "\n"))
-				Expect(anyResult(tr, hasCause)).To(BeTrue(), "no decision while %s shows %s\nlatest:\n%s", phase, cause, c.Diagnose())
+				Expect(anyResult(tr, hasCause)).To(BeTrue(), "no decision while %s shows %s\nlatest:\n%s", phase, cause, harness.Diagnose(c))
 			}
 
 			By("stable: polling with nothing to fetch")
@@ -166,20 +162,20 @@ var _ = Describe("A diagnosable decision trace", func() {
 				pctx, pcancel := context.WithTimeout(ctx, harness.PollSlice)
 				defer pcancel()
 				_, _ = c.Poll(pctx)
-				r, _ := c.Decision().Result("membership")
+				r, _ := probe.Decision().Result("membership")
 				return r.Kind
-			}).WithTimeout(harness.WaitTimeout).Should(Equal(reactor.KindRetryAt), "membership back on its heartbeat interval after the heal\n%s", c.Diagnose())
+			}).WithTimeout(harness.WaitTimeout).Should(Equal(reactor.KindRetryAt), "membership back on its heartbeat interval after the heal\n%s", harness.Diagnose(c))
 
 			By("every assigned partition paused")
 			assigned := c.Assignment()
 			Expect(assigned).NotTo(BeEmpty(), "assignment before pausing")
-			Expect(pauser.Pause(assigned...)).To(Succeed())
+			Expect(c.Pause(assigned...)).To(Succeed())
 			_, _, err = harness.PollFor(ctx, c, diagnosisPhase)
 			Expect(err).NotTo(HaveOccurred())
 			check("paused", "the fetch manager awaiting the application (partition paused)", func(r reactor.ManagerResult) bool {
 				return r.Manager == "fetch" && r.Kind == reactor.KindAwait && r.Inputs.Has(reactor.InputApplication) && strings.Contains(r.Reason, "paused")
 			})
-			Expect(pauser.Resume(assigned...)).To(Succeed())
+			Expect(c.Resume(assigned...)).To(Succeed())
 			harness.Figure("decisions_checked", float64(checked), "decisions", "")
 		})
 })

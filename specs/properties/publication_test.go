@@ -36,7 +36,6 @@ import (
 
 	"github.com/kreactor/kreactor/harness"
 	"github.com/kreactor/kreactor/reactor"
-	"github.com/kreactor/kreactor/reactor/baseline"
 )
 
 const (
@@ -96,7 +95,7 @@ var _ = Describe("Publication before effects", func() {
 			By(fmt.Sprintf("starting %d consumers, each in its own group, and consuming %d records with each", commitConsumers, p4Records))
 			type subjectConsumer struct {
 				c        harness.Consumer
-				probe    harness.Probe
+				probe    harness.ConsumerProbe
 				clientID string
 			}
 			var cs []subjectConsumer
@@ -105,10 +104,7 @@ var _ = Describe("Publication before effects", func() {
 				cfg := harness.ConsumerConfig(cl, groupID, clientID)
 				cfg.Dial = delay.Dial
 				c := harness.NewConsumer(subject, cfg)
-				probe, ok := harness.ProbeOf(c)
-				if !ok {
-					Skip("subject " + subject.Name() + " has no decision trace or return probe")
-				}
+				probe := harness.SkipWithoutProbe(c, "the decision trace and the P4 return probe")
 				Expect(c.Subscribe(topic)).To(Succeed())
 				cs = append(cs, subjectConsumer{c, probe, clientID})
 			}
@@ -116,7 +112,7 @@ var _ = Describe("Publication before effects", func() {
 				wctx, cancel := context.WithTimeout(ctx, harness.WaitTimeout)
 				_, _, err := harness.PollUntil(wctx, sc.c, p4Records)
 				cancel()
-				Expect(err).NotTo(HaveOccurred(), "consuming before the stress\n%s", sc.c.Diagnose())
+				Expect(err).NotTo(HaveOccurred(), "consuming before the stress\n%s", harness.Diagnose(sc.c))
 			}
 
 			By(fmt.Sprintf("calling CommitSync %d times (%d per consumer, consumers in parallel)", commitCalls, commitCalls/commitConsumers))
@@ -198,10 +194,7 @@ var _ = Describe("Publication before effects", func() {
 		harness.Spec("publication.effects-after-decision", []string{"P4"}, subject.Name(), target.Name()),
 		SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			eng := newSyntheticEngine(subject.Name())
-			if eng == nil {
-				Skip("subject " + subject.Name() + " has no engine this spec can build")
-			}
+			eng := newSyntheticEngine(harness.EngineOf(subject))
 			res := runEffectChecks(ctx, eng, effectChecks)
 			harness.Figure("effects_run", float64(res.run), "effects", fmt.Sprintf(">= %d", effectChecks))
 			harness.Figure("effects_before_their_decision", float64(res.violations), "effects", "== 0")
@@ -213,13 +206,13 @@ var _ = Describe("Publication before effects", func() {
 
 // stressCommitSync calls CommitSync n times on c and classifies each return
 // against the decision trace.
-func stressCommitSync(ctx context.Context, c harness.Consumer, probe harness.Probe, clientID string, n int) commitRun {
+func stressCommitSync(ctx context.Context, c harness.Consumer, probe harness.ConsumerProbe, clientID string, n int) commitRun {
 	r := commitRun{clientID: clientID}
 	for range n {
 		if ctx.Err() != nil {
 			break
 		}
-		startStep := c.Decision().Step
+		startStep := probe.Decision().Step
 		err := c.CommitSync(ctx)
 		returned := time.Now()
 		r.calls++
@@ -297,18 +290,7 @@ func percentile(sorted []time.Duration, q float64) time.Duration {
 // The engine spec: a synthetic manager set on the subject's engine.
 
 // synthView is the view the synthetic managers get: nothing.
-type synthView struct{}
-
-// synthEngine is what the engine spec needs of reactor.Loop and
-// baseline.Loop.
-type synthEngine interface {
-	Start()
-	Stop()
-	Submit(ctx context.Context, name string, apply func(*reactor.Tx)) error
-	Current() *reactor.Publication
-	Stats() reactor.Stats
-	Trace() []*reactor.Decision
-}
+type synthView = harness.NoView
 
 // synthManager is a manager with random results: it may queue an effect
 // when polled, and when it has a request to send, its completion queues an
@@ -355,7 +337,7 @@ func (t *synthTransport) Send(_ *reactor.Request, done func(any, error)) {
 }
 
 type effectCheck struct {
-	eng        synthEngine
+	eng        harness.Engine
 	mu         sync.Mutex // guards the fields below: effects run on the engine goroutine, the spec reads them
 	run        int
 	violations int
@@ -391,10 +373,9 @@ func (e *effectCheck) result() effectResult {
 
 var synthManagers = []string{"alpha", "beta", "gamma"}
 
-// newSyntheticEngine builds the engine of subject over synthetic managers,
-// or nil for a subject without one. The managers' effect checks are wired
-// by runEffectChecks.
-func newSyntheticEngine(subjectName string) *synthRig {
+// newSyntheticEngine builds the subject's engine over synthetic managers.
+// The managers' effect checks are wired by runEffectChecks.
+func newSyntheticEngine(es harness.EngineSubject) *synthRig {
 	rig := &synthRig{tr: &synthTransport{}}
 	rnd := rand.New(rand.NewPCG(1, 2))
 	var ms []reactor.Manager[synthView]
@@ -403,35 +384,21 @@ func newSyntheticEngine(subjectName string) *synthRig {
 		rig.ms = append(rig.ms, m)
 		ms = append(ms, m)
 	}
-	eng, ok := newEngine(subjectName, ms, rig.tr, 0)
-	if !ok {
-		return nil
-	}
-	rig.synthEngine = eng
+	rig.Engine = newEngine(es, ms, rig.tr, 0)
 	return rig
 }
 
-// newEngine builds subject's engine (reactor.Loop or baseline.Loop) over
-// synthetic managers, with inbox capacity inbox (0: the default), or
-// reports false for a subject without one.
-func newEngine(subjectName string, ms []reactor.Manager[synthView], tr reactor.Transport, inbox int) (synthEngine, bool) {
+// newEngine builds the subject's engine over synthetic managers, with inbox
+// capacity inbox (0: the default).
+func newEngine(es harness.EngineSubject, ms []reactor.Manager[synthView], tr reactor.Transport, inbox int) harness.Engine {
 	GinkgoHelper()
-	view := func(time.Time) synthView { return synthView{} }
-	switch subjectName {
-	case (harness.Reactor{}).Name():
-		l, err := reactor.New(reactor.Config[synthView]{Managers: ms, View: view, Transport: tr, InboxCapacity: inbox})
-		Expect(err).NotTo(HaveOccurred())
-		return l, true
-	case (harness.Baseline{}).Name():
-		l, err := baseline.New(baseline.Config[synthView]{Managers: ms, View: view, Transport: tr, InboxCapacity: inbox})
-		Expect(err).NotTo(HaveOccurred())
-		return l, true
-	}
-	return nil, false
+	eng, err := es.NewEngine(reactor.Config[synthView]{Managers: ms, View: func(time.Time) synthView { return synthView{} }, Transport: tr, InboxCapacity: inbox})
+	Expect(err).NotTo(HaveOccurred())
+	return eng
 }
 
 type synthRig struct {
-	synthEngine
+	harness.Engine
 	tr    *synthTransport
 	ms    []*synthManager
 	check *effectCheck

@@ -4,10 +4,11 @@ package properties
 // sent now (Ready, with at least one request), progress is possible at a
 // finite time (RetryAt), or progress needs a named enabling input (Await);
 // Idle means no outstanding work. An empty result is never "poll me again
-// now". Each entry drives the real managers of managers/ and managers/group
-// directly (no network, no loop): it builds their state through their own
-// API and completion callbacks with hand-made kmsg responses, then checks
-// the kind, the awaited inputs and the RetryAt time of one poll.
+// now". Each entry drives the real managers of managers/ and managers/group,
+// as the assembly seam builds them, on a reactor.Core with a fixed clock (no
+// network, no loop goroutine): it builds their state through their own API
+// and completions with hand-made kmsg responses, then checks the kind, the
+// awaited inputs and the RetryAt time of one poll.
 
 import (
 	"errors"
@@ -20,7 +21,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/internal/client"
 	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/managers/group"
 	"github.com/kreactor/kreactor/reactor"
@@ -43,15 +46,17 @@ const (
 var (
 	rigTP      = managers.TopicPartition{Topic: rigTopic, Partition: 0}
 	rigTopicID = [16]byte{1, 2, 3, 4}
-	// rigBackoff is the consumer default (100 ms doubling to 1 s, 20%
-	// jitter): a first retry waits 80..120 ms.
-	rigBackoff = managers.DefaultBackoff()
 )
 
-// rig holds one consumer's managers wired as package consumer wires them,
-// driven by hand. now is the loop time of the next poll.
+// rig holds one consumer's managers as the assembly seam builds them
+// (internal/client: the code consumer.New and baseline.New run), polled by
+// hand one manager at a time. Each poll and each completion is applied as an
+// observation on a reactor.Core at the rig's fixed clock, so every manager
+// gets the Tx the engine would give it. now is the time of the next poll.
 type rig struct {
 	now      time.Time
+	g        *client.Group
+	core     *reactor.Core[group.View]
 	coord    *managers.Coordinator
 	meta     *managers.Metadata
 	member   *group.Membership
@@ -59,38 +64,59 @@ type rig struct {
 	commit   *group.Commit
 	offsets  *group.Offsets
 	assigned []managers.TopicPartition // manual assignment (the member's own when nil)
-	host     *reactor.RecordingHost    // what the managers' Tx calls reported
 }
 
 func newRig(autoCommit bool) *rig {
-	r := &rig{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), host: &reactor.RecordingHost{}}
-	r.coord = managers.NewCoordinator(rigGroup, managers.KeyTypeGroup, rigBackoff)
-	r.meta = managers.NewMetadata([]string{rigBroker}, 5*time.Minute, rigBackoff)
-	r.member = group.NewMembership(rigGroup, 5*time.Minute, rigBackoff, r.coord)
-	r.fetch = group.NewFetch(group.FetchConfig{MaxWait: 500 * time.Millisecond, MinBytes: 1, MaxBytes: 1 << 20,
-		PartitionMaxBytes: 1 << 20, MaxBuffered: 100, Backoff: rigBackoff}, r.meta)
-	r.commit = group.NewCommit(group.CommitConfig{AutoCommit: autoCommit, AutoCommitInterval: rigAutoCommit, Backoff: rigBackoff},
-		rigGroup, r.coord, r.fetch)
-	r.offsets = group.NewOffsets(group.ResetEarliest, rigBackoff, r.coord, r.meta, r.fetch)
-	return r
+	GinkgoHelper()
+	cfg := consumer.DefaultConfig()
+	cfg.BootstrapServers, cfg.GroupID, cfg.AutoOffsetReset = []string{rigBroker}, rigGroup, group.ResetEarliest
+	cfg.EnableAutoCommit, cfg.AutoCommitInterval = autoCommit, rigAutoCommit
+	cfg.FetchMaxBytes, cfg.MaxPartitionFetchBytes, cfg.MaxBufferedRecords = 1<<20, 1<<20, 100
+	Expect(cfg.Validate()).To(Succeed())
+	g := client.NewGroup(client.Config(cfg))
+	engine := g.EngineConfig(g.Fetch) // builds the commit manager, as consumer.New does
+	core, err := reactor.NewCore(reactor.CoreConfig[group.View]{View: engine.View})
+	Expect(err).NotTo(HaveOccurred())
+	return &rig{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), g: g, core: core,
+		coord: g.Coord, meta: g.Meta, member: g.Member, fetch: g.Fetch, commit: g.Commit, offsets: g.Offsets}
 }
 
-// tx is the state owner's handle for one poll or completion at r.now; the
-// effects, stop and repoll requests it reports are kept by r.host.
-func (r *rig) tx() *reactor.Tx { return reactor.NewTx(r.now, 0, 0, r.host) }
+// do runs fn as the state owner at r.now: an application event applied on
+// the rig's core (its effects wait there for a step the rig never takes).
+func (r *rig) do(fn func(tx *reactor.Tx)) { r.core.Apply(r.now, reactor.Event("rig", fn)) }
+
+// poll is m's answer to a poll at r.now with the current view.
+func (r *rig) poll(m reactor.Manager[group.View]) reactor.Result { return r.pollView(m, r.view()) }
+
+// pollView is m's answer to a poll at r.now with view v.
+func (r *rig) pollView(m reactor.Manager[group.View], v group.View) (res reactor.Result) {
+	r.do(func(tx *reactor.Tx) { res = m.Poll(tx, v) })
+	return res
+}
+
+// pollCoordinator is the coordinator manager's answer, needed saying
+// whether outstanding work needs the coordinator.
+func (r *rig) pollCoordinator(needed bool) (res reactor.Result) {
+	r.do(func(tx *reactor.Tx) { res = r.coord.Poll(tx, needed, r.meta.Addrs()) })
+	return res
+}
+
+// pollMetadata is the metadata manager's answer for rigTopic.
+func (r *rig) pollMetadata() (res reactor.Result) {
+	r.do(func(tx *reactor.Tx) { res = r.meta.Poll(tx, []string{rigTopic}) })
+	return res
+}
 
 func (r *rig) advance(d time.Duration) { r.now = r.now.Add(d) }
 
-// view is the per-round view, built as the consumer builds it.
+// view is the per-round view the assembly seam builds, with the rig's
+// manual assignment (version 1) when set.
 func (r *rig) view() group.View {
-	b, known := r.coord.Known()
-	owned, version := r.member.Owned()
+	v := r.g.View(r.now)
 	if r.assigned != nil {
-		owned, version = r.assigned, 1
+		v.Assignment, v.AssignmentVersion = r.assigned, 1
 	}
-	return group.View{Coordinator: b, CoordinatorKnown: known, Meta: r.meta, GroupID: rigGroup,
-		InGroup: r.member.InGroup(), MemberID: r.member.MemberID(), MemberEpoch: r.member.Epoch(),
-		Assignment: owned, AssignmentVersion: version}
+	return v
 }
 
 // sent expects a Ready result with exactly one request and returns it.
@@ -107,13 +133,13 @@ func (r *rig) complete(req *reactor.Request, resp kmsg.Response, err error) {
 	if resp != nil {
 		v = resp
 	}
-	req.OnComplete(r.tx(), v, err)
+	r.core.Apply(r.now, reactor.Completion(req, v, err))
 }
 
 // findCoordinator makes the coordinator known (node 0).
 func (r *rig) findCoordinator() {
 	GinkgoHelper()
-	req := sent(r.coord.Poll(r.tx(), true, r.meta.Addrs()))
+	req := sent(r.pollCoordinator(true))
 	resp := kmsg.NewPtrFindCoordinatorResponse()
 	c := kmsg.NewFindCoordinatorResponseCoordinator()
 	c.Key, c.NodeID, c.Host, c.Port = rigGroup, 0, "127.0.0.1", 9092
@@ -127,7 +153,7 @@ func (r *rig) findCoordinator() {
 // partition led by broker 0.
 func (r *rig) learnTopic() {
 	GinkgoHelper()
-	req := sent(r.meta.Poll(r.tx(), []string{rigTopic}))
+	req := sent(r.pollMetadata())
 	resp := kmsg.NewPtrMetadataResponse()
 	b := kmsg.NewMetadataResponseBroker()
 	b.NodeID, b.Host, b.Port = 0, "127.0.0.1", 9092
@@ -145,7 +171,7 @@ func (r *rig) learnTopic() {
 func (r *rig) join() {
 	GinkgoHelper()
 	r.member.Subscribe([]string{rigTopic})
-	req := sent(r.member.Poll(r.tx(), r.view()))
+	req := sent(r.poll(r.member))
 	resp := kmsg.NewPtrConsumerGroupHeartbeatResponse()
 	resp.MemberID = kmsg.StringPtr(r.member.MemberID())
 	resp.MemberEpoch = 1
@@ -158,7 +184,7 @@ func (r *rig) join() {
 func (r *rig) assignWithPosition() {
 	GinkgoHelper()
 	r.assigned = []managers.TopicPartition{rigTP}
-	r.fetch.Poll(r.tx(), r.view()) // adopt the assignment
+	r.poll(r.fetch) // adopt the assignment
 	needs := r.fetch.NeedingPosition()
 	Expect(needs).To(HaveLen(1))
 	Expect(r.fetch.SetPosition(rigTP, managers.Position{Offset: 0, LeaderEpoch: -1}, needs[0].Gen)).To(BeTrue())
@@ -166,8 +192,9 @@ func (r *rig) assignWithPosition() {
 
 // enqueueCommit queues a commit of offset 10 on rigTP with no callback.
 func (r *rig) enqueueCommit() {
-	r.commit.Enqueue(r.tx(), map[managers.TopicPartition]managers.Position{rigTP: {Offset: 10, LeaderEpoch: -1}},
-		r.now.Add(commitDeadline), nil)
+	r.do(func(tx *reactor.Tx) {
+		r.commit.Enqueue(tx, map[managers.TopicPartition]managers.Position{rigTP: {Offset: 10, LeaderEpoch: -1}}, r.now.Add(commitDeadline), nil)
+	})
 }
 
 // want is what one poll must return. AtMin / AtMax bound the RetryAt time or
@@ -183,11 +210,7 @@ type want struct {
 type step func(r *rig) reactor.Result
 
 var _ = Describe("Request manager results", func() {
-	BeforeEach(func() {
-		if subject.Name() != (harness.Reactor{}).Name() {
-			Skip("the table drives the managers directly, with no engine: it says nothing about subject " + subject.Name())
-		}
-	})
+	BeforeEach(func() { harness.OnReferenceOnly(subject, "the managers on a core of the spec's own") })
 
 	// Entries cover P2 only: each checks one manager poll, which is the
 	// shape a Jira named in its text had, not the end-to-end regression.
@@ -240,7 +263,7 @@ var _ = Describe("Request manager results", func() {
 			func(r *rig) reactor.Result {
 				r.enqueueCommit()
 				r.advance(time.Second)
-				return r.commit.Poll(r.tx(), r.view())
+				return r.poll(r.commit)
 			},
 			want{Kind: reactor.KindAwait, Inputs: reactor.InputCoordinator, AtMin: commitDeadline - time.Second, AtMax: commitDeadline - time.Second}),
 		entry("a commit answered with a retriable error retries at its backoff",
@@ -248,7 +271,7 @@ var _ = Describe("Request manager results", func() {
 			func(r *rig) reactor.Result {
 				r.findCoordinator()
 				r.enqueueCommit()
-				req := sent(r.commit.Poll(r.tx(), r.view()))
+				req := sent(r.poll(r.commit))
 				resp := kmsg.NewPtrOffsetCommitResponse()
 				t := kmsg.NewOffsetCommitResponseTopic()
 				t.Topic = rigTopic
@@ -257,7 +280,7 @@ var _ = Describe("Request manager results", func() {
 				t.Partitions = append(t.Partitions, p)
 				resp.Topics = append(resp.Topics, t)
 				r.complete(req, resp, nil)
-				return r.commit.Poll(r.tx(), r.view())
+				return r.poll(r.commit)
 			},
 			want{Kind: reactor.KindRetryAt, AtMin: 80 * time.Millisecond, AtMax: 120 * time.Millisecond}),
 		entry("a commit in flight awaits its response, even long after it was sent",
@@ -265,14 +288,14 @@ var _ = Describe("Request manager results", func() {
 			func(r *rig) reactor.Result {
 				r.findCoordinator()
 				r.enqueueCommit()
-				sent(r.commit.Poll(r.tx(), r.view()))
+				sent(r.poll(r.commit))
 				r.advance(time.Second)
-				return r.commit.Poll(r.tx(), r.view())
+				return r.poll(r.commit)
 			},
 			want{Kind: reactor.KindAwait, Inputs: reactor.InputResponse, AtMin: commitDeadline - time.Second, AtMax: commitDeadline - time.Second}),
 		entry("with no commit pending and auto-commit off the commit manager is idle",
 			"commit-idle",
-			func(r *rig) reactor.Result { return r.commit.Poll(r.tx(), r.view()) },
+			func(r *rig) reactor.Result { return r.poll(r.commit) },
 			want{Kind: reactor.KindIdle}),
 		entry("an auto-commit that fell due with the coordinator unknown awaits the coordinator, not a zero wait (KAFKA-20970)",
 			"commit-auto-due-coordinator-unknown",
@@ -280,9 +303,9 @@ var _ = Describe("Request manager results", func() {
 				*r = *newRig(true)
 				r.assignWithPosition()
 				r.fetch.MarkConsumed(map[managers.TopicPartition]managers.Position{rigTP: {Offset: 5, LeaderEpoch: -1}})
-				Expect(r.commit.Poll(r.tx(), r.view()).Kind).To(Equal(reactor.KindRetryAt), "auto-commit timer armed")
+				Expect(r.poll(r.commit).Kind).To(Equal(reactor.KindRetryAt), "auto-commit timer armed")
 				r.advance(rigAutoCommit + time.Millisecond)
-				return r.commit.Poll(r.tx(), r.view())
+				return r.poll(r.commit)
 			},
 			want{Kind: reactor.KindAwait, Inputs: reactor.InputCoordinator, AtMin: time.Second, AtMax: 10 * time.Second}),
 
@@ -290,35 +313,35 @@ var _ = Describe("Request manager results", func() {
 		entry("a FindCoordinator in flight past its backoff awaits its response (KAFKA-20253)",
 			"coordinator-in-flight-past-backoff",
 			func(r *rig) reactor.Result {
-				req := sent(r.coord.Poll(r.tx(), true, r.meta.Addrs()))
+				req := sent(r.pollCoordinator(true))
 				r.complete(req, nil, errors.New("connection reset"))
 				r.advance(200 * time.Millisecond) // past the first backoff
-				sent(r.coord.Poll(r.tx(), true, r.meta.Addrs()))
+				sent(r.pollCoordinator(true))
 				r.advance(longAfter)
-				return r.coord.Poll(r.tx(), true, r.meta.Addrs())
+				return r.pollCoordinator(true)
 			},
 			want{Kind: reactor.KindAwait, Inputs: reactor.InputResponse}),
 		entry("a failed FindCoordinator retries at its backoff",
 			"coordinator-retry-backoff",
 			func(r *rig) reactor.Result {
-				req := sent(r.coord.Poll(r.tx(), true, r.meta.Addrs()))
+				req := sent(r.pollCoordinator(true))
 				resp := kmsg.NewPtrFindCoordinatorResponse()
 				c := kmsg.NewFindCoordinatorResponseCoordinator()
 				c.Key, c.NodeID, c.ErrorCode = rigGroup, -1, kerr.CoordinatorNotAvailable.Code
 				resp.Coordinators = append(resp.Coordinators, c)
 				r.complete(req, resp, nil)
-				return r.coord.Poll(r.tx(), true, r.meta.Addrs())
+				return r.pollCoordinator(true)
 			},
 			want{Kind: reactor.KindRetryAt, AtMin: 80 * time.Millisecond, AtMax: 120 * time.Millisecond}),
 		entry("an unknown coordinator that nothing needs is not looked for (KAFKA-18569)",
 			"coordinator-not-needed",
-			func(r *rig) reactor.Result { return r.coord.Poll(r.tx(), false, r.meta.Addrs()) },
+			func(r *rig) reactor.Result { return r.pollCoordinator(false) },
 			want{Kind: reactor.KindIdle}),
 
 		// Membership (managers/group/membership.go).
 		entry("an unsubscribed member is idle, never a heartbeat due at zero (KAFKA-20426)",
 			"membership-unsubscribed",
-			func(r *rig) reactor.Result { return r.member.Poll(r.tx(), r.view()) },
+			func(r *rig) reactor.Result { return r.poll(r.member) },
 			want{Kind: reactor.KindIdle}),
 		entry("a heartbeat in flight after its interval elapsed awaits its response (KAFKA-21031)",
 			"membership-heartbeat-in-flight",
@@ -326,16 +349,16 @@ var _ = Describe("Request manager results", func() {
 				r.findCoordinator()
 				r.join()
 				r.advance(rigInterval)
-				sent(r.member.Poll(r.tx(), r.view()))
+				sent(r.poll(r.member))
 				r.advance(longAfter)
-				return r.member.Poll(r.tx(), r.view())
+				return r.poll(r.member)
 			},
 			want{Kind: reactor.KindAwait, Inputs: reactor.InputResponse}),
 		entry("a subscribed member with the coordinator unknown awaits the coordinator (KAFKA-20253)",
 			"membership-coordinator-unknown",
 			func(r *rig) reactor.Result {
 				r.member.Subscribe([]string{rigTopic})
-				return r.member.Poll(r.tx(), r.view())
+				return r.poll(r.member)
 			},
 			want{Kind: reactor.KindAwait, Inputs: reactor.InputCoordinator}),
 		entry("a stable member retries at its heartbeat interval",
@@ -344,7 +367,7 @@ var _ = Describe("Request manager results", func() {
 				r.findCoordinator()
 				r.join()
 				r.advance(time.Millisecond)
-				return r.member.Poll(r.tx(), r.view())
+				return r.poll(r.member)
 			},
 			want{Kind: reactor.KindRetryAt, AtMin: rigInterval - time.Millisecond, AtMax: rigInterval - time.Millisecond}),
 
@@ -353,14 +376,14 @@ var _ = Describe("Request manager results", func() {
 			"fetch-positions-unknown",
 			func(r *rig) reactor.Result {
 				r.assigned = []managers.TopicPartition{rigTP}
-				return r.fetch.Poll(r.tx(), r.view())
+				return r.poll(r.fetch)
 			},
 			want{Kind: reactor.KindAwait, Inputs: reactor.InputPositions}),
 		entry("a partition whose leader is unknown awaits metadata (KAFKA-20854)",
 			"fetch-leader-unknown",
 			func(r *rig) reactor.Result {
 				r.assignWithPosition()
-				return r.fetch.Poll(r.tx(), r.view())
+				return r.poll(r.fetch)
 			},
 			want{Kind: reactor.KindAwait, Inputs: reactor.InputMetadata}),
 		entry("a partition whose Fetch is in flight awaits the response (KAFKA-20854)",
@@ -368,31 +391,31 @@ var _ = Describe("Request manager results", func() {
 			func(r *rig) reactor.Result {
 				r.learnTopic()
 				r.assignWithPosition()
-				sent(r.fetch.Poll(r.tx(), r.view()))
+				sent(r.poll(r.fetch))
 				r.advance(longAfter)
-				return r.fetch.Poll(r.tx(), r.view())
+				return r.poll(r.fetch)
 			},
 			want{Kind: reactor.KindAwait, Inputs: reactor.InputResponse}),
 		entry("with no assignment the fetch manager is idle",
 			"fetch-idle",
-			func(r *rig) reactor.Result { return r.fetch.Poll(r.tx(), r.view()) },
+			func(r *rig) reactor.Result { return r.poll(r.fetch) },
 			want{Kind: reactor.KindIdle}),
 
 		// Metadata (managers/metadata.go) and offsets (managers/group/offsets.go).
 		entry("a Metadata request in flight awaits its response",
 			"metadata-in-flight",
 			func(r *rig) reactor.Result {
-				sent(r.meta.Poll(r.tx(), []string{rigTopic}))
+				sent(r.pollMetadata())
 				r.advance(longAfter)
-				return r.meta.Poll(r.tx(), []string{rigTopic})
+				return r.pollMetadata()
 			},
 			want{Kind: reactor.KindAwait, Inputs: reactor.InputResponse}),
 		entry("committed offsets needed with the coordinator unknown await the coordinator (KAFKA-20253)",
 			"offsets-coordinator-unknown",
 			func(r *rig) reactor.Result {
 				r.assigned = []managers.TopicPartition{rigTP}
-				r.fetch.Poll(r.tx(), r.view())
-				return r.offsets.Poll(r.tx(), r.view())
+				r.poll(r.fetch)
+				return r.poll(r.offsets)
 			},
 			want{Kind: reactor.KindAwait, Inputs: reactor.InputCoordinator}),
 	)

@@ -4,12 +4,13 @@ package properties
 // state version (and member epoch) that produced its request, so a stale
 // answer never overwrites newer state.
 //
-// The first specs drive the real managers directly, as the result-kinds
-// table does (no network, no engine; rig in result_kinds_test.go): build a
+// The first specs drive the real managers on a core of their own, as the
+// result-kinds table does (no network, no loop; rig in
+// result_kinds_test.go): build a
 // request, change the state it was built from (revoke or reassign the
 // partition, leave the group, take a newer epoch), then deliver the answer
-// and check that the newer state stands. They say nothing about a subject's
-// engine, so they run with subject reactor only.
+// and check that the newer state stands. They say nothing about a subject,
+// so they run on the reference subject only.
 //
 // The last spec is black-box, on kfake: an OffsetCommit the broker acts on
 // only after the member was fenced (its session timed out while the commit,
@@ -130,7 +131,7 @@ func (r *rig) assign(version uint64, tps ...managers.TopicPartition) group.View 
 	r.assigned = tps
 	v := r.view()
 	v.Assignment, v.AssignmentVersion = tps, version
-	r.fetch.Poll(r.tx(), v)
+	r.pollView(r.fetch, v)
 	return v
 }
 
@@ -153,7 +154,7 @@ func staleFetch(r *rig) *reactor.Request {
 	n, ok := needsPosition(r.fetch)
 	Expect(ok).To(BeTrue(), "partition needs a position after assignment")
 	Expect(r.fetch.SetPosition(rigTP, managers.Position{Offset: 0, LeaderEpoch: -1}, n.Gen)).To(BeTrue())
-	return sent(r.fetch.Poll(r.tx(), v))
+	return sent(r.pollView(r.fetch, v))
 }
 
 // reassignAt revokes rigTP and assigns it again with position pos (from a
@@ -174,7 +175,7 @@ func staleOffsetFetch(r *rig) *reactor.Request {
 	r.findCoordinator()
 	r.learnTopic()
 	v := r.assign(1, rigTP)
-	res := r.offsets.Poll(r.tx(), v)
+	res := r.pollView(r.offsets, v)
 	return sent(res)
 }
 
@@ -190,11 +191,7 @@ func positionOf(f *group.Fetch) (managers.Position, bool) {
 
 var _ = Describe("Stale observations", func() {
 	Context("applied to the managers directly", func() {
-		BeforeEach(func() {
-			if subject.Name() != (harness.Reactor{}).Name() {
-				Skip("drives the managers directly, with no engine: it says nothing about subject " + subject.Name())
-			}
-		})
+		BeforeEach(func() { harness.OnReferenceOnly(subject, "the managers on a core of the spec's own") })
 
 		It("ignores a Fetch answer for a partition revoked since the request was built",
 			harness.Spec("stale-observations.fetch-after-revoke", []string{"P3"}, subject.Name(), target.Name()),
@@ -251,7 +248,7 @@ var _ = Describe("Stale observations", func() {
 				r.learnTopic()
 				r.join()
 				r.advance(rigInterval)
-				req := sent(r.member.Poll(r.tx(), r.view()))
+				req := sent(r.poll(r.member))
 				epochBefore := r.member.Epoch()
 
 				r.member.Leave()
@@ -265,7 +262,7 @@ var _ = Describe("Stale observations", func() {
 				Expect(owned).To(BeEmpty(), "assignment after a heartbeat answer from before Leave")
 
 				By("the next poll sends the leave heartbeat, with epoch -1")
-				leave := sent(r.member.Poll(r.tx(), r.view()))
+				leave := sent(r.poll(r.member))
 				hb, ok := leave.Payload.(*managers.Call).Req.(*kmsg.ConsumerGroupHeartbeatRequest)
 				Expect(ok).To(BeTrue(), "payload of the membership request")
 				Expect(hb.MemberEpoch).To(BeEquivalentTo(-1), "member epoch of the request after Leave")
@@ -282,10 +279,10 @@ var _ = Describe("Stale observations", func() {
 				r.join()
 				const newer, older = 5, 3
 				r.advance(rigInterval)
-				r.complete(sent(r.member.Poll(r.tx(), r.view())), heartbeatAnswer(r, newer), nil)
+				r.complete(sent(r.poll(r.member)), heartbeatAnswer(r, newer), nil)
 				Expect(r.member.Epoch()).To(BeEquivalentTo(newer), "epoch taken from the newer answer")
 				r.advance(rigInterval)
-				r.complete(sent(r.member.Poll(r.tx(), r.view())), heartbeatAnswer(r, older), nil)
+				r.complete(sent(r.poll(r.member)), heartbeatAnswer(r, older), nil)
 				harness.Figure("member_epoch", float64(r.member.Epoch()), "", fmt.Sprintf("== %d", newer))
 				Expect(r.member.Epoch()).To(BeEquivalentTo(newer), "member epoch after an answer with the older epoch %d", older)
 				Expect(r.member.State()).To(Equal(group.MemberStable))
@@ -326,10 +323,10 @@ var _ = Describe("Stale observations", func() {
 			cl := harness.StartCluster(ctx, target, harness.TargetConfig{Brokers: 1, Topics: map[string]int32{topic: 3}, SessionTimeout: fenceSessionTimeout})
 			groupID, clientID := harness.UniqueName("p3-fence"), harness.UniqueName("p3-fence-client")
 			c := harness.NewConsumer(subject, harness.ConsumerConfig(cl, groupID, clientID))
-			probe, ok := harness.ProbeOf(c)
-			if !ok {
-				Skip("subject " + subject.Name() + " has no snapshot probe")
-			}
+			// The member epoch is the consumer's own state: read from its
+			// snapshot, n/a for a black-box subject (the commits the
+			// brokers kept still decide).
+			probe, probed := harness.RequireProbe(c, "member_epoch")
 
 			By(fmt.Sprintf("consuming and committing %d records", fenceRecords))
 			counts, err := cl.Produce(ctx, topic, fenceRecords, nil)
@@ -338,19 +335,22 @@ var _ = Describe("Stale observations", func() {
 			wctx, cancel := context.WithTimeout(ctx, harness.WaitTimeout)
 			defer cancel()
 			recs, _, err := harness.PollUntil(wctx, c, fenceRecords)
-			Expect(err).NotTo(HaveOccurred(), "consuming\n%s", c.Diagnose())
+			Expect(err).NotTo(HaveOccurred(), "consuming\n%s", harness.Diagnose(c))
 			first, err := harness.CheckDelivery(recs, harness.Partitions(topic, counts), nil)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(c.CommitSync(ctx)).To(Succeed())
-			before := probe.Snapshot()
-			Expect(before.MemberState).To(Equal(group.MemberStable))
-			epochBefore := before.MemberEpoch
+			var epochBefore int32
+			if probed {
+				before := probe.Snapshot()
+				Expect(before.MemberState).To(Equal(group.MemberStable))
+				epochBefore = before.MemberEpoch
+			}
 
 			By(fmt.Sprintf("consuming %d more, then committing with the OffsetCommit delayed %s, past the %s session timeout", fenceMoreRecords, fenceCommitDelay, fenceSessionTimeout))
 			counts, err = cl.Produce(ctx, topic, fenceMoreRecords, nil)
 			Expect(err).NotTo(HaveOccurred())
 			recs, _, err = harness.PollUntil(wctx, c, fenceMoreRecords)
-			Expect(err).NotTo(HaveOccurred(), "consuming more\n%s", c.Diagnose())
+			Expect(err).NotTo(HaveOccurred(), "consuming more\n%s", harness.Diagnose(c))
 			_, err = harness.CheckDelivery(recs, harness.Partitions(topic, counts), first.Next)
 			Expect(err).NotTo(HaveOccurred())
 			fault, err := cl.Inject(ctx, harness.FaultSpec{Kind: harness.FaultDelay, Key: kmsg.OffsetCommit, Delay: fenceCommitDelay})
@@ -373,27 +373,32 @@ var _ = Describe("Stale observations", func() {
 			Expect(gi.Commits).To(Equal(first.Next), "committed offsets after the refused commit: the stale commit must not have landed")
 			Expect(fault.Hits()).To(Equal(1), "OffsetCommit requests the broker delayed: the consumer must not retry a commit the coordinator refused for an unknown member")
 
-			By("rejoining: the member takes a newer epoch")
-			Eventually(ctx, func(g Gomega) {
-				s := probe.Snapshot()
-				g.Expect(s.MemberState).To(Equal(group.MemberStable))
-				g.Expect(s.MemberEpoch).To(BeNumerically(">", epochBefore))
-				g.Expect(s.Assignment).To(HaveLen(3))
-			}).WithTimeout(harness.WaitTimeout).WithPolling(harness.PollInterval).Should(Succeed(), "a stable member with a newer epoch than %d\n%s", epochBefore, c.Diagnose())
-			epochAfter := probe.Snapshot().MemberEpoch
+			var epochAfter int32
+			if probed {
+				By("rejoining: the member takes a newer epoch")
+				Eventually(ctx, func(g Gomega) {
+					s := probe.Snapshot()
+					g.Expect(s.MemberState).To(Equal(group.MemberStable))
+					g.Expect(s.MemberEpoch).To(BeNumerically(">", epochBefore))
+					g.Expect(s.Assignment).To(HaveLen(3))
+				}).WithTimeout(harness.WaitTimeout).WithPolling(harness.PollInterval).Should(Succeed(), "a stable member with a newer epoch than %d\n%s", epochBefore, harness.Diagnose(c))
+				epochAfter = probe.Snapshot().MemberEpoch
+			}
 
 			By("consuming from the committed offsets again and committing: the commit lands, the epoch stays")
 			recs, _, err = harness.PollUntil(wctx, c, fenceMoreRecords)
-			Expect(err).NotTo(HaveOccurred(), "consuming after the rejoin\n%s", c.Diagnose())
+			Expect(err).NotTo(HaveOccurred(), "consuming after the rejoin\n%s", harness.Diagnose(c))
 			again, err := harness.CheckDelivery(recs, harness.Partitions(topic, counts), first.Next)
 			Expect(err).NotTo(HaveOccurred(), "records after the rejoin must resume at the committed offsets")
-			Expect(c.CommitSync(ctx)).To(Succeed(), "CommitSync after the rejoin\n%s", c.Diagnose())
+			Expect(c.CommitSync(ctx)).To(Succeed(), "CommitSync after the rejoin\n%s", harness.Diagnose(c))
 			gi, err = cl.GroupInfo(ctx, groupID)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(gi.Commits).To(Equal(again.Next), "committed offsets after the rejoin")
-			final := probe.Snapshot()
-			harness.Figure("member_epoch_before", float64(epochBefore), "", "")
-			harness.Figure("member_epoch_after", float64(final.MemberEpoch), "", fmt.Sprintf("> %d", epochBefore))
-			Expect(final.MemberEpoch).To(BeNumerically(">=", epochAfter), "member epoch lowered after the rejoin")
+			if probed {
+				final := probe.Snapshot()
+				harness.Figure("member_epoch_before", float64(epochBefore), "", "")
+				harness.Figure("member_epoch_after", float64(final.MemberEpoch), "", fmt.Sprintf("> %d", epochBefore))
+				Expect(final.MemberEpoch).To(BeNumerically(">=", epochAfter), "member epoch lowered after the rejoin")
+			}
 		})
 })

@@ -20,6 +20,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/reactor"
 )
 
 const (
@@ -64,12 +65,21 @@ var _ = Describe("A consumer whose group coordinator becomes unavailable", func(
 			wctx, cancel := context.WithTimeout(ctx, harness.WaitTimeout)
 			defer cancel()
 			recs, _, err := harness.PollUntil(wctx, c, beforeOutage)
-			Expect(err).NotTo(HaveOccurred(), "consuming before the outage\n%s", c.Diagnose())
+			Expect(err).NotTo(HaveOccurred(), "consuming before the outage\n%s", harness.Diagnose(c))
 			delivered, err := harness.CheckDelivery(recs, harness.Partitions(topic, counts), nil)
 			Expect(err).NotTo(HaveOccurred())
 
 			By(fmt.Sprintf("making the coordinator unavailable for %s and committing asynchronously at once", coordinatorOutage))
-			before, callsBefore, wakesBefore := c.Stats(), c.Calls(), c.AppWakeups()
+			// The loop's counters and the application's wakeups are ours
+			// to read; for a black-box subject they are n/a, and the
+			// brokers' and the application's view below still decide.
+			probe, probed := harness.RequireProbe(c, "loop_steps_and_app_wakeups_in_window")
+			var before, after reactor.Stats
+			var wakesBefore, wakesAfter uint64
+			if probed {
+				before, wakesBefore = probe.Stats(), probe.AppWakeups()
+			}
+			callsBefore := c.Calls()
 			from := rec.Mark()
 			fault, err := cl.CoordinatorUnavailable(ctx, groupID)
 			Expect(err).NotTo(HaveOccurred())
@@ -84,9 +94,12 @@ var _ = Describe("A consumer whose group coordinator becomes unavailable", func(
 
 			By("polling through the outage")
 			got, _, err := harness.PollFor(ctx, c, coordinatorOutage-time.Since(from))
-			Expect(err).NotTo(HaveOccurred(), "Poll during the outage\n%s", c.Diagnose())
+			Expect(err).NotTo(HaveOccurred(), "Poll during the outage\n%s", harness.Diagnose(c))
 			Expect(got).To(BeEmpty(), "records during the outage (none were produced)")
-			after, callsAfter, wakesAfter := c.Stats(), c.Calls(), c.AppWakeups()
+			if probed {
+				after, wakesAfter = probe.Stats(), probe.AppWakeups()
+			}
+			callsAfter := c.Calls()
 			to := rec.Mark()
 			Expect(committed).NotTo(Receive(), "the CommitAsync callback ran while the coordinator was unavailable")
 			faultHits := fault.Hits()
@@ -94,7 +107,6 @@ var _ = Describe("A consumer whose group coordinator becomes unavailable", func(
 			healed := time.Now()
 
 			window := harness.Window{From: from, To: to}
-			d := after.Sub(before)
 			polls := callsAfter.Polls - callsBefore.Polls
 			findCoordinator := harness.CountIn(rec, kmsg.FindCoordinator, clientID, window)
 			requests := harness.RequestsIn(rec, clientID, window)
@@ -106,40 +118,43 @@ var _ = Describe("A consumer whose group coordinator becomes unavailable", func(
 			harness.Figure("find_coordinator_in_window", float64(findCoordinator), "requests", fmt.Sprintf("<= %d (MaxAttemptsIn(%s) + %d)", findBound, window.Duration().Round(time.Millisecond), findCoordinatorSlack))
 			harness.Figure("find_coordinator_rate", harness.RateIn(rec, kmsg.FindCoordinator, clientID, window), "req/s", "")
 			Expect(findCoordinator).To(BeNumerically(">=", 1), "FindCoordinator requests in the window: the outage was never noticed (fault hits %d)", faultHits)
-			Expect(findCoordinator).To(BeNumerically("<=", findBound), "FindCoordinator requests in %s exceed one per backoff step\n%s", window.Duration(), c.Diagnose())
+			Expect(findCoordinator).To(BeNumerically("<=", findBound), "FindCoordinator requests in %s exceed one per backoff step\n%s", window.Duration(), harness.Diagnose(c))
 
-			// Loop steps. A step starts only on an observation (inbox) or
-			// a passed deadline (timer). Observations: at most one
-			// completion per request the brokers saw in the window, plus
-			// requests already in flight when it opened, plus the
-			// application's events. Timer wakes: each is a RetryAt or
-			// Await deadline some manager returned: the coordinator's,
-			// the heartbeat's and the commit's backoff steps (at most
-			// MaxAttemptsIn(window) each), the heartbeat interval, and a
-			// small constant for the edges.
-			obsBound := requests + inFlightSlack*cl.Brokers() + 2 + appEventsPerPoll*int(polls) + 1
-			hbIntervals := int(window.Duration()/cl.HeartbeatInterval()) + 1
-			timerBound := 3*attempts + hbIntervals + timerSlack
-			stepBound := obsBound + timerBound + 1
-			harness.Figure("loop_steps_in_window", float64(d.Steps), "steps", fmt.Sprintf("<= %d (observations <= %d + timer wakes <= %d + 1)", stepBound, obsBound, timerBound))
-			harness.Figure("loop_steps_per_second", float64(d.Steps)/window.Duration().Seconds(), "steps/s", "")
-			harness.Figure("observations_in_window", float64(d.Observations), "observations", fmt.Sprintf("<= %d (%d requests, %d polls)", obsBound, requests, polls))
-			harness.Figure("timer_wakes_in_window", float64(d.TimerWakes), "wakeups", fmt.Sprintf("<= %d", timerBound))
-			harness.Figure("spurious_wakeups_in_window", float64(d.SpuriousWakeups), "wakeups", "== 0")
-			harness.Figure("ready_without_request_in_window", float64(d.ReadyWithoutRequest), "results", "== 0")
-			harness.Figure("past_deadline_in_window", float64(d.PastDeadline), "results", "== 0")
-			Expect(d.SpuriousWakeups).To(BeZero(), "spurious wakeups in the window (invariant 2)\n%s", c.Diagnose())
-			Expect(d.ReadyWithoutRequest).To(BeZero(), "Ready results without a request in the window (invariant 1)\n%s", c.Diagnose())
-			Expect(d.PastDeadline).To(BeZero(), "RetryAt times already past when returned (a zero wait: the KAFKA-20253 shape)\n%s", c.Diagnose())
-			Expect(d.Observations).To(BeNumerically("<=", uint64(obsBound)), "observations in the window exceed responses + application events\n%s", c.Diagnose())
-			Expect(d.TimerWakes).To(BeNumerically("<=", uint64(timerBound)), "timer wakes in the window exceed backoff steps + heartbeat intervals + %d\n%s", timerSlack, c.Diagnose())
-			Expect(d.Steps).To(BeNumerically("<=", uint64(stepBound)), "loop steps in the window exceed observations + timer wakes\n%s", c.Diagnose())
+			if probed {
+				// Loop steps. A step starts only on an observation (inbox) or
+				// a passed deadline (timer). Observations: at most one
+				// completion per request the brokers saw in the window, plus
+				// requests already in flight when it opened, plus the
+				// application's events. Timer wakes: each is a RetryAt or
+				// Await deadline some manager returned: the coordinator's,
+				// the heartbeat's and the commit's backoff steps (at most
+				// MaxAttemptsIn(window) each), the heartbeat interval, and a
+				// small constant for the edges.
+				d := after.Sub(before)
+				obsBound := requests + inFlightSlack*cl.Brokers() + 2 + appEventsPerPoll*int(polls) + 1
+				hbIntervals := int(window.Duration()/cl.HeartbeatInterval()) + 1
+				timerBound := 3*attempts + hbIntervals + timerSlack
+				stepBound := obsBound + timerBound + 1
+				harness.Figure("loop_steps_in_window", float64(d.Steps), "steps", fmt.Sprintf("<= %d (observations <= %d + timer wakes <= %d + 1)", stepBound, obsBound, timerBound))
+				harness.Figure("loop_steps_per_second", float64(d.Steps)/window.Duration().Seconds(), "steps/s", "")
+				harness.Figure("observations_in_window", float64(d.Observations), "observations", fmt.Sprintf("<= %d (%d requests, %d polls)", obsBound, requests, polls))
+				harness.Figure("timer_wakes_in_window", float64(d.TimerWakes), "wakeups", fmt.Sprintf("<= %d", timerBound))
+				harness.Figure("spurious_wakeups_in_window", float64(d.SpuriousWakeups), "wakeups", "== 0")
+				harness.Figure("ready_without_request_in_window", float64(d.ReadyWithoutRequest), "results", "== 0")
+				harness.Figure("past_deadline_in_window", float64(d.PastDeadline), "results", "== 0")
+				Expect(d.SpuriousWakeups).To(BeZero(), "spurious wakeups in the window (invariant 2)\n%s", harness.Diagnose(c))
+				Expect(d.ReadyWithoutRequest).To(BeZero(), "Ready results without a request in the window (invariant 1)\n%s", harness.Diagnose(c))
+				Expect(d.PastDeadline).To(BeZero(), "RetryAt times already past when returned (a zero wait: the KAFKA-20253 shape)\n%s", harness.Diagnose(c))
+				Expect(d.Observations).To(BeNumerically("<=", uint64(obsBound)), "observations in the window exceed responses + application events\n%s", harness.Diagnose(c))
+				Expect(d.TimerWakes).To(BeNumerically("<=", uint64(timerBound)), "timer wakes in the window exceed backoff steps + heartbeat intervals + %d\n%s", timerSlack, harness.Diagnose(c))
+				Expect(d.Steps).To(BeNumerically("<=", uint64(stepBound)), "loop steps in the window exceed observations + timer wakes\n%s", harness.Diagnose(c))
 
-			// The application side: every Poll wakes once (records, or
-			// its deadline), never on a signal that carries nothing.
-			appWakeups := wakesAfter - wakesBefore
-			harness.Figure("app_wakeups_in_window", float64(appWakeups), "wakeups", fmt.Sprintf("<= %d (one per Poll)", polls))
-			Expect(appWakeups).To(BeNumerically("<=", uint64(polls)), "application wakeups in the window exceed one per Poll: the application side spins\n%s", c.Diagnose())
+				// The application side: every Poll wakes once (records, or
+				// its deadline), never on a signal that carries nothing.
+				appWakeups := wakesAfter - wakesBefore
+				harness.Figure("app_wakeups_in_window", float64(appWakeups), "wakeups", fmt.Sprintf("<= %d (one per Poll)", polls))
+				Expect(appWakeups).To(BeNumerically("<=", uint64(polls)), "application wakeups in the window exceed one per Poll: the application side spins\n%s", harness.Diagnose(c))
+			}
 
 			By("after the heal, the commit completes on a later Poll")
 			healToCommitBound := harness.MaxBackoffWait(cfg) + 2*cl.HeartbeatInterval() + harness.PollSlice + time.Second
@@ -150,7 +165,7 @@ var _ = Describe("A consumer whose group coordinator becomes unavailable", func(
 				_, err := c.Poll(pctx)
 				g.Expect(err).NotTo(HaveOccurred())
 				g.Expect(committed).To(Receive(&done))
-			}).WithTimeout(harness.WaitTimeout).WithPolling(time.Millisecond).Should(Succeed(), "the CommitAsync callback after the heal\n%s", c.Diagnose())
+			}).WithTimeout(harness.WaitTimeout).WithPolling(time.Millisecond).Should(Succeed(), "the CommitAsync callback after the heal\n%s", harness.Diagnose(c))
 			healToCommit := done.at.Sub(healed)
 			harness.Figure("heal_to_commit", float64(healToCommit.Milliseconds()), "ms", fmt.Sprintf("<= %d ms", healToCommitBound.Milliseconds()))
 			Expect(done.err).NotTo(HaveOccurred(), "the CommitAsync callback's error")
@@ -167,13 +182,13 @@ var _ = Describe("A consumer whose group coordinator becomes unavailable", func(
 			wctx2, cancel2 := context.WithTimeout(ctx, harness.WaitTimeout)
 			defer cancel2()
 			recs, _, err = harness.PollUntil(wctx2, c, afterOutage)
-			Expect(err).NotTo(HaveOccurred(), "consuming after the heal\n%s", c.Diagnose())
+			Expect(err).NotTo(HaveOccurred(), "consuming after the heal\n%s", harness.Diagnose(c))
 			harness.Figure("resume_to_records", float64(time.Since(resumed).Milliseconds()), "ms", "")
 			_, err = harness.CheckDelivery(recs, harness.Partitions(topic, counts), delivered.Next)
 			Expect(err).NotTo(HaveOccurred())
 
 			cctx, ccancel := context.WithTimeout(ctx, harness.CloseTimeout)
 			defer ccancel()
-			Expect(c.Close(cctx)).To(Succeed(), "Close after the heal\n%s", c.Diagnose())
+			Expect(c.Close(cctx)).To(Succeed(), "Close after the heal\n%s", harness.Diagnose(c))
 		})
 })

@@ -35,6 +35,10 @@ var _ = Describe("Scenario files", func() {
 			out, err := scenario.Run(ctx, sc, subject, target)
 			Expect(err).NotTo(HaveOccurred(), "running %s", sc.File)
 			for _, f := range out.Figures {
+				if f.NotApplicable {
+					harness.NotApplicable(f.Name, f.Detail)
+					continue
+				}
 				harness.Figure(f.Name, f.Value, f.Unit, f.Bound)
 				if f.Detail != "" {
 					harness.Note(f.Name+".detail", f.Detail)

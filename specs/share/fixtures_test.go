@@ -2,7 +2,6 @@ package share
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
@@ -25,18 +24,11 @@ func newShareGroup(ctx context.Context, topic string, partitions int32) (harness
 }
 
 // newShareConsumer builds a share consumer of the selected subject,
-// subscribed to topic, closed in cleanup unless the spec closed it.
+// subscribed to topic, closed in cleanup unless the spec closed it (n/a for
+// a subject without share consumers).
 func newShareConsumer(cl harness.Cluster, group, clientID, topic string) harness.ShareConsumer {
 	GinkgoHelper()
-	c, err := shareSubject.NewShare(harness.ShareConsumerConfig(cl, group, clientID))
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func(sctx context.Context) {
-		ctx, cancel := context.WithTimeout(sctx, harness.CloseTimeout)
-		defer cancel()
-		if err := c.Close(ctx); err != nil && !errors.Is(err, consumer.ErrClosed) {
-			GinkgoWriter.Printf("cleanup: Close: %v\n", err)
-		}
-	}, NodeTimeout(2*harness.CloseTimeout))
+	c := harness.NewShareConsumer(subject, harness.ShareConsumerConfig(cl, group, clientID))
 	Expect(c.Subscribe(topic)).To(Succeed())
 	return c
 }
@@ -48,11 +40,11 @@ func pollShare(ctx context.Context, c harness.ShareConsumer, n int, ack func(con
 	var out []consumer.ShareRecord
 	deadline := time.Now().Add(harness.WaitTimeout)
 	for len(out) < n {
-		Expect(time.Now().Before(deadline)).To(BeTrue(), "%d of %d records after %s\n%s", len(out), n, harness.WaitTimeout, c.Diagnose())
+		Expect(time.Now().Before(deadline)).To(BeTrue(), "%d of %d records after %s\n%s", len(out), n, harness.WaitTimeout, harness.Diagnose(c))
 		pctx, cancel := context.WithTimeout(ctx, harness.PollSlice)
 		recs, err := c.Poll(pctx)
 		cancel()
-		Expect(err).NotTo(HaveOccurred(), c.Diagnose())
+		Expect(err).NotTo(HaveOccurred(), harness.Diagnose(c))
 		for _, r := range recs {
 			if ack != nil {
 				ack(r)

@@ -40,34 +40,29 @@ var _ = Describe("A share consumer's CommitSync", func() {
 			cfg := harness.ShareConsumerConfig(cl, group, harness.UniqueName("share-p4"))
 			cfg.MaxPollRecords = 1
 			cfg.Dial = delays.Dial
-			c, err := shareSubject.NewShare(cfg)
-			Expect(err).NotTo(HaveOccurred())
-			DeferCleanup(func(sctx context.Context) {
-				cctx, cancel := context.WithTimeout(sctx, harness.CloseTimeout)
-				defer cancel()
-				_ = c.Close(cctx)
-			})
+			c := harness.NewShareConsumer(subject, cfg)
+			probe := harness.SkipWithoutShareProbe(c, "the P4 return probe")
 			Expect(c.Subscribe("orders")).To(Succeed())
 			start, commits := time.Now(), 0
 			deadline := start.Add(harness.SpecTimeout)
 			for commits < shareCommits {
-				Expect(time.Now().Before(deadline)).To(BeTrue(), "%d of %d commits\n%s", commits, shareCommits, c.Diagnose())
+				Expect(time.Now().Before(deadline)).To(BeTrue(), "%d of %d commits\n%s", commits, shareCommits, harness.Diagnose(c))
 				pctx, cancel := context.WithTimeout(ctx, harness.PollSlice)
 				recs, err := c.Poll(pctx)
 				cancel()
-				Expect(err).NotTo(HaveOccurred(), c.Diagnose())
+				Expect(err).NotTo(HaveOccurred(), harness.Diagnose(c))
 				if len(recs) == 0 {
 					continue
 				}
 				results, err := c.CommitSync(ctx)
-				Expect(err).NotTo(HaveOccurred(), c.Diagnose())
+				Expect(err).NotTo(HaveOccurred(), harness.Diagnose(c))
 				for tp, e := range results {
 					Expect(e).NotTo(HaveOccurred(), "acknowledgement of %s", tp)
 				}
 				commits++
 			}
 			took := time.Since(start)
-			returns, early := c.CommitReturns()
+			returns, early := probe.CommitReturns()
 			harness.Figure("commit_sync_calls", float64(commits), "calls", fmt.Sprintf("== %d", shareCommits))
 			harness.Figure("share_acknowledge_delayed", float64(delays.Hits()), "responses", "")
 			harness.Figure("early_returns", float64(early), "returns", "== 0")

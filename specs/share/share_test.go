@@ -14,6 +14,7 @@ import (
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/harness"
 	"github.com/kreactor/kreactor/managers"
+	"github.com/kreactor/kreactor/reactor"
 )
 
 const (
@@ -71,9 +72,11 @@ var _ = Describe("A share consumer", func() {
 				gi, err := cl.GroupInfo(ctx, group)
 				return len(gi.Members), err
 			}).Should(BeZero(), "share group members after close")
-			st := c.Stats()
-			harness.Figure("loop_steps", float64(st.Steps), "steps", "")
-			harness.Figure("spurious_wakeups", float64(st.SpuriousWakeups), "wakeups", "")
+			if probe, ok := harness.RequireShareProbe(c, "loop_counters"); ok {
+				st := probe.Stats()
+				harness.Figure("loop_steps", float64(st.Steps), "steps", "")
+				harness.Figure("spurious_wakeups", float64(st.SpuriousWakeups), "wakeups", "")
+			}
 		})
 
 	It("waits without spinning while its coordinator is unavailable, finding it on the backoff schedule",
@@ -87,7 +90,12 @@ var _ = Describe("A share consumer", func() {
 			pollShare(ctx, c, 30, nil)
 			f, err := cl.Inject(ctx, harness.FaultSpec{Kind: harness.FaultCoordinatorUnavailable, Group: group})
 			Expect(err).NotTo(HaveOccurred())
-			s0, w := c.Stats(), harness.Window{From: cl.Recorder().Mark()}
+			probe, probed := harness.RequireShareProbe(c, "loop_steps_and_spurious_wakeups_in_outage")
+			var s0, s1 reactor.Stats
+			if probed {
+				s0 = probe.Stats()
+			}
+			w := harness.Window{From: cl.Recorder().Mark()}
 			polls := 0
 			for end := time.Now().Add(outage); time.Now().Before(end); polls++ {
 				pctx, cancel := context.WithTimeout(ctx, harness.PollSlice)
@@ -96,21 +104,27 @@ var _ = Describe("A share consumer", func() {
 			}
 			w.To = cl.Recorder().Mark()
 			f.Heal()
-			d := c.Stats().Sub(s0)
+			if probed {
+				s1 = probe.Stats()
+			}
 			cfg := harness.ShareConsumerConfig(cl, group, clientID)
 			findBound := harness.Backoff(consumer.Config{RetryBackoff: cfg.RetryBackoff, RetryBackoffMax: cfg.RetryBackoffMax}).MaxAttemptsIn(w.Duration()) + 2
 			finds := harness.CountIn(cl.Recorder(), kmsg.FindCoordinator, clientID, w)
+			harness.Figure("find_coordinator", float64(finds), "requests", fmt.Sprintf("<= %d", findBound))
+			harness.Figure("polls", float64(polls), "calls", "")
+			Expect(finds).To(BeNumerically("<=", findBound), "FindCoordinator requests in the outage exceed the backoff schedule (+2)\n%s", harness.Diagnose(c))
+			if !probed {
+				return
+			}
 			// Steps come from observations (responses, 2 events per Poll)
 			// and timers; bound them by what happened, generously.
+			d := s1.Sub(s0)
 			stepBound := int(d.Observations) + 3*findBound + int(outage/cl.HeartbeatInterval()) + 10
-			harness.Figure("find_coordinator", float64(finds), "requests", fmt.Sprintf("<= %d", findBound))
 			harness.Figure("loop_steps", float64(d.Steps), "steps", fmt.Sprintf("<= %d", stepBound))
 			harness.Figure("spurious_wakeups", float64(d.SpuriousWakeups), "wakeups", "== 0")
-			harness.Figure("polls", float64(polls), "calls", "")
-			Expect(finds).To(BeNumerically("<=", findBound), "FindCoordinator requests in the outage exceed the backoff schedule (+2)\n%s", c.Diagnose())
-			Expect(d.SpuriousWakeups).To(BeZero(), "spurious wakeups in the outage (a wake with no input and no deadline)\n%s", c.Diagnose())
-			Expect(d.ReadyWithoutRequest).To(BeZero(), "Ready results without a request in the outage\n%s", c.Diagnose())
-			Expect(int(d.Steps)).To(BeNumerically("<=", stepBound), "loop steps in the outage = %d, more than observations and timers allow (%d): a spin\n%s", d.Steps, stepBound, c.Diagnose())
+			Expect(d.SpuriousWakeups).To(BeZero(), "spurious wakeups in the outage (a wake with no input and no deadline)\n%s", harness.Diagnose(c))
+			Expect(d.ReadyWithoutRequest).To(BeZero(), "Ready results without a request in the outage\n%s", harness.Diagnose(c))
+			Expect(int(d.Steps)).To(BeNumerically("<=", stepBound), "loop steps in the outage = %d, more than observations and timers allow (%d): a spin\n%s", d.Steps, stepBound, harness.Diagnose(c))
 		})
 
 	It("waits for a ShareFetch held in flight without waking the application",
@@ -120,6 +134,9 @@ var _ = Describe("A share consumer", func() {
 			_, err := cl.Produce(ctx, "orders", 10, nil)
 			Expect(err).NotTo(HaveOccurred())
 			c := newShareConsumer(cl, group, harness.UniqueName("share-client"), "orders")
+			// Without a probe the spec says nothing: a held fetch is
+			// invisible from outside but for the Poll's own duration.
+			probe := harness.SkipWithoutShareProbe(c, "loop steps and application wakeups while a ShareFetch is held")
 			pollShare(ctx, c, 10, nil)
 			f, err := cl.Inject(ctx, harness.FaultSpec{Kind: harness.FaultHold, Key: kmsg.ShareFetch})
 			Expect(err).NotTo(HaveOccurred())
@@ -127,7 +144,7 @@ var _ = Describe("A share consumer", func() {
 			pctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 			_, _ = c.Poll(pctx) // the next ShareFetch goes out and is held
 			cancel()
-			s0, wakes0 := c.Stats(), c.AppWakeups()
+			s0, wakes0 := probe.Stats(), probe.AppWakeups()
 			pctx, cancel = context.WithTimeout(ctx, heldFetch)
 			start := time.Now()
 			recs, err := c.Poll(pctx)
@@ -135,14 +152,14 @@ var _ = Describe("A share consumer", func() {
 			cancel()
 			Expect(err).NotTo(HaveOccurred())
 			Expect(recs).To(BeEmpty())
-			d, wakes := c.Stats().Sub(s0), c.AppWakeups()-wakes0
+			d, wakes := probe.Stats().Sub(s0), probe.AppWakeups()-wakes0
 			harness.Figure("poll_duration", float64(took.Milliseconds()), "ms", fmt.Sprintf(">= %d ms", (heldFetch-100*time.Millisecond).Milliseconds()))
 			harness.Figure("app_wakeups", float64(wakes), "wakeups", fmt.Sprintf("<= %d", idlePollWakeups))
 			harness.Figure("loop_steps", float64(d.Steps), "steps", "<= 20")
 			harness.Figure("spurious_wakeups", float64(d.SpuriousWakeups), "wakeups", "== 0")
-			Expect(wakes).To(BeNumerically("<=", idlePollWakeups), "application wakeups = %d while a ShareFetch is held (bound %d): a ping-pong\n%s", wakes, idlePollWakeups, c.Diagnose())
-			Expect(d.SpuriousWakeups).To(BeZero(), "spurious wakeups while a ShareFetch is held\n%s", c.Diagnose())
-			Expect(d.Steps).To(BeNumerically("<=", 20), "loop steps = %d while a ShareFetch is held (bound 20): a spin\n%s", d.Steps, c.Diagnose())
+			Expect(wakes).To(BeNumerically("<=", idlePollWakeups), "application wakeups = %d while a ShareFetch is held (bound %d): a ping-pong\n%s", wakes, idlePollWakeups, harness.Diagnose(c))
+			Expect(d.SpuriousWakeups).To(BeZero(), "spurious wakeups while a ShareFetch is held\n%s", harness.Diagnose(c))
+			Expect(d.Steps).To(BeNumerically("<=", 20), "loop steps = %d while a ShareFetch is held (bound 20): a spin\n%s", d.Steps, harness.Diagnose(c))
 		})
 
 	It("redelivers a released record with a higher delivery count and never a rejected one",

@@ -33,13 +33,14 @@ var _ = Describe("A regular and a share consumer in one process", func() {
 			wctx, cancel := context.WithTimeout(ctx, harness.WaitTimeout)
 			defer cancel()
 			recs, _, err := harness.PollUntil(wctx, reg, bothRecords)
-			Expect(err).NotTo(HaveOccurred(), reg.Diagnose())
+			Expect(err).NotTo(HaveOccurred(), harness.Diagnose(reg))
 			shared := pollShare(ctx, sh, bothRecords, nil)
 			harness.Figure("regular_records", float64(len(recs)), "records", fmt.Sprintf(">= %d", bothRecords))
 			harness.Figure("share_records", float64(len(shared)), "records", fmt.Sprintf(">= %d", bothRecords))
 
 			By("the decisions come from the same mechanics, over disjoint manager sets")
-			regNames, shareNames := managerNames(reg.Decision().Results), managerNames(sh.Decision().Results)
+			regProbe, shProbe := harness.SkipWithoutProbe(reg, "the decisions of both consumers"), harness.SkipWithoutShareProbe(sh, "the decisions of both consumers")
+			regNames, shareNames := managerNames(regProbe.Decision().Results), managerNames(shProbe.Decision().Results)
 			Expect(regNames).To(ContainElements("membership", "commit", "fetch", "offsets"))
 			Expect(shareNames).To(ContainElements("share-membership", "share-fetch"))
 			for _, n := range []string{"membership", "commit", "fetch", "offsets"} {
@@ -57,9 +58,9 @@ var _ = Describe("A regular and a share consumer in one process", func() {
 			took := time.Since(start)
 			harness.Figure("share_records_during_regular_outage", float64(len(more)), "records", fmt.Sprintf(">= %d", bothRecords))
 			harness.Figure("share_consume_during_regular_outage", float64(took.Milliseconds()), "ms", "")
-			st := sh.Stats()
+			st := shProbe.Stats()
 			harness.Figure("share_spurious_wakeups", float64(st.SpuriousWakeups), "wakeups", "")
-			Expect(reg.Decision().Diagnose()).To(ContainSubstring("coordinator"), "the regular consumer is waiting on its coordinator")
+			Expect(regProbe.Decision().Diagnose()).To(ContainSubstring("coordinator"), "the regular consumer is waiting on its coordinator")
 		})
 })
 

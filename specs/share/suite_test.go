@@ -26,9 +26,6 @@ var (
 	subject = harness.MustSelectSubject()
 )
 
-// shareSubject is the selected subject's share side; every subject has one.
-var shareSubject = subject.(harness.ShareSubject)
-
 var _ = BeforeSuite(harness.SuiteSetup)
 
 var _ = AfterSuite(func() {

@@ -1,10 +1,10 @@
-package consumer
+package baseline
 
-// The baseline subject: the same managers on reactor/baseline, with an
+// The baseline regular consumer: the same managers as consumer.New, built by
+// the same assembly seam (internal/client), on the baseline Loop, with an
 // application side that models today's AsyncKafkaConsumer (see
-// ../../shared/reference/java-consumer-today.md). It exists so every
-// regression spec can be shown to fail where the shape exists. Each
-// modelled defect names its Jira.
+// ../../shared/reference/java-consumer-today.md). Each modelled defect
+// names its Jira.
 
 import (
 	"context"
@@ -18,40 +18,30 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kreactor/kreactor/consumer"
+	"github.com/kreactor/kreactor/internal/client"
 	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/managers/group"
 	"github.com/kreactor/kreactor/reactor"
-	"github.com/kreactor/kreactor/reactor/baseline"
 )
 
-// NewBaseline validates cfg like New, except that it accepts a zero
+// New validates cfg like consumer.New, except that it accepts a zero
 // RetryBackoff as today's consumer does (KAFKA-21049), and starts a
-// consumer on the baseline model. Errors: *ConfigError.
-func NewBaseline(cfg Config) (*Consumer, error) {
-	if err := cfg.validate(); err != nil {
-		var ce *ConfigError
-		if !errors.As(err, &ce) || ce.Field != "RetryBackoff" || cfg.RetryBackoff != 0 {
-			return nil, err
-		}
+// consumer on the baseline model. Errors: *consumer.ConfigError.
+func New(cfg consumer.Config) (*Consumer, error) {
+	if err := zeroBackoffAccepted(cfg.Validate(), cfg.RetryBackoff); err != nil {
+		return nil, err
 	}
-	c := newConsumer(cfg, "baseline")
-	p := &baselinePath{c: c, shared: &fetchBuffer{wake: make(chan struct{}, 1), consumed: map[managers.TopicPartition]managers.Position{}}}
-	c.needsCoord = p.needsCoordinator
-	loop, err := baseline.New(baseline.Config[group.View]{
-		Managers:       c.managers(p.shared),
-		View:           c.view,
-		Snapshot:       c.snapshot,
-		Transport:      c.tr,
-		AfterIteration: p.afterIteration,
-	})
+	g := client.NewGroup(client.Config(cfg))
+	p := &groupPath{g: g, shared: &fetchBuffer{wake: make(chan struct{}, 1), consumed: map[managers.TopicPartition]managers.Position{}}}
+	g.NeedsCoordinator = p.needsCoordinator
+	loop, err := NewLoop(Config[group.View]{Config: g.EngineConfig(p.shared), AfterIteration: p.afterIteration})
 	if err != nil {
 		return nil, err
 	}
-	c.eng = loop
 	p.loop = loop
-	c.path = p
-	loop.Start()
-	return c, nil
+	g.Start(loop, p)
+	return &Consumer{g}, nil
 }
 
 // fetchBuffer models the objects today's application and background threads
@@ -87,9 +77,11 @@ func (b *fetchBuffer) Consumed() map[managers.TopicPartition]managers.Position {
 	return maps.Clone(b.consumed)
 }
 
-type baselinePath struct {
-	c      *Consumer
-	loop   *baseline.Loop[group.View]
+// groupPath is the regular consumer's application side as today's
+// application thread runs it (client.GroupPath).
+type groupPath struct {
+	g      *client.Group
+	loop   *Loop[group.View]
 	shared *fetchBuffer
 
 	// engine goroutine only
@@ -102,32 +94,32 @@ type baselinePath struct {
 // is set, until close stops it; the close-time pass (pollOnClose) runs it
 // again regardless (KAFKA-18569), and a commit still pending after the stop
 // can never find its coordinator (KAFKA-19357).
-func (p *baselinePath) needsCoordinator(group.View) bool {
-	return p.c.cfg.GroupID != "" && (!p.discoveryStopped || p.closingPhase)
+func (p *groupPath) needsCoordinator(group.View) bool {
+	return p.g.Cfg.GroupID != "" && (!p.discoveryStopped || p.closingPhase)
 }
 
 // afterIteration runs on the engine goroutine after each iteration's
 // publication.
-func (p *baselinePath) afterIteration(d *reactor.Decision) {
-	c, b := p.c, p.shared
+func (p *groupPath) afterIteration(d *reactor.Decision) {
+	g, b := p.g, p.shared
 	b.mu.Lock()
-	room := c.cfg.MaxBufferedRecords - len(b.records)
+	room := g.Cfg.MaxBufferedRecords - len(b.records)
 	b.mu.Unlock()
 	var recs []*kgo.Record
 	if room > 0 {
-		recs = c.fetch.Take(room)
+		recs = g.Fetch.Take(room)
 	}
-	errs := append(c.member.TakeErrors(), c.fetch.TakeErrors()...)
+	errs := append(g.Member.TakeErrors(), g.Fetch.TakeErrors()...)
 	var metaErr error
-	if v := c.meta.Version(); v != p.metaReported {
+	if v := g.Meta.Version(); v != p.metaReported {
 		p.metaReported = v
-		for _, t := range c.metadataTopics() {
-			if tm, ok := c.meta.Topic(t); ok && tm.Err != nil && !kerr.IsRetriable(tm.Err) {
+		for _, t := range g.MetadataTopics() {
+			if tm, ok := g.Meta.Topic(t); ok && tm.Err != nil && !kerr.IsRetriable(tm.Err) {
 				metaErr = errors.Join(metaErr, fmt.Errorf("topic %s: %w", t, tm.Err))
 			}
 		}
 	}
-	if err := c.member.LastError(); c.member.State() == group.MemberFatal && err != nil {
+	if err := g.Member.LastError(); g.Member.State() == group.MemberFatal && err != nil {
 		errs = append(errs, err)
 	}
 	fetchResult, _ := d.Result("fetch")
@@ -164,22 +156,22 @@ func (p *baselinePath) afterIteration(d *reactor.Decision) {
 // collect takes up to max.poll.records from the fetch buffer and advances the
 // shared positions at once, on the application thread, before the records
 // are returned.
-func (p *baselinePath) collect() []Record {
+func (p *groupPath) collect() []consumer.Record {
 	b := p.shared
 	b.mu.Lock()
-	n := min(len(b.records), p.c.cfg.MaxPollRecords)
+	n := min(len(b.records), p.g.Cfg.MaxPollRecords)
 	recs := b.records[:n]
 	b.records = b.records[n:]
-	out := make([]Record, n)
+	out := make([]consumer.Record, n)
 	for i, r := range recs {
-		out[i] = fromKgo(r)
+		out[i] = client.FromKgo(r)
 		b.consumed[managers.TopicPartition{Topic: r.Topic, Partition: r.Partition}] = managers.Position{Offset: r.Offset + 1, LeaderEpoch: r.LeaderEpoch}
 	}
 	b.mu.Unlock()
 	return out
 }
 
-func (p *baselinePath) takeError() error {
+func (p *groupPath) takeError() error {
 	b := p.shared
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -200,9 +192,9 @@ func (p *baselinePath) takeError() error {
 // application waits for before returning records; it completes after the
 // background iteration that polls the managers (the auto-commit may go out
 // in that iteration with the positions collect already advanced).
-func (p *baselinePath) prefetch(ctx context.Context) {
+func (p *groupPath) prefetch(ctx context.Context) {
 	done := make(chan struct{})
-	if p.c.submit(ctx, "create-fetch-requests", func(*reactor.Tx) {
+	if p.g.Submit(ctx, "create-fetch-requests", func(*reactor.Tx) {
 		p.shared.mu.Lock()
 		p.shared.prefetch = append(p.shared.prefetch, done)
 		p.shared.mu.Unlock()
@@ -212,23 +204,23 @@ func (p *baselinePath) prefetch(ctx context.Context) {
 	select {
 	case <-done:
 	case <-ctx.Done():
-	case <-p.c.eng.Done():
+	case <-p.g.Eng.Done():
 	}
 }
 
-func (p *baselinePath) poll(ctx context.Context) ([]Record, error) {
-	c, b := p.c, p.shared
+func (p *groupPath) Poll(ctx context.Context) ([]consumer.Record, error) {
+	g, b := p.g, p.shared
 	for {
 		if b.wakeup.Swap(false) {
-			return nil, ErrWakeup
+			return nil, consumer.ErrWakeup
 		}
 		b.mu.Lock()
 		submit := !b.pollEvent
 		b.pollEvent = true
 		b.mu.Unlock()
 		if submit {
-			if err := c.submit(ctx, "poll", func(*reactor.Tx) {}); err != nil {
-				return nil, ctxResult(err)
+			if err := g.Submit(ctx, "poll", func(*reactor.Tx) {}); err != nil {
+				return nil, client.CtxResult(err)
 			}
 		}
 		if err := p.takeError(); err != nil {
@@ -238,103 +230,97 @@ func (p *baselinePath) poll(ctx context.Context) ([]Record, error) {
 			p.prefetch(ctx)
 			return recs, nil
 		}
-		wait := p.loop.MaximumTimeToWait()
-		if d, ok := ctx.Deadline(); ok {
-			wait = min(wait, time.Until(d))
+		if end, err := waitFetchBuffer(ctx, b.wake, p.loop.MaximumTimeToWait(), g.Eng.Done(), true, g.Woke); end {
+			return nil, err
 		}
-		if wait <= 0 {
-			select {
-			case <-b.wake:
-			case <-ctx.Done():
-				return nil, ctxResult(ctx.Err())
-			case <-c.eng.Done():
-				return nil, ErrClosed
-			default:
-			}
-		} else {
-			t := time.NewTimer(wait)
-			select {
-			case <-b.wake:
-			case <-t.C:
-			case <-ctx.Done():
-			case <-c.eng.Done():
-				t.Stop()
-				return nil, ErrClosed
-			}
-			t.Stop()
-		}
-		c.appWakeups.Add(1)
 		if recs := p.collect(); len(recs) > 0 {
 			p.prefetch(ctx)
 			return recs, nil
 		}
 		if ctx.Err() != nil {
-			return nil, ctxResult(ctx.Err())
+			return nil, client.CtxResult(ctx.Err())
 		}
 	}
 }
 
-func (p *baselinePath) commitSync(ctx context.Context) error {
-	c := p.c
-	deadline := time.Now().Add(c.cfg.DefaultAPITimeout)
+// waitFetchBuffer models the application thread's wait in poll, on the
+// fetch buffer's sticky wake flag for the cached maximum wait (capped by
+// ctx's deadline), and counts the wake with woke. A wait of zero or less
+// only checks the flag; the regular consumer's check also sees ctx end
+// (CtxResult of its error) and the engine stop, the share consumer's does
+// not (ShareConsumerImpl). It returns end true when Poll must return err
+// now: ErrClosed when the engine stopped, or CtxResult of ctx's error.
+func waitFetchBuffer(ctx context.Context, wake chan struct{}, wait time.Duration, stopped <-chan struct{}, zeroSeesCtx bool, woke func()) (end bool, err error) {
 	if d, ok := ctx.Deadline(); ok {
-		deadline = d
+		wait = min(wait, time.Until(d))
 	}
-	result := make(chan commitResult, 1)
-	if err := c.submit(ctx, "commit-sync", func(tx *reactor.Tx) {
-		c.commit.Enqueue(tx, p.shared.Consumed(), deadline, func(err error, v uint64) { result <- commitResult{err, v, c.eng.Current().Decision.Version} })
-	}); err != nil {
-		return err
+	switch {
+	case wait > 0:
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-wake:
+		case <-t.C:
+		case <-ctx.Done():
+		case <-stopped:
+			return true, consumer.ErrClosed
+		}
+	case zeroSeesCtx:
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return true, client.CtxResult(ctx.Err())
+		case <-stopped:
+			return true, consumer.ErrClosed
+		default:
+		}
+	default:
+		select {
+		case <-wake:
+		default:
+		}
 	}
-	select {
-	case r := <-result:
-		c.appWakeups.Add(1)
-		c.noteCommitReturn(r.published, r.version)
-		return r.err
-	case <-c.eng.Done():
-		return ErrClosed
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	woke()
+	return false, nil
 }
 
-func (p *baselinePath) commitAsync(cb func(error)) {
-	c := p.c
-	deadline := time.Now().Add(c.cfg.DefaultAPITimeout)
-	if err := c.submit(context.Background(), "commit-async", func(tx *reactor.Tx) {
-		c.commit.Enqueue(tx, p.shared.Consumed(), deadline, func(err error, _ uint64) { c.queueCallback(cb, err) })
-	}); err != nil && cb != nil {
-		cb(err)
-	}
+// CommitSync and CommitAsync commit what the application thread collected
+// (the positions collect advanced, which the background auto-commit reads
+// too: KAFKA-18641).
+func (p *groupPath) CommitSync(ctx context.Context) error {
+	return p.g.CommitSyncOf(ctx, p.shared.Consumed)
 }
 
-func (p *baselinePath) wakeup() {
+func (p *groupPath) CommitAsync(cb func(error)) { p.g.CommitAsyncOf(p.shared.Consumed, cb) }
+
+func (p *groupPath) Wakeup() {
 	p.shared.wakeup.Store(true)
 	p.shared.signal()
 }
 
-// close models today's sequence: a timer of min(timeout, request.timeout.ms);
-// commitSync with auto-commit; stop coordinator discovery; leave the group;
-// wait for async commits; then the close-time pass, which keeps running
-// while anything is in flight or unsent, until the timer expires.
-func (p *baselinePath) close(ctx context.Context) error {
-	c := p.c
-	deadline := closeDeadline(ctx)
-	if rt := time.Now().Add(c.cfg.RequestTimeout); rt.Before(deadline) {
+// Close models today's sequence, as separate waits: a timer of min(timeout,
+// request.timeout.ms); commitSync with auto-commit; stop coordinator
+// discovery; leave the group; wait for async commits; then the close-time
+// pass, which keeps running while anything is in flight or unsent, until
+// the timer expires.
+func (p *groupPath) Close(ctx context.Context) error {
+	g := p.g
+	deadline := client.CloseDeadline(ctx)
+	if rt := time.Now().Add(g.Cfg.RequestTimeout); rt.Before(deadline) {
 		deadline = rt
 	}
 	cctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
-	if c.cfg.EnableAutoCommit && c.cfg.GroupID != "" {
-		_ = p.commitSync(cctx)
+	if g.Cfg.EnableAutoCommit && g.Cfg.GroupID != "" {
+		_ = p.CommitSync(cctx)
 	}
-	_ = c.submit(cctx, "stop-coordinator-discovery", func(*reactor.Tx) { p.discoveryStopped = true })
-	_ = c.submit(cctx, "leave-group", func(*reactor.Tx) { c.member.Leave(); c.closing = true })
-	_ = c.WaitFor(cctx, func(s *Snapshot) bool { return s.MemberState != group.MemberLeaving })
-	_ = c.WaitFor(cctx, func(s *Snapshot) bool { return s.PendingCommits == 0 })
-	_ = c.submit(cctx, "poll-on-close", func(*reactor.Tx) { p.closingPhase = true })
-	_, _ = c.eng.WaitFor(cctx, func(pub *reactor.Publication) bool {
-		s, ok := pub.Snapshot.(*Snapshot)
+	_ = g.Submit(cctx, "stop-coordinator-discovery", func(*reactor.Tx) { p.discoveryStopped = true })
+	_ = g.Submit(cctx, "leave-group", func(*reactor.Tx) { g.Member.Leave(); g.Closing = true })
+	_ = g.WaitFor(cctx, func(s *client.Snapshot) bool { return s.MemberState != group.MemberLeaving })
+	_ = g.WaitFor(cctx, func(s *client.Snapshot) bool { return s.PendingCommits == 0 })
+	_ = g.Submit(cctx, "poll-on-close", func(*reactor.Tx) { p.closingPhase = true })
+	_, _ = g.Eng.WaitFor(cctx, func(pub *reactor.Publication) bool {
+		s, ok := pub.Snapshot.(*client.Snapshot)
 		if !ok || s.InFlight > 0 {
 			return false
 		}

@@ -1,0 +1,194 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kreactor/kreactor/reactor"
+)
+
+// Engine is what the consumers need of an execution engine; reactor.Loop
+// and the baseline model's loop both provide it (reactor.Engine and a
+// Start).
+type Engine interface {
+	Start()
+	Submit(ctx context.Context, name string, apply func(*reactor.Tx)) error
+	Stop()
+	Done() <-chan struct{}
+	Current() *reactor.Publication
+	WaitFor(ctx context.Context, cond func(*reactor.Publication) bool) (*reactor.Publication, error)
+	Stats() reactor.Stats
+	Trace() []*reactor.Decision
+}
+
+// EngineSide is the application's handle on the engine, shared by every
+// consumer variant: events in, published decisions out.
+type EngineSide struct {
+	Eng Engine // set once by Start, before any application call
+}
+
+// Submit enqueues an application event, mapping a stopped engine to
+// ErrClosed.
+func (e *EngineSide) Submit(ctx context.Context, name string, apply func(*reactor.Tx)) error {
+	err := e.Eng.Submit(ctx, name, apply)
+	if errors.Is(err, reactor.ErrStopped) {
+		return ErrClosed
+	}
+	return err
+}
+
+// Call submits apply and waits for the error it reports through reply (an
+// effect, so after publication), or for the engine to stop.
+func (e *EngineSide) Call(name string, apply func(tx *reactor.Tx, reply func(error))) error {
+	result := make(chan error, 1)
+	if err := e.Submit(context.Background(), name, func(tx *reactor.Tx) {
+		apply(tx, func(err error) { tx.Effect(func() { result <- err }) })
+	}); err != nil {
+		return err
+	}
+	select {
+	case err := <-result:
+		return err
+	case <-e.Eng.Done():
+		return ErrClosed
+	}
+}
+
+// PublishedVersion is the state version of the latest published decision.
+func (e *EngineSide) PublishedVersion() uint64 { return e.Eng.Current().Decision.Version }
+
+// WaitSnapshot blocks until cond holds for a published snapshot of type S.
+// Errors: ctx.Err(), ErrClosed.
+func WaitSnapshot[S any](ctx context.Context, eng Engine, cond func(S) bool) error {
+	_, err := eng.WaitFor(ctx, func(p *reactor.Publication) bool {
+		s, ok := p.Snapshot.(S)
+		return ok && cond(s)
+	})
+	if errors.Is(err, reactor.ErrStopped) {
+		return ErrClosed
+	}
+	return err
+}
+
+// Diagnostics is a consumer's read-only view of its own execution
+// (consumer.Diagnostics): each method reads the current value when called
+// (no copy is made until asked for), safe from any goroutine. S is the
+// consumer's snapshot type.
+type Diagnostics[S any] struct {
+	eng Engine
+	app *AppSide
+}
+
+// Stats returns the engine's counters: steps, wakes, spurious wakeups,
+// contract violations.
+func (d Diagnostics[S]) Stats() reactor.Stats { return d.eng.Stats() }
+
+// Decision returns the latest published timing decision.
+func (d Diagnostics[S]) Decision() *reactor.Decision { return d.eng.Current().Decision }
+
+// Trace returns a copy of the retained recent decisions, oldest first.
+func (d Diagnostics[S]) Trace() []*reactor.Decision { return d.eng.Trace() }
+
+// AppWakeups counts the times an application call woke from a blocking
+// wait (records, an error, a wakeup, a timer or a fetch-buffer signal):
+// once per call when every wake carries a reason, many when the application
+// side spins or ping-pongs (KAFKA-20854).
+func (d Diagnostics[S]) AppWakeups() uint64 { return d.app.appWakeups.Load() }
+
+// CommitReturns counts the commit calls that returned with a completion,
+// and those released before the decision containing their completion was
+// published (early: a P4 violation, measured when the release runs).
+func (d Diagnostics[S]) CommitReturns() (returns, early uint64) {
+	return d.app.returns.Load(), d.app.early.Load()
+}
+
+// Snapshot returns the latest published application-visible snapshot; the
+// zero S before the first.
+func (d Diagnostics[S]) Snapshot() S {
+	s, _ := d.eng.Current().Snapshot.(S)
+	return s
+}
+
+// diagnoseDecisions is how many recent decisions Diagnose renders.
+const diagnoseDecisions = 6
+
+// Diagnose renders the counters, the few decisions before the latest and
+// the latest, one line per manager that is not Ready or Idle (what it
+// awaits, when it retries, why): for failure messages and logs.
+func (d Diagnostics[S]) Diagnose() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "stats %+v\n", d.Stats())
+	tr := d.Trace()
+	if n := len(tr); n > 1 {
+		b.WriteString("recent decisions (oldest first):\n")
+		for _, t := range tr[max(0, n-diagnoseDecisions) : n-1] {
+			b.WriteString(t.Diagnose())
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("latest decision:\n")
+	b.WriteString(d.Decision().Diagnose())
+	return b.String()
+}
+
+// AwaitReply runs one blocking application call on the engine: it submits
+// start (which answers, from an effect, on reply, a channel with a buffer
+// of 1) and waits for the answer, the engine stopping, or ctx. When ctx
+// ends first it cancels through the engine (cancel), so an answer handed
+// over concurrently is returned, never lost. woke counts the application's
+// wakes (an answer or ctx). ok is false when no answer came; err is then
+// ErrClosed or CtxResult(ctx.Err()) (or Submit's error).
+func AwaitReply[T any](ctx context.Context, e *EngineSide, woke func(), reply chan T, start, cancel func(*reactor.Tx)) (r T, ok bool, err error) {
+	if err := e.Submit(ctx, "poll", start); err != nil {
+		return r, false, CtxResult(err)
+	}
+	err = ErrClosed
+	select {
+	case r = <-reply:
+		woke()
+		return r, true, nil
+	case <-e.Eng.Done():
+	case <-ctx.Done():
+		woke()
+		acked := make(chan struct{})
+		if e.Submit(context.Background(), "poll-cancel", func(tx *reactor.Tx) {
+			cancel(tx)
+			tx.Effect(func() { close(acked) })
+		}) == nil {
+			select {
+			case <-acked:
+			case <-e.Eng.Done():
+			}
+		}
+		err = CtxResult(ctx.Err())
+	}
+	select {
+	case r = <-reply:
+		return r, true, nil
+	default:
+		return r, false, err
+	}
+}
+
+// CloseOnEngine submits the close event start, which starts the close
+// sequence and eventually sends Close's result on done (from an effect),
+// and waits for that result or for the engine to stop (nil without one).
+func (e *EngineSide) CloseOnEngine(start func(done chan error)) error {
+	done := make(chan error, 1)
+	if e.Submit(context.Background(), "close", func(*reactor.Tx) { start(done) }) != nil {
+		return nil // already stopped
+	}
+	select {
+	case err := <-done:
+		return err
+	case <-e.Eng.Done():
+		select {
+		case err := <-done:
+			return err
+		default:
+			return nil
+		}
+	}
+}

@@ -1,0 +1,373 @@
+package client
+
+import (
+	"context"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/kreactor/kreactor/managers"
+	"github.com/kreactor/kreactor/managers/group"
+	"github.com/kreactor/kreactor/reactor"
+)
+
+// Snapshot is the regular consumer's application-visible state, published
+// with every decision (consumer.Snapshot).
+type Snapshot struct {
+	Assignment     []managers.TopicPartition // owned partitions, sorted
+	MemberState    group.MemberState
+	MemberEpoch    int32
+	Buffered       int  // records buffered for the application
+	PendingCommits int  // commits queued or in flight
+	InFlight       int  // requests sent and not yet completed (before this step's)
+	Closing        bool // Close has started
+	Closed         bool // the engine has stopped
+}
+
+// GroupPath is how a consumer variant's Poll, CommitSync, CommitAsync,
+// Wakeup and Close wait (the reactor: on published decisions; the baseline:
+// today's application thread). Group calls it with the single-caller guard
+// held (Wakeup excepted) and the queued callbacks already run.
+type GroupPath interface {
+	Poll(ctx context.Context) ([]Record, error)
+	CommitSync(ctx context.Context) error
+	CommitAsync(cb func(error))
+	Wakeup()
+	Close(ctx context.Context) error
+}
+
+// Group is a regular (KIP-848) consumer's machinery: its request managers,
+// view and snapshot (the assembly seam), its engine and application sides,
+// and the application calls every variant shares.
+type Group struct {
+	Cfg Config
+	common
+	Log  *slog.Logger
+	path GroupPath
+
+	// Managers and engine-side state: engine goroutine only.
+	Coord   *managers.Coordinator
+	Meta    *managers.Metadata
+	Member  *group.Membership
+	Commit  *group.Commit // built by EngineConfig
+	Fetch   *group.Fetch
+	Offsets *group.Offsets
+	// NeedsCoordinator says whether discovery must run; set by the
+	// variant before Start (OutstandingNeedsCoordinator on the reactor).
+	NeedsCoordinator func(v group.View) bool
+	// Closing is set when the close sequence starts (the view's Closing).
+	Closing       bool
+	manual        []managers.TopicPartition
+	manualVersion uint64
+
+	appMu    sync.Mutex // guards received
+	received map[managers.TopicPartition]managers.Position
+}
+
+// NewGroup builds the managers of a consumer with cfg (already validated).
+// It sends nothing: the engine is built over EngineConfig and handed to
+// Start.
+func NewGroup(cfg Config) *Group {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	backoff := Backoff(cfg.RetryBackoff, cfg.RetryBackoffMax)
+	g := &Group{Cfg: cfg, Log: cfg.Logger, received: map[managers.TopicPartition]managers.Position{}}
+	g.tr = newTransport(&cfg)
+	g.Coord = managers.NewCoordinator(cfg.GroupID, managers.KeyTypeGroup, backoff)
+	g.Meta = managers.NewMetadata(cfg.BootstrapServers, cfg.MetadataMaxAge, backoff)
+	g.Member = group.NewMembership(cfg.GroupID, cfg.RebalanceTimeout, backoff, g.Coord)
+	g.Fetch = group.NewFetch(group.FetchConfig{
+		MaxWait: cfg.FetchMaxWait, MinBytes: cfg.FetchMinBytes, MaxBytes: cfg.FetchMaxBytes,
+		PartitionMaxBytes: cfg.MaxPartitionFetchBytes, MaxBuffered: cfg.MaxBufferedRecords,
+		ReadCommitted: cfg.IsolationLevel == "read_committed", Backoff: backoff,
+	}, g.Meta)
+	g.Offsets = group.NewOffsets(cfg.AutoOffsetReset, backoff, g.Coord, g.Meta, g.Fetch)
+	g.NeedsCoordinator = g.OutstandingNeedsCoordinator
+	return g
+}
+
+// EngineConfig builds the commit manager (consumed is where it reads the
+// positions to commit: the fetch manager on the reactor) and returns the
+// engine configuration over first (managers polled before the protocol
+// managers, e.g. the application manager) and the protocol managers in poll
+// order, with the view, the snapshot and the transport.
+func (g *Group) EngineConfig(consumed group.ConsumedSource, first ...reactor.Manager[group.View]) reactor.Config[group.View] {
+	g.Commit = group.NewCommit(group.CommitConfig{AutoCommit: g.Cfg.EnableAutoCommit, AutoCommitInterval: g.Cfg.AutoCommitInterval,
+		Backoff: Backoff(g.Cfg.RetryBackoff, g.Cfg.RetryBackoffMax)}, g.Cfg.GroupID, g.Coord, consumed)
+	coord := &coordinatorManager[group.View]{g.Coord, g.Meta, func(v group.View) bool { return g.NeedsCoordinator(v) }}
+	meta := &metadataManager[group.View]{g.Meta, func(group.View) []string { return g.MetadataTopics() }}
+	ms := append(slices.Clone(first), coord, meta, g.Member, g.Commit, g.Fetch, g.Offsets)
+	return reactor.Config[group.View]{Managers: ms, View: g.View, Snapshot: g.Snapshot, Transport: g.tr, Logger: g.Log}
+}
+
+// Start runs eng (built over EngineConfig) with path as the application
+// side's waits.
+func (g *Group) Start(eng Engine, path GroupPath) {
+	g.path = path
+	g.start(eng, path)
+}
+
+// View builds the immutable per-round view (engine goroutine).
+func (g *Group) View(time.Time) group.View {
+	coord, known := g.Coord.Known()
+	assignment, version := g.assignment()
+	return group.View{
+		Coordinator: coord, CoordinatorKnown: known, Meta: g.Meta, GroupID: g.Cfg.GroupID,
+		InGroup: g.Member.InGroup(), MemberID: g.Member.MemberID(), MemberEpoch: g.Member.Epoch(),
+		Assignment: assignment, AssignmentVersion: version, Closing: g.Closing,
+	}
+}
+
+// assignment is the group's reconciled assignment while in a group, else the
+// manual one; the version sums both monotone counters so it changes when
+// either does.
+func (g *Group) assignment() ([]managers.TopicPartition, uint64) {
+	owned, ov := g.Member.Owned()
+	if g.Member.InGroup() {
+		return owned, ov + g.manualVersion
+	}
+	return g.manual, ov + g.manualVersion
+}
+
+// SetManual replaces the manual assignment (engine goroutine).
+func (g *Group) SetManual(tps []managers.TopicPartition) {
+	g.manual = tps
+	g.manualVersion++
+}
+
+// OutstandingNeedsCoordinator is the reactor's rule: discovery runs only
+// while outstanding work needs the coordinator (invariant 7; KAFKA-18569).
+func (g *Group) OutstandingNeedsCoordinator(v group.View) bool {
+	if g.Cfg.GroupID == "" {
+		return false
+	}
+	return g.Member.NeedsCoordinator() || g.Commit.NeedsCoordinator() || g.Offsets.NeedsCoordinator(v)
+}
+
+// MetadataTopics are the subscribed topics plus the assigned ones.
+func (g *Group) MetadataTopics() []string {
+	set := map[string]bool{}
+	if g.Member.InGroup() {
+		for _, t := range g.Member.Subscription() {
+			set[t] = true
+		}
+	}
+	assignment, _ := g.assignment()
+	for _, tp := range assignment {
+		set[tp.Topic] = true
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// Snapshot builds the published snapshot (engine goroutine).
+func (g *Group) Snapshot(d *reactor.Decision) any {
+	assignment, _ := g.assignment()
+	return &Snapshot{
+		Assignment: assignment, MemberState: g.Member.State(), MemberEpoch: g.Member.Epoch(),
+		Buffered: g.Fetch.Buffered(), PendingCommits: g.Commit.Pending(), InFlight: g.tr.inFlight(),
+		Closing: g.Closing, Closed: d.Closed,
+	}
+}
+
+// QueueCallback hands a completed CommitAsync callback to the application
+// goroutine.
+func (g *Group) QueueCallback(cb func(error), err error) {
+	if cb != nil {
+		g.Queue(func() { cb(err) })
+	}
+}
+
+// Received returns a copy of the positions after every record Poll
+// returned (application goroutine).
+func (g *Group) Received() map[managers.TopicPartition]managers.Position {
+	g.appMu.Lock()
+	defer g.appMu.Unlock()
+	return maps.Clone(g.received)
+}
+
+// AddReceived records the positions after records Poll returns.
+func (g *Group) AddReceived(pos map[managers.TopicPartition]managers.Position) {
+	if len(pos) == 0 {
+		return
+	}
+	g.appMu.Lock()
+	maps.Copy(g.received, pos)
+	g.appMu.Unlock()
+}
+
+// CommitDeadline is ctx's deadline, or default.api.timeout.ms from now.
+func (g *Group) CommitDeadline(ctx context.Context) time.Time {
+	if d, ok := ctx.Deadline(); ok {
+		return d
+	}
+	return time.Now().Add(g.Cfg.DefaultAPITimeout)
+}
+
+// CommitSyncOf commits the positions consumed returns (called on the engine
+// goroutine when the commit is queued) by ctx's deadline, and waits for the
+// completion, released by an effect: after publication on the reactor,
+// before it on the baseline (counted by NoteCommitReturn either way).
+// Errors: the commit's (*group.CommitError), ErrClosed, ctx.Err().
+func (g *Group) CommitSyncOf(ctx context.Context, consumed func() map[managers.TopicPartition]managers.Position) error {
+	result := make(chan CommitResult, 1)
+	deadline := g.CommitDeadline(ctx)
+	if err := g.Submit(ctx, "commit-sync", func(tx *reactor.Tx) {
+		g.Commit.Enqueue(tx, consumed(), deadline, func(err error, v uint64) {
+			result <- CommitResult{Err: err, Version: v, Published: g.PublishedVersion()}
+		})
+	}); err != nil {
+		return err
+	}
+	select {
+	case r := <-result:
+		g.Woke()
+		g.NoteCommitReturn(r)
+		return r.Err
+	case <-g.Eng.Done():
+		select {
+		case r := <-result:
+			return r.Err
+		default:
+			return ErrClosed
+		}
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// CommitAsyncOf commits the positions consumed returns (engine goroutine)
+// by default.api.timeout.ms from now without waiting; cb (may be nil) gets
+// the outcome on the application goroutine (QueueCallback), or Submit's
+// error at once.
+func (g *Group) CommitAsyncOf(consumed func() map[managers.TopicPartition]managers.Position, cb func(error)) {
+	deadline := time.Now().Add(g.Cfg.DefaultAPITimeout)
+	if err := g.Submit(context.Background(), "commit-async", func(tx *reactor.Tx) {
+		g.Commit.Enqueue(tx, consumed(), deadline, func(err error, _ uint64) { g.QueueCallback(cb, err) })
+	}); err != nil && cb != nil {
+		cb(err)
+	}
+}
+
+// WaitFor blocks until cond holds for a published snapshot. Errors:
+// ctx.Err(), ErrClosed.
+func (g *Group) WaitFor(ctx context.Context, cond func(*Snapshot) bool) error {
+	return WaitSnapshot(ctx, g.Eng, cond)
+}
+
+// The application calls (consumer.Consumer documents each).
+
+// Subscribe joins the group with topics.
+func (g *Group) Subscribe(topics ...string) error {
+	if err := g.Acquire(); err != nil {
+		return err
+	}
+	defer g.Release()
+	if g.Cfg.GroupID == "" {
+		return ErrNoGroup
+	}
+	topics = slices.Clone(topics)
+	return g.Call("subscribe", func(tx *reactor.Tx, reply func(error)) {
+		if len(g.manual) > 0 {
+			g.SetManual(nil)
+		}
+		g.Member.Subscribe(topics)
+		reply(nil)
+	})
+}
+
+// Assign takes partitions manually.
+func (g *Group) Assign(partitions ...managers.TopicPartition) error {
+	if err := g.Acquire(); err != nil {
+		return err
+	}
+	defer g.Release()
+	partitions = slices.Clone(partitions)
+	slices.SortFunc(partitions, managers.CompareTopicPartition)
+	partitions = slices.Compact(partitions)
+	for _, tp := range partitions {
+		if tp.Topic == "" || tp.Partition < 0 {
+			return &InvalidPartitionError{TP: tp}
+		}
+	}
+	return g.Call("assign", func(tx *reactor.Tx, reply func(error)) {
+		if len(g.Member.Subscription()) > 0 && g.Member.InGroup() {
+			reply(ErrSubscribed)
+			return
+		}
+		g.SetManual(partitions)
+		reply(nil)
+	})
+}
+
+// Pause stops fetching partitions.
+func (g *Group) Pause(partitions ...managers.TopicPartition) error {
+	return g.pauseResume("pause", partitions, g.Fetch.Pause)
+}
+
+// Resume undoes Pause.
+func (g *Group) Resume(partitions ...managers.TopicPartition) error {
+	return g.pauseResume("resume", partitions, g.Fetch.Resume)
+}
+
+func (g *Group) pauseResume(name string, partitions []managers.TopicPartition, fn func([]managers.TopicPartition) error) error {
+	if err := g.Acquire(); err != nil {
+		return err
+	}
+	defer g.Release()
+	partitions = slices.Clone(partitions)
+	return g.Call(name, func(tx *reactor.Tx, reply func(error)) { reply(fn(partitions)) })
+}
+
+// Poll returns the next records.
+func (g *Group) Poll(ctx context.Context) ([]Record, error) {
+	return guarded(&g.common, func() ([]Record, error) { return g.path.Poll(ctx) })
+}
+
+// CommitSync commits what Poll returned and waits.
+func (g *Group) CommitSync(ctx context.Context) error {
+	if err := g.Acquire(); err != nil {
+		return err
+	}
+	defer g.Release()
+	if g.Cfg.GroupID == "" {
+		return ErrNoGroup
+	}
+	g.RunCallbacks()
+	return g.path.CommitSync(ctx)
+}
+
+// CommitAsync commits without waiting; cb runs on the application
+// goroutine.
+func (g *Group) CommitAsync(cb func(error)) {
+	if err := g.Acquire(); err != nil {
+		if cb != nil {
+			cb(err)
+		}
+		return
+	}
+	defer g.Release()
+	if g.Cfg.GroupID == "" {
+		if cb != nil {
+			cb(ErrNoGroup)
+		}
+		return
+	}
+	g.path.CommitAsync(cb)
+}
+
+// Assignment returns the partitions owned, as last published.
+func (g *Group) Assignment() []managers.TopicPartition {
+	if s, ok := published[*Snapshot](g.Eng); ok {
+		return s.Assignment
+	}
+	return nil
+}
+
+// Diagnostics returns the execution's counters, latest decision, trace and
+// snapshot.
+func (g *Group) Diagnostics() Diagnostics[*Snapshot] {
+	return Diagnostics[*Snapshot]{g.Eng, &g.AppSide}
+}

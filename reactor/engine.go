@@ -1,0 +1,286 @@
+package reactor
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Engine is the application's side of a Core run by a driver goroutine
+// (Loop; the baseline model's loop): submit events, wait on publications,
+// read the counters and the decision trace. Every method is safe from any
+// goroutine. NewDriver returns it together with the driver's side, which
+// only the driver goroutine uses.
+type Engine struct {
+	inbox    chan Observation // bounded; the driver drains it
+	stopCh   chan struct{}    // closed by Stop
+	done     chan struct{}    // closed when the driver goroutine exits
+	started  atomic.Bool      // the driver goroutine started (or Stop ran first)
+	stopOnce sync.Once
+
+	cur   atomic.Pointer[Publication] // replaced only by publish
+	trace *trace
+	c     counters
+}
+
+// Submit enqueues an application event; apply runs on the driver goroutine
+// in inbox order. It blocks while the inbox is full, until ctx is done
+// (returns ctx.Err()) or the driver stops (returns ErrStopped).
+func (e *Engine) Submit(ctx context.Context, name string, apply func(tx *Tx)) error {
+	if err := ctx.Err(); err != nil {
+		return err // a done ctx never enqueues: select would pick at random
+	}
+	select {
+	case <-e.done:
+		return ErrStopped
+	default:
+	}
+	select {
+	case e.inbox <- Event(name, apply):
+		return nil
+	case <-e.done:
+		return ErrStopped
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Stop stops the driver without waiting for managers to finish (the orderly
+// way is Tx.Stop from a manager or an event), publishes a closed decision,
+// and waits for the goroutine to exit. Safe to call more than once and on an
+// engine whose driver never started.
+func (e *Engine) Stop() {
+	e.stopOnce.Do(func() { close(e.stopCh) })
+	if !e.started.CompareAndSwap(false, true) {
+		<-e.done
+		return
+	}
+	// Never started: publish the closed decision here.
+	e.publish(&Decision{Closed: true, At: time.Now()}, nil)
+	close(e.done)
+}
+
+// Done is closed when the driver goroutine has exited.
+func (e *Engine) Done() <-chan struct{} { return e.done }
+
+// Current returns the latest publication.
+func (e *Engine) Current() *Publication { return e.cur.Load() }
+
+// WaitFor blocks until cond holds for a published decision and snapshot and
+// returns that publication. cond is evaluated on the caller's goroutine
+// against immutable data. It returns ctx.Err() when ctx is done, and
+// ErrStopped if the driver stops before cond holds (cond is evaluated on the
+// final, closed publication first).
+func (e *Engine) WaitFor(ctx context.Context, cond func(*Publication) bool) (*Publication, error) {
+	for {
+		p := e.cur.Load() // take the publication (and its channel) first: invariant 5
+		if cond(p) {
+			return p, nil
+		}
+		if p.Decision.Closed {
+			return p, ErrStopped
+		}
+		select {
+		case <-p.next:
+		case <-ctx.Done():
+			return p, ctx.Err()
+		}
+	}
+}
+
+// Stats returns the counters.
+func (e *Engine) Stats() Stats { return e.c.snapshot() }
+
+// Trace returns the retained recent decisions, oldest first.
+func (e *Engine) Trace() []*Decision { return e.trace.decisions() }
+
+// publish makes d and snap the current publication and closes the channel
+// of the one it replaces: each publication is replaced (and its channel
+// closed) exactly once.
+func (e *Engine) publish(d *Decision, snap any) {
+	old := e.cur.Swap(&Publication{Decision: d, Snapshot: snap, next: make(chan struct{})})
+	close(old.next)
+}
+
+// completion returns the done function the transport calls for req: it
+// queues req's completion, or drops it (counted) once the driver stopped. A
+// second call panics: a transport completes each request exactly once.
+func (e *Engine) completion(req *Request) func(resp any, err error) {
+	var once atomic.Bool
+	return func(resp any, err error) {
+		if !once.CompareAndSwap(false, true) {
+			panic(fmt.Sprintf("reactor: transport completed a %s request twice", req.Manager))
+		}
+		select {
+		case <-e.done:
+			e.c.dropped.Add(1)
+			return
+		default:
+		}
+		select {
+		case e.inbox <- Completion(req, resp, err):
+		case <-e.done:
+			e.c.dropped.Add(1)
+		}
+	}
+}
+
+// Driver is the driver goroutine's side of an Engine: it feeds the Core the
+// inbox, hands requests to the transport, publishes, waits and counts. The
+// wait computation and the order of publication and effects are the
+// driver's own (Loop: the KIP-1371 rules; the baseline: today's). Only the
+// driver goroutine (started by Go) calls its methods.
+type Driver[V any] struct {
+	e     *Engine
+	core  *Core[V]
+	tr    Transport
+	log   *slog.Logger
+	timer *time.Timer // created by Go, reused by Wait
+}
+
+// NewDriver validates cfg and returns the application's side (an Engine
+// with its initial, step 0, publication) and the driver's side of a new
+// Core over cfg's managers. Errors: *ConfigError naming the field.
+func NewDriver[V any](cfg Config[V]) (*Engine, *Driver[V], error) {
+	if err := cfg.validate(); err != nil {
+		return nil, nil, err
+	}
+	if cfg.InboxCapacity == 0 {
+		cfg.InboxCapacity = 1024
+	}
+	if cfg.TraceCapacity == 0 {
+		cfg.TraceCapacity = 256
+	}
+	core, err := NewCore(cfg.core())
+	if err != nil {
+		return nil, nil, err
+	}
+	e := &Engine{
+		inbox:  make(chan Observation, cfg.InboxCapacity),
+		stopCh: make(chan struct{}),
+		done:   make(chan struct{}),
+		trace:  newTrace(cfg.TraceCapacity),
+	}
+	e.cur.Store(&Publication{Decision: &Decision{At: time.Now()}, next: make(chan struct{})})
+	return e, &Driver[V]{e: e, core: core, tr: cfg.Transport, log: core.cfg.Logger}, nil
+}
+
+// Go runs run on a new goroutine, the one state owner, and closes the
+// Engine's Done channel when run returns. It panics if called twice (or
+// after Stop): an engine has exactly one state-owner goroutine.
+func (d *Driver[V]) Go(run func()) {
+	if !d.e.started.CompareAndSwap(false, true) {
+		panic("reactor: driver started twice (or after Stop); an engine has exactly one state-owner goroutine")
+	}
+	d.timer = time.NewTimer(time.Hour)
+	d.timer.Stop()
+	go func() {
+		defer close(d.e.done)
+		defer d.timer.Stop()
+		run()
+	}()
+}
+
+// Step drains the inbox in arrival order (first, if not nil, then what is
+// queued, at most the inbox's capacity), applies each observation at now,
+// steps the Core, hands the step's requests to the transport and counts
+// the step. The caller publishes the Step, runs its effects and calls
+// Advance.
+func (d *Driver[V]) Step(now time.Time, first *Observation) Step {
+	applied := 0
+	if first != nil {
+		d.core.Apply(now, *first)
+		applied++
+	}
+drain:
+	for applied < cap(d.e.inbox) {
+		select {
+		case o := <-d.e.inbox:
+			d.core.Apply(now, o)
+			applied++
+		default:
+			break drain
+		}
+	}
+	st := d.core.Step(now)
+	for _, req := range st.Requests {
+		d.tr.Send(req, d.e.completion(req))
+	}
+	d.e.c.addStep(st)
+	return st
+}
+
+// Publish adds st's Decision to the trace and makes it, with st's
+// Snapshot, the current publication: waiters see it at once.
+func (d *Driver[V]) Publish(st Step) {
+	d.e.trace.add(st.Decision)
+	d.e.publish(st.Decision, st.Snapshot)
+	if d.log.Enabled(context.Background(), slog.LevelDebug) {
+		d.log.Debug("reactor: decision", "diagnosis", st.Decision.Diagnose())
+	}
+}
+
+// Advance tells the Core the last Step is published and its effects ran.
+func (d *Driver[V]) Advance() { d.core.Advance() }
+
+// Wait blocks until an observation arrives (returned), the timeout passes
+// (nil), or Stop is called (ok false). A negative timeout waits with no
+// timer; zero only checks the inbox (a zero-length wait, counted as a timer
+// wake). A timer wake is counted as spurious (invariant 2) unless due is set
+// and has passed.
+func (d *Driver[V]) Wait(timeout time.Duration, due time.Time) (o *Observation, ok bool) {
+	var timerC <-chan time.Time
+	switch {
+	case timeout == 0:
+		select {
+		case obs := <-d.e.inbox:
+			d.e.c.inboxWakes.Add(1)
+			return &obs, true
+		case <-d.e.stopCh:
+			return nil, false
+		default:
+			d.countTimerWake(due)
+			return nil, true
+		}
+	case timeout > 0:
+		d.timer.Reset(timeout)
+		defer d.timer.Stop()
+		timerC = d.timer.C
+	}
+	select {
+	case obs := <-d.e.inbox:
+		d.e.c.inboxWakes.Add(1)
+		return &obs, true
+	case <-timerC:
+		d.countTimerWake(due)
+		return nil, true
+	case <-d.e.stopCh:
+		return nil, false
+	}
+}
+
+func (d *Driver[V]) countTimerWake(due time.Time) {
+	d.e.c.timerWakes.Add(1)
+	if due.IsZero() || time.Now().Before(due) {
+		d.e.c.spurious.Add(1)
+	}
+}
+
+// Close ends the Core after Stop: it publishes the final, closed decision
+// (with a fresh snapshot) and runs the effects still queued. The driver
+// goroutine returns next.
+func (d *Driver[V]) Close(now time.Time) {
+	st := d.core.Close(now) // not counted in Stats.Steps: no manager was polled
+	d.Publish(st)
+	st.RunEffects()
+}
+
+// RunEffects runs st's Effects in order.
+func (st Step) RunEffects() {
+	for _, fn := range st.Effects {
+		fn()
+	}
+}
