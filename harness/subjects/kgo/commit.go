@@ -119,6 +119,7 @@ func (c *Consumer) Close(ctx context.Context) error {
 		c.interruptPoll()
 		time.Sleep(time.Millisecond)
 	}
+	c.cpu.enter()
 	defer c.release()
 	c.cbs.run()
 	if _, ok := ctx.Deadline(); !ok && ctx.Err() == nil {

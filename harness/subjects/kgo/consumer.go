@@ -38,6 +38,7 @@ type Consumer struct {
 	proto Protocol    // asked for; read-only
 	extra []franz.Opt // Subject.Extra, applied last; read-only
 	reqs  requestCounter
+	cpu   cpuKey // pprof label of this consumer's goroutines; read-only
 
 	busy   atomic.Bool // an application call is running
 	closed atomic.Bool
@@ -72,7 +73,7 @@ func newConsumer(cfg consumer.Config, p Protocol, extra []franz.Opt) (*Consumer,
 	default:
 		return nil, fmt.Errorf("kgo subject: unknown group protocol %q: want %q or %q", p, ProtocolConsumer, ProtocolClassic)
 	}
-	return &Consumer{cfg: cfg, base: base, proto: p, extra: extra, mode: modeNone,
+	return &Consumer{cfg: cfg, base: base, proto: p, extra: extra, mode: modeNone, cpu: newCPUKey(),
 		assigned: map[managers.TopicPartition]struct{}{}}, nil
 }
 
@@ -90,10 +91,19 @@ func (c *Consumer) acquire() error {
 		c.busy.Store(false)
 		return consumer.ErrClosed
 	}
+	c.cpu.enter()
 	return nil
 }
 
-func (c *Consumer) release() { c.busy.Store(false) }
+// release ends an application call.
+func (c *Consumer) release() {
+	c.cpu.leave()
+	c.busy.Store(false)
+}
+
+// CPUKey is the pprof label value on this consumer's goroutines: look it up
+// in CPUFigures.ByKey. Safe from any goroutine.
+func (c *Consumer) CPUKey() string { return c.cpu.key }
 
 // startClient creates the kgo client for m: a group client for
 // modeSubscribed, a direct client for modeAssigned. Its context is ours to

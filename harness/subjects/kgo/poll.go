@@ -123,7 +123,8 @@ func (c *Consumer) collect(fetches franz.Fetches) ([]consumer.Record, error) {
 					continue
 				}
 				for _, r := range p.Records {
-					out = append(out, toRecord(r))
+					out = out[:len(out)+1] // capacity is NumRecords; the new element is zero
+					fillRecord(&out[len(out)-1], r)
 				}
 				if c.direct != nil {
 					c.direct.track(managers.TopicPartition{Topic: t.Topic, Partition: p.Partition}, p.Records[len(p.Records)-1])
@@ -149,16 +150,15 @@ func fetchError(topic string, partition int32, err error) error {
 	return &group.PartitionError{TP: managers.TopicPartition{Topic: topic, Partition: partition}, Err: err}
 }
 
-// toRecord copies a kgo record's fields (key, value and header values are
-// shared, not copied).
-func toRecord(r *franz.Record) consumer.Record {
-	out := consumer.Record{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, LeaderEpoch: r.LeaderEpoch,
-		Timestamp: r.Timestamp, Key: r.Key, Value: r.Value}
+// fillRecord copies a kgo record's fields into a zero out, in place (key,
+// value and header values are shared, not copied).
+func fillRecord(out *consumer.Record, r *franz.Record) {
+	out.Topic, out.Partition, out.Offset, out.LeaderEpoch = r.Topic, r.Partition, r.Offset, r.LeaderEpoch
+	out.Timestamp, out.Key, out.Value = r.Timestamp, r.Key, r.Value
 	if len(r.Headers) > 0 {
 		out.Headers = make([]consumer.Header, len(r.Headers))
 		for i, h := range r.Headers {
 			out.Headers[i] = consumer.Header{Key: h.Key, Value: h.Value}
 		}
 	}
-	return out
 }

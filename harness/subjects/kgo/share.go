@@ -30,6 +30,7 @@ type ShareConsumer struct {
 	base  []franz.Opt // read-only
 	extra []franz.Opt // read-only
 	reqs  requestCounter
+	cpu   cpuKey // pprof label of this consumer's goroutines; read-only
 
 	busy   atomic.Bool
 	closed atomic.Bool
@@ -73,7 +74,7 @@ func newShareConsumer(cfg consumer.ShareConfig, extra []franz.Opt) (*ShareConsum
 	if err != nil {
 		return nil, err
 	}
-	return &ShareConsumer{cfg: cfg, base: base, extra: extra,
+	return &ShareConsumer{cfg: cfg, base: base, extra: extra, cpu: newCPUKey(),
 		batch: map[shareKey]*shareEntry{}, acked: map[managers.TopicPartition][]int64{}}, nil
 }
 
@@ -88,10 +89,19 @@ func (c *ShareConsumer) acquire() error {
 		c.busy.Store(false)
 		return consumer.ErrClosed
 	}
+	c.cpu.enter()
 	return nil
 }
 
-func (c *ShareConsumer) release() { c.busy.Store(false) }
+// release ends an application call.
+func (c *ShareConsumer) release() {
+	c.cpu.leave()
+	c.busy.Store(false)
+}
+
+// CPUKey is the pprof label value on this consumer's goroutines: look it up
+// in CPUFigures.ByKey. Safe from any goroutine.
+func (c *ShareConsumer) CPUKey() string { return c.cpu.key }
 
 // SetAcknowledgementCommitCallback sets the callback for acknowledgement
 // outcomes (nil removes it). kgo reports them (ShareAckCallback) on its own
@@ -314,7 +324,10 @@ func (c *ShareConsumer) poll(pctx context.Context) ([]consumer.ShareRecord, erro
 					}
 				}
 				for _, r := range p.Records {
-					out = append(out, consumer.ShareRecord{Record: toRecord(r), DeliveryCount: int16(min(r.DeliveryCount(), 1<<15-1))})
+					out = out[:len(out)+1] // capacity is NumRecords; the new element is zero
+					sr := &out[len(out)-1]
+					fillRecord(&sr.Record, r)
+					sr.DeliveryCount = int16(min(r.DeliveryCount(), 1<<15-1))
 					c.batch[shareKey{managers.TopicPartition{Topic: r.Topic, Partition: r.Partition}, r.Offset}] = &shareEntry{r: r}
 				}
 			}
@@ -451,6 +464,7 @@ func (c *ShareConsumer) Close(ctx context.Context) error {
 		c.mu.Unlock()
 		time.Sleep(time.Millisecond)
 	}
+	c.cpu.enter()
 	defer c.release()
 	c.cbs.run()
 	if !c.explicit {
