@@ -1,0 +1,97 @@
+package kgo
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// TestCPUAttribution's workload and bound: the busy consumer reads
+// cpuRecords; an idle consumer (heartbeats, empty long-poll fetches) uses at
+// most 1/idleShare of the window.
+const (
+	cpuRecords = 100_000
+	idleShare  = 20
+)
+
+// TestCPUAttribution: the CPU a consumer's goroutines use is attributed to
+// it, an idle consumer's stays small, and a busy goroutine that is not a
+// consumer's is attributed to neither.
+func TestCPUAttribution(t *testing.T) {
+	b := startBroker(t, map[string]int32{"t": 3, "idle": 1})
+	produce(t, b, "t", cpuRecords)
+	busy := startConsumer(t, Subject{}, config(b, "busy", "busy"))
+	idle := startConsumer(t, Subject{}, config(b, "idle", "idle"))
+	if err := idle.Subscribe("idle"); err != nil {
+		t.Fatal(err)
+	}
+	w, err := StartCPU()
+	if err != nil {
+		t.Skip(err) // another CPU profile is running (go test -cpuprofile)
+	}
+	if w2, err := StartCPU(); !errors.Is(err, ErrCPUProfilerBusy) || w2 != nil {
+		t.Fatalf("second StartCPU = %v, want ErrCPUProfilerBusy", err)
+	}
+	if err := busy.Subscribe("t"); err != nil { // its join and fetching are in the window
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	spun := make(chan int)
+	go func() { // unlabeled busy goroutine: the harness, not a consumer
+		n := 0
+		for {
+			select {
+			case <-stop:
+				spun <- n
+				return
+			default:
+				n++
+			}
+		}
+	}()
+	idleDone := make(chan struct{})
+	go func() {
+		defer close(idleDone)
+		for i := 0; i < 4; i++ {
+			ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
+			_, _ = idle.Poll(ctx)
+			cancel()
+		}
+	}()
+	pollN(t, busy, cpuRecords)
+	<-idleDone
+	close(stop)
+	<-spun
+	f, err := w.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bc, ic := f.ByKey[busy.CPUKey()], f.ByKey[idle.CPUKey()]
+	t.Logf("window %s: busy consumer %s, idle consumer %s, process %s", f.Window, bc, ic, f.Total)
+	if bc <= ic || ic > f.Window/idleShare {
+		t.Fatalf("busy consumer %s CPU (it joined and decoded every record), idle %s in %s: want busy > idle and idle <= 1/%d of the window", bc, ic, f.Window, idleShare)
+	}
+	if bc+ic >= f.Total {
+		t.Fatalf("consumers %s + %s of %s process CPU: the unlabeled spinner was attributed to them", bc, ic, f.Total)
+	}
+
+	// A caller spinning on Poll (an expired deadline) is the consumer
+	// spinning: it is most of the process's CPU in that window.
+	if w, err = StartCPU(); err != nil {
+		t.Fatal(err)
+	}
+	spinUntil := time.Now().Add(300 * time.Millisecond)
+	expired, cancel := context.WithDeadline(context.Background(), time.Now())
+	for time.Now().Before(spinUntil) {
+		_, _ = busy.Poll(expired)
+	}
+	cancel()
+	if f, err = w.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("spin window %s: consumer %s of process %s", f.Window, f.ByKey[busy.CPUKey()], f.Total)
+	if sc := f.ByKey[busy.CPUKey()]; sc*2 < f.Total {
+		t.Fatalf("consumer spinning on Poll: %s of %s process CPU attributed, want at least half", sc, f.Total)
+	}
+}

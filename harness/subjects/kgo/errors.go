@@ -1,0 +1,48 @@
+package kgo
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/kreactor/kreactor/managers"
+)
+
+// ErrUnsupported is matched (errors.Is) by every error that says franz-go's
+// kgo cannot do what was asked: a setting outside kgo's accepted range, or a
+// consumer kind kgo lacks. Specs turn it into a skip with the reason ("n/a
+// for kgo"), never a failure of the spec's property.
+var ErrUnsupported = errors.New("kgo subject: not supported by franz-go's kgo")
+
+// UnsupportedError names a consumer.Config or consumer.ShareConfig field
+// whose value kgo rejects or cannot express, with kgo's own limit. It wraps
+// ErrUnsupported. Returned by Subject.New and Subject.NewShare.
+type UnsupportedError struct {
+	Field  string // Go field name in consumer.Config / consumer.ShareConfig
+	Java   string // the Java setting
+	Value  any
+	Reason string // kgo's rule, naming the kgo option
+}
+
+func (e *UnsupportedError) Error() string {
+	return fmt.Sprintf("kgo subject: %s (%s) = %v: %s", e.Field, e.Java, e.Value, e.Reason)
+}
+
+func (e *UnsupportedError) Unwrap() error { return ErrUnsupported }
+
+// InvalidTopicError is returned by Subscribe for an empty topic name (Java:
+// IllegalArgumentException).
+type InvalidTopicError struct{ Topic string }
+
+func (e *InvalidTopicError) Error() string {
+	return fmt.Sprintf("kgo subject: invalid topic %q: must be non-empty", e.Topic)
+}
+
+// NoOffsetError is returned by Poll in manual assignment with
+// AutoOffsetReset "none" for a partition the group has no committed offset
+// for (Java's NoOffsetForPartitionException), on every Poll until the
+// partition is unassigned.
+type NoOffsetError struct{ TP managers.TopicPartition }
+
+func (e *NoOffsetError) Error() string {
+	return fmt.Sprintf("kgo subject: no committed offset for %s and auto.offset.reset is none", e.TP)
+}
