@@ -14,6 +14,7 @@ import (
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/fakebroker"
 	"github.com/kreactor/kreactor/managers"
+	"github.com/kreactor/kreactor/wire"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -162,6 +163,6 @@ func goroutineID() uint64 {
 }
 
 // fakebrokerFilter selects one client's requests with key.
-func fakebrokerFilter(key kmsg.Key, clientID string) fakebroker.Filter {
-	return fakebroker.Filter{Keys: []kmsg.Key{key}, ClientID: clientID}
+func fakebrokerFilter(key kmsg.Key, clientID string) wire.Filter {
+	return wire.Filter{Keys: []kmsg.Key{key}, ClientID: clientID}
 }
