@@ -1,11 +1,16 @@
-// Package testrig drives request managers on a fixed clock for their unit
-// tests (managers/group, managers/share): one poll and one answer at a
-// time, no loop, no network; time moves only when a test moves it. It also
-// turns the error table into test cases, one per row. Tests only.
+// Package testrig drives request managers for their unit tests
+// (managers, managers/group, managers/share) the way the reactor loop does:
+// on a reactor.Core with a fixed clock. A Rig steps the core at its Now,
+// hands the test each manager's result from the Decision and the requests
+// of the step, applies the answers the test gives as completions, and runs
+// the step's effects after the decision, as the loop does; time moves only
+// when a test moves it. It also turns the error table into test cases, one
+// per row. Tests only.
 package testrig
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -29,55 +34,235 @@ var TopicID = [16]byte{1, 2, 3}
 // ErrTransport stands for a request that got no answer.
 var ErrTransport = errors.New("read tcp 127.0.0.1:9092: connection reset by peer")
 
-// Rig holds the clock, the host effects go to, a known coordinator and
-// metadata for Topic. Back has no jitter, so every wait is exact.
-type Rig struct {
+// Named is a manager as the rig finds it in a Decision: by its name.
+type Named interface{ Name() string }
+
+// Rig holds the clock, a known coordinator and metadata for Topic, and,
+// after Start, the core the managers under test run on. Back has no
+// jitter, so every wait is exact.
+//
+// The core polls, in this order (the consumers' order, with the probe in
+// the application manager's place): Probe, the coordinator (through an
+// adapter: needed per NeedsCoordinator, addresses from Meta), the metadata
+// manager (through an adapter: topics {Topic}), then the managers given to
+// Start. Every mutation a test makes goes in as an observation (Do, Answer,
+// Complete) between steps, as on the loop.
+type Rig[V any] struct {
 	T     *testing.T
 	Now   time.Time
-	Host  *reactor.RecordingHost
 	Back  managers.Backoff
 	Coord *managers.Coordinator
 	Meta  *managers.Metadata
+	// NeedsCoordinator says, per view, whether outstanding work needs the
+	// coordinator (the coordinator adapter's needed; KAFKA-18569). Nil:
+	// always, since every manager under test works with the coordinator.
+	// Read at every poll, so a test may change it between steps.
+	NeedsCoordinator func(v V) bool
+	// Probe is the core's first manager.
+	Probe *Probe[V]
+
+	core *reactor.Core[V]
+}
+
+// Probe is a manager in the application manager's place: polled first in
+// every round that polls every manager (the first round of a step, and
+// one more per Tx.Repoll), never with work of its own (Idle). OnPoll, when
+// set, runs at each poll: e.g. taking the errors owed to the application,
+// as a waiting application Poll does.
+type Probe[V any] struct {
+	OnPoll func(tx *reactor.Tx, v V)
+	polls  int
+}
+
+// Name is "probe".
+func (p *Probe[V]) Name() string { return "probe" }
+
+// Poll counts the poll, runs OnPoll, and is Idle.
+func (p *Probe[V]) Poll(tx *reactor.Tx, v V) reactor.Result {
+	p.polls++
+	if p.OnPoll != nil {
+		p.OnPoll(tx, v)
+	}
+	return reactor.Idle("probe")
+}
+
+// coordinatorManager adapts Coordinator.Poll(tx, needed, addrs) to a
+// reactor.Manager[V].
+type coordinatorManager[V any] struct {
+	coord  *managers.Coordinator
+	meta   *managers.Metadata
+	needed func(v V) bool // nil: always
+}
+
+func (a coordinatorManager[V]) Name() string { return a.coord.Name() }
+func (a coordinatorManager[V]) Poll(tx *reactor.Tx, v V) reactor.Result {
+	return a.coord.Poll(tx, a.needed == nil || a.needed(v), a.meta.Addrs())
+}
+
+// metadataManager adapts Metadata.Poll(tx, topics) to a
+// reactor.Manager[V] that must know Topic.
+type metadataManager[V any] struct{ meta *managers.Metadata }
+
+func (a metadataManager[V]) Name() string { return a.meta.Name() }
+func (a metadataManager[V]) Poll(tx *reactor.Tx, _ V) reactor.Result {
+	return a.meta.Poll(tx, []string{Topic})
 }
 
 // New returns a rig whose coordinator (key type keyType) is Node and whose
-// metadata knows Topic.
-func New(t *testing.T, keyType int8) *Rig {
+// metadata knows Topic: both found at the rig's start time on a discovery
+// core of their own (the coordinator and metadata adapters alone), so the
+// managers under test are first polled with both known, by the core Start
+// builds.
+func New[V any](t *testing.T, keyType int8) *Rig[V] {
 	t.Helper()
-	r := &Rig{T: t, Now: time.Unix(1_000_000, 0), Host: &reactor.RecordingHost{},
+	r := &Rig[V]{T: t, Now: time.Unix(1_000_000, 0), Probe: &Probe[V]{},
 		Back: managers.Backoff{Initial: 100 * time.Millisecond, Max: time.Second}}
 	r.Coord = managers.NewCoordinator(GroupID, keyType, r.Back)
 	r.Meta = managers.NewMetadata([]string{"127.0.0.1:9092"}, time.Hour, r.Back)
-	r.FindCoordinator(nil)
-	r.Only(r.Meta.Poll(r.Tx(), []string{Topic})).OnComplete(r.Tx(), MetadataAnswer(), nil)
+	disc, err := reactor.NewCore(reactor.CoreConfig[struct{}]{
+		Managers: []reactor.Manager[struct{}]{coordinatorManager[struct{}]{coord: r.Coord, meta: r.Meta}, metadataManager[struct{}]{r.Meta}},
+		View:     func(time.Time) struct{} { return struct{}{} },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := disc.Step(r.Now)
+	disc.Advance()
+	if len(st.Requests) != 2 {
+		t.Fatalf("discovery core sent %d requests, want FindCoordinator and Metadata:\n%s", len(st.Requests), st.Decision.Diagnose())
+	}
+	for _, req := range st.Requests {
+		if API(req) == kmsg.FindCoordinator {
+			disc.Apply(r.Now, reactor.Completion(req, FindAnswer(nil), nil))
+		} else {
+			disc.Apply(r.Now, reactor.Completion(req, MetadataAnswer(), nil))
+		}
+	}
+	if _, known := r.Coord.Known(); !known {
+		t.Fatal("coordinator unknown after discovery")
+	}
+	if _, ok := r.Meta.Leader(managers.TopicPartition{Topic: Topic}); !ok {
+		t.Fatalf("%s/0 has no leader after the Metadata answer", Topic)
+	}
 	return r
 }
 
-// Tx is a transaction at the rig's time. When the clock-free core lands,
-// this is the one line to port.
-func (r *Rig) Tx() *reactor.Tx { return reactor.NewTx(r.Now, 1, 0, r.Host) }
-
-// Advance moves the clock.
-func (r *Rig) Advance(d time.Duration) { r.Now = r.Now.Add(d) }
-
-// Only returns the one request of a Ready result, failing the test
-// otherwise.
-func (r *Rig) Only(res reactor.Result) *reactor.Request {
+// Start builds the core over the probe, the coordinator and metadata
+// adapters and ms, with view as its view. Call it once, before Step.
+func (r *Rig[V]) Start(view func(now time.Time) V, ms ...reactor.Manager[V]) {
 	r.T.Helper()
-	if res.Kind != reactor.KindReady || len(res.Requests) != 1 {
-		r.T.Fatalf("want Ready with one request, got %s", res)
+	if r.core != nil {
+		r.T.Fatal("testrig: Start called twice")
 	}
-	return res.Requests[0]
+	all := append([]reactor.Manager[V]{r.Probe, coordinatorManager[V]{r.Coord, r.Meta, func(v V) bool {
+		return r.NeedsCoordinator == nil || r.NeedsCoordinator(v)
+	}}, metadataManager[V]{r.Meta}}, ms...)
+	core, err := reactor.NewCore(reactor.CoreConfig[V]{Managers: all, View: view})
+	if err != nil {
+		r.T.Fatal(err)
+	}
+	r.core = core
 }
 
-// FindCoordinator polls discovery and answers it with err (nil: Node).
-func (r *Rig) FindCoordinator(err *kerr.Error) {
+// Step is one step of the rig's core: the reactor.Step (Decision,
+// Requests; its Effects have run) and the rounds that polled every
+// manager.
+type Step struct {
+	reactor.Step
+	// Rounds counts the rounds of the step that polled every manager: 1,
+	// plus one for each round a Tx.Repoll asked for.
+	Rounds int
+}
+
+// Step steps the core at Now, as the loop does: the decision is taken (the
+// test reads it), the step's effects run in order, then Advance. A Ready
+// without a request (invariant 1), a RetryAt or deadline not after now, or
+// a step that ran out of rounds fails the test.
+func (r *Rig[V]) Step() Step {
 	r.T.Helper()
-	r.AnswerFind(r.Only(r.Coord.Poll(r.Tx(), true, r.Meta.Addrs())), err)
+	if r.core == nil {
+		r.T.Fatal("testrig: Step before Start")
+	}
+	polls := r.Probe.polls
+	st := r.core.Step(r.Now)
+	st.RunEffects()
+	r.core.Advance()
+	if st.ReadyWithoutRequest > 0 || st.PastDeadline > 0 || st.RoundLimit {
+		r.T.Fatalf("step %d: %d Ready without request, %d deadlines not after now, round limit %v:\n%s",
+			st.Decision.Step, st.ReadyWithoutRequest, st.PastDeadline, st.RoundLimit, st.Decision.Diagnose())
+	}
+	return Step{Step: st, Rounds: r.Probe.polls - polls}
 }
 
-// AnswerFind answers a FindCoordinator request with err (nil: Node).
-func (r *Rig) AnswerFind(req *reactor.Request, err *kerr.Error) {
+// Do applies the application event name at Now (Subscribe, Leave, a
+// commit enqueued, records taken, ...): fn runs on the state owner with a
+// Tx, as on the loop.
+func (r *Rig[V]) Do(name string, fn func(tx *reactor.Tx)) {
+	r.core.Apply(r.Now, reactor.Event(name, fn))
+}
+
+// Answer applies req's completion with resp or err at Now.
+func (r *Rig[V]) Answer(req *reactor.Request, resp any, err error) {
+	r.core.Apply(r.Now, reactor.Completion(req, resp, err))
+}
+
+// Complete answers req with case c: a transport failure, or answer(code).
+func (r *Rig[V]) Complete(req *reactor.Request, c ErrorCase, answer func(code int16) any) {
+	if code, transport := c.Code(); transport {
+		r.Answer(req, nil, c.Err)
+	} else {
+		r.Answer(req, answer(code), nil)
+	}
+}
+
+// Result returns m's final result in st, failing the test when st has
+// none.
+func (r *Rig[V]) Result(st Step, m Named) reactor.ManagerResult {
+	r.T.Helper()
+	res, ok := st.Decision.Result(m.Name())
+	if !ok {
+		r.T.Fatalf("no result of %s in step %d", m.Name(), st.Decision.Step)
+	}
+	return res
+}
+
+// Sent returns the requests m handed to the transport in st, in order.
+func (r *Rig[V]) Sent(st Step, m Named) []*reactor.Request {
+	var out []*reactor.Request
+	for _, req := range st.Requests {
+		if req.Manager == m.Name() {
+			out = append(out, req)
+		}
+	}
+	return out
+}
+
+// Only returns the one request m sent in st (the step's Ready result for
+// m carried exactly one), failing the test otherwise.
+func (r *Rig[V]) Only(st Step, m Named) *reactor.Request {
+	r.T.Helper()
+	reqs := r.Sent(st, m)
+	if len(reqs) != 1 {
+		r.T.Fatalf("%s sent %d requests in step %d, want 1:\n%s", m.Name(), len(reqs), st.Decision.Step, st.Decision.Diagnose())
+	}
+	return reqs[0]
+}
+
+// Request steps the core and returns the one request m sent in that step.
+func (r *Rig[V]) Request(m Named) *reactor.Request {
+	r.T.Helper()
+	return r.Only(r.Step(), m)
+}
+
+// FindCoordinator steps the core and answers the FindCoordinator the
+// coordinator sent in that step with err (nil: Node).
+func (r *Rig[V]) FindCoordinator(err *kerr.Error) {
+	r.T.Helper()
+	r.Answer(r.Request(r.Coord), FindAnswer(err), nil)
+}
+
+// FindAnswer is a FindCoordinator answer naming Node, or failing with err.
+func FindAnswer(err *kerr.Error) *kmsg.FindCoordinatorResponse {
 	resp := kmsg.NewPtrFindCoordinatorResponse()
 	c := kmsg.NewFindCoordinatorResponseCoordinator()
 	c.Key, c.NodeID, c.Host, c.Port = GroupID, Node, "127.0.0.1", 9092
@@ -85,7 +270,7 @@ func (r *Rig) AnswerFind(req *reactor.Request, err *kerr.Error) {
 		c.ErrorCode, c.NodeID, c.Host, c.Port = err.Code, -1, "", -1
 	}
 	resp.Coordinators = append(resp.Coordinators, c)
-	req.OnComplete(r.Tx(), resp, nil)
+	return resp
 }
 
 // MetadataAnswer knows Node as the only broker and Topic with 3 partitions
@@ -106,25 +291,41 @@ func MetadataAnswer() *kmsg.MetadataResponse {
 	return resp
 }
 
-// Complete answers req with case c: a transport failure, or answer(code).
-func (r *Rig) Complete(req *reactor.Request, c ErrorCase, answer func(code int16) any) {
-	if code, transport := c.Code(); transport {
-		req.OnComplete(r.Tx(), nil, c.Err)
-	} else {
-		req.OnComplete(r.Tx(), answer(code), nil)
+// ExpectRetry fails the test unless m retries one backoff step from Now in
+// st and, for a metadata error, the step sent a Metadata refresh (the
+// error asked for one). The refresh is answered (MetadataAnswer), so
+// metadata is current again for the rest of the test.
+func (r *Rig[V]) ExpectRetry(st Step, m Named, class managers.ErrorClass) {
+	r.T.Helper()
+	if res := r.Result(st, m); res.Kind != reactor.KindRetryAt || !res.At.Equal(r.Now.Add(r.Back.Delay(1))) {
+		r.T.Fatalf("%s %s, want RetryAt(+%s)", m.Name(), Describe(res, r.Now), r.Back.Delay(1))
 	}
+	if class != managers.ClassMetadata {
+		return
+	}
+	refresh := r.Sent(st, r.Meta)
+	if len(refresh) != 1 {
+		r.T.Fatalf("a metadata error sent %d Metadata refreshes in the next step, want 1:\n%s", len(refresh), st.Decision.Diagnose())
+	}
+	r.Answer(refresh[0], MetadataAnswer(), nil)
 }
 
-// ExpectRetry fails the test unless res retries one backoff step from now
-// and, for metadata errors, a refresh was asked for since repolls.
-func (r *Rig) ExpectRetry(res reactor.Result, class managers.ErrorClass, repolls int) {
-	r.T.Helper()
-	if res.Kind != reactor.KindRetryAt || res.At != r.Now.Add(r.Back.Delay(1)) {
-		r.T.Fatalf("poll %s, want RetryAt(+%s)", res, r.Back.Delay(1))
+// Describe renders a manager's result with times relative to now, e.g.
+// "retry-at(+100ms): OffsetCommit backoff (sent 0)".
+func Describe(res reactor.ManagerResult, now time.Time) string {
+	var s string
+	switch res.Kind {
+	case reactor.KindRetryAt:
+		s = fmt.Sprintf("retry-at(+%s)", res.At.Sub(now))
+	case reactor.KindAwait:
+		s = fmt.Sprintf("await(%s)", res.Inputs)
+		if !res.At.IsZero() {
+			s += fmt.Sprintf(" until +%s", res.At.Sub(now))
+		}
+	default:
+		s = res.Kind.String()
 	}
-	if class == managers.ClassMetadata && r.Host.Repolls == repolls {
-		r.T.Fatal("no metadata refresh asked for")
-	}
+	return fmt.Sprintf("%s: %s (sent %d)", s, res.Reason, res.Sent)
 }
 
 // API is the Kafka API a request carries.
@@ -189,3 +390,7 @@ func ErrorCases(t *testing.T, api kmsg.Key, scope managers.Scope) []ErrorCase {
 	}
 	return out
 }
+
+// Elapse moves the clock d later. (The core's own Advance, after each
+// step, is Step's.)
+func (r *Rig[V]) Elapse(d time.Duration) { r.Now = r.Now.Add(d) }
