@@ -34,39 +34,47 @@ type commitResult struct {
 	done int
 }
 
-// enqueueCommit queues a commit of t/0 at offset 10 due in 5 s.
+// commitRig is a rig over one commit manager (no member, no assignment).
+func commitRig(t *testing.T) (*rig, *group.Commit) {
+	r := newRig(t)
+	cm := group.NewCommit(group.CommitConfig{Backoff: r.Back}, groupID, r.Coord, noConsumed{})
+	r.start(cm)
+	return r, cm
+}
+
+// enqueueCommit queues a commit of t/0 at offset 10 due in 5 s (an
+// application event).
 func enqueueCommit(r *rig, c *group.Commit) *commitResult {
 	res := &commitResult{}
-	c.Enqueue(r.Tx(), map[managers.TopicPartition]managers.Position{{Topic: topic, Partition: 0}: {Offset: 10, LeaderEpoch: -1}},
-		r.Now.Add(5*time.Second), func(err error, _ uint64) { res.err, res.done = err, res.done+1 })
+	r.Do("commit", func(tx *reactor.Tx) {
+		c.Enqueue(tx, map[managers.TopicPartition]managers.Position{{Topic: topic, Partition: 0}: {Offset: 10, LeaderEpoch: -1}},
+			r.Now.Add(5*time.Second), func(err error, _ uint64) { res.err, res.done = err, res.done+1 })
+	})
 	return res
 }
 
 // Every error the table lists for OffsetCommit, answered to a commit, has
 // the effect its class says: retried (after rediscovery, or the backoff), or
-// the commit completes once with the error.
+// the commit completes once with the error, as an effect of the next step.
 func TestCommitErrorsByClass(t *testing.T) {
 	for _, c := range testrig.ErrorCases(t, kmsg.OffsetCommit, managers.ScopePartition) {
 		t.Run(c.Name(), func(t *testing.T) {
-			r := newRig(t)
-			cm := group.NewCommit(group.CommitConfig{Backoff: r.Back}, groupID, r.Coord, noConsumed{})
+			r, cm := commitRig(t)
 			res := enqueueCommit(r, cm)
-			req := r.Only(cm.Poll(r.Tx(), r.view(nil)))
-			if code, transport := c.Code(); transport {
-				req.OnComplete(r.Tx(), nil, c.Err)
-			} else {
-				req.OnComplete(r.Tx(), commitAnswer(code), nil)
+			r.Complete(r.Request(cm), c, func(code int16) any { return commitAnswer(code) })
+			if res.done != 0 {
+				t.Fatal("the commit completed before a decision was published (invariant 4)")
 			}
-			next := cm.Poll(r.Tx(), r.view(nil))
-			r.Host.RunEffects()
+			st := r.Step()
+			next := r.Result(st, cm)
 			switch c.Row.Class {
 			case managers.ClassCoordinator:
 				if _, known := r.Coord.Known(); known || cm.Pending() != 1 || next.Kind != reactor.KindAwait || next.Inputs&reactor.InputCoordinator == 0 {
-					t.Fatalf("coordinator known %v, %d pending, poll %s: want the commit waiting for rediscovery", known, cm.Pending(), next)
+					t.Fatalf("coordinator known %v, %d pending, commit %s: want the commit waiting for rediscovery", known, cm.Pending(), testrig.Describe(next, r.Now))
 				}
 			case managers.ClassRetriable, managers.ClassMetadata:
-				if cm.Pending() != 1 || next.Kind != reactor.KindRetryAt || next.At != r.Now.Add(r.Back.Delay(1)) || res.done != 0 {
-					t.Fatalf("%d pending, poll %s, done %d: want a retry after %s", cm.Pending(), next, res.done, r.Back.Delay(1))
+				if cm.Pending() != 1 || next.Kind != reactor.KindRetryAt || !next.At.Equal(r.Now.Add(r.Back.Delay(1))) || res.done != 0 {
+					t.Fatalf("%d pending, commit %s, done %d: want a retry after %s", cm.Pending(), testrig.Describe(next, r.Now), res.done, r.Back.Delay(1))
 				}
 			default:
 				var ce *group.CommitError
@@ -79,28 +87,32 @@ func TestCommitErrorsByClass(t *testing.T) {
 }
 
 // A commit retried on a retriable error backs off more each time and fails
-// with ErrCommitTimeout (and the last error) at its deadline.
+// with ErrCommitTimeout (and the last error) at its deadline. The clock
+// moves as the loop's does: to each decision's wake time.
 func TestCommitRetriesGrowUntilDeadline(t *testing.T) {
-	r := newRig(t)
-	cm := group.NewCommit(group.CommitConfig{Backoff: r.Back}, groupID, r.Coord, noConsumed{})
+	r, cm := commitRig(t)
 	res := enqueueCommit(r, cm)
 	deadline := r.Now.Add(5 * time.Second)
 	var waits []time.Duration
 	for res.done == 0 {
-		next := cm.Poll(r.Tx(), r.view(nil))
-		r.Host.RunEffects()
-		switch next.Kind {
-		case reactor.KindReady:
-			next.Requests[0].OnComplete(r.Tx(), commitAnswer(kerr.CoordinatorLoadInProgress.Code), nil)
+		st := r.Step()
+		if sent := r.Sent(st, cm); len(sent) > 0 {
+			r.Answer(r.Only(st, cm), commitAnswer(kerr.CoordinatorLoadInProgress.Code), nil)
+			continue
+		}
+		switch next := r.Result(st, cm); next.Kind {
 		case reactor.KindRetryAt:
+			if !st.Decision.Wake.Equal(next.At) {
+				t.Fatalf("decision wakes at +%s, commit retries at +%s", st.Decision.Wake.Sub(r.Now), next.At.Sub(r.Now))
+			}
 			waits = append(waits, next.At.Sub(r.Now))
-			r.Now = next.At
+			r.Now = st.Decision.Wake
 		case reactor.KindIdle:
 		default:
-			t.Fatalf("poll %s", next)
+			t.Fatalf("commit %s", testrig.Describe(next, r.Now))
 		}
 		if r.Now.After(deadline) {
-			t.Fatal("polled past the deadline")
+			t.Fatal("stepped past the deadline")
 		}
 	}
 	if !errors.Is(res.err, group.ErrCommitTimeout) || !errors.Is(res.err, kerr.CoordinatorLoadInProgress) {
@@ -119,29 +131,25 @@ func TestCommitRetriesGrowUntilDeadline(t *testing.T) {
 // maybeFailOnCoordinatorFatalError), instead of holding them to their
 // deadline.
 func TestCoordinatorFailureFailsWaitingCommits(t *testing.T) {
-	r := newRig(t)
-	cm := group.NewCommit(group.CommitConfig{Backoff: r.Back}, groupID, r.Coord, noConsumed{})
-	r.Coord.MarkUnknown(coordNode, kerr.NotCoordinator)
+	r, cm := commitRig(t)
+	r.Do("coordinator moved", func(*reactor.Tx) { r.Coord.MarkUnknown(coordNode, kerr.NotCoordinator) })
 	res := enqueueCommit(r, cm)
-	if next := cm.Poll(r.Tx(), r.view(nil)); next.Kind != reactor.KindAwait {
-		t.Fatalf("poll %s, want Await(coordinator)", next)
+	if next := r.Result(r.Step(), cm); next.Kind != reactor.KindAwait || next.Inputs&reactor.InputCoordinator == 0 {
+		t.Fatalf("commit %s, want Await(coordinator)", testrig.Describe(next, r.Now))
 	}
-	r.Advance(time.Second)
+	r.Elapse(time.Second)
 	r.FindCoordinator(kerr.GroupAuthorizationFailed)
-	next := cm.Poll(r.Tx(), r.view(nil))
-	r.Host.RunEffects()
+	next := r.Result(r.Step(), cm)
 	if res.done != 1 || !errors.Is(res.err, kerr.GroupAuthorizationFailed) || cm.Pending() != 0 || next.Kind != reactor.KindIdle {
-		t.Fatalf("done %d with %v, %d pending, poll %s", res.done, res.err, cm.Pending(), next)
+		t.Fatalf("done %d with %v, %d pending, commit %s", res.done, res.err, cm.Pending(), testrig.Describe(next, r.Now))
 	}
 	// A retriable discovery error does not.
-	r2 := newRig(t)
-	cm2 := group.NewCommit(group.CommitConfig{Backoff: r2.Back}, groupID, r2.Coord, noConsumed{})
-	r2.Coord.MarkUnknown(coordNode, kerr.NotCoordinator)
+	r2, cm2 := commitRig(t)
+	r2.Do("coordinator moved", func(*reactor.Tx) { r2.Coord.MarkUnknown(coordNode, kerr.NotCoordinator) })
 	res2 := enqueueCommit(r2, cm2)
-	r2.Advance(time.Second)
+	r2.Elapse(time.Second)
 	r2.FindCoordinator(kerr.CoordinatorNotAvailable)
-	cm2.Poll(r2.Tx(), r2.view(nil))
-	r2.Host.RunEffects()
+	r2.Step()
 	if res2.done != 0 || cm2.Pending() != 1 {
 		t.Fatalf("a retriable discovery error completed the commit: %v", res2.err)
 	}

@@ -29,29 +29,40 @@ func hbAnswer(code int16, epoch int32, assign bool) *kmsg.ConsumerGroupHeartbeat
 	return resp
 }
 
-// answer completes a heartbeat with an error case (a code, or a transport
-// failure).
+// answerHB completes a heartbeat with an error case (a code, or a
+// transport failure).
 func answerHB(r *rig, req *reactor.Request, c testrig.ErrorCase) {
 	r.Complete(req, c, func(code int16) any { return hbAnswer(code, 0, false) })
 }
 
-// stableMember joins, is assigned the three partitions and acknowledges
-// them.
-func stableMember(t *testing.T, r *rig) *group.Membership {
-	t.Helper()
+func hbEpoch(req *reactor.Request) int32 {
+	return req.Payload.(*managers.Call).Req.(*kmsg.ConsumerGroupHeartbeatRequest).MemberEpoch
+}
+
+// memberRig is a rig over one membership manager, not yet subscribed.
+func memberRig(t *testing.T) (*rig, *group.Membership) {
+	r := newRig(t)
 	m := group.NewMembership(groupID, rebalanceTO, r.Back, r.Coord)
-	m.Subscribe([]string{topic})
-	join := r.Only(m.Poll(r.Tx(), r.view(m)))
-	if req := join.Payload.(*managers.Call).Req.(*kmsg.ConsumerGroupHeartbeatRequest); req.MemberEpoch != 0 {
-		t.Fatalf("join with epoch %d", req.MemberEpoch)
+	r.startMember(m)
+	return r, m
+}
+
+// stableMember subscribes, joins, is assigned the three partitions and
+// acknowledges them.
+func stableMember(t *testing.T) (*rig, *group.Membership) {
+	t.Helper()
+	r, m := memberRig(t)
+	r.Do("subscribe", func(*reactor.Tx) { m.Subscribe([]string{topic}) })
+	join := r.Request(m)
+	if hbEpoch(join) != 0 {
+		t.Fatalf("join with epoch %d", hbEpoch(join))
 	}
-	join.OnComplete(r.Tx(), hbAnswer(0, 1, true), nil)
-	ack := r.Only(m.Poll(r.Tx(), r.view(m)))
-	ack.OnComplete(r.Tx(), hbAnswer(0, 1, false), nil)
+	r.Answer(join, hbAnswer(0, 1, true), nil)
+	r.Answer(r.Request(m), hbAnswer(0, 1, false), nil) // the acknowledgement
 	if owned, _ := m.Owned(); m.State() != group.MemberStable || len(owned) != 3 {
 		t.Fatalf("member %s owning %v, want stable with 3 partitions", m.State(), owned)
 	}
-	return m
+	return r, m
 }
 
 // Every error the table lists for ConsumerGroupHeartbeat, answered to a
@@ -59,11 +70,11 @@ func stableMember(t *testing.T, r *rig) *group.Membership {
 func TestHeartbeatErrorsByClass(t *testing.T) {
 	for _, c := range testrig.ErrorCases(t, kmsg.ConsumerGroupHeartbeat, managers.ScopeResponse) {
 		t.Run(c.Name(), func(t *testing.T) {
-			r := newRig(t)
-			m := stableMember(t, r)
-			r.Advance(interval)
-			answerHB(r, r.Only(m.Poll(r.Tx(), r.view(m))), c)
-			res := m.Poll(r.Tx(), r.view(m))
+			r, m := stableMember(t)
+			r.Elapse(interval)
+			answerHB(r, r.Request(m), c)
+			st := r.Step()
+			res := r.Result(st, m)
 			owed := m.TakeErrors()
 			owned, _ := m.Owned()
 			switch {
@@ -72,16 +83,16 @@ func TestHeartbeatErrorsByClass(t *testing.T) {
 					t.Fatalf("coordinator known %v, state %s, owed %v: want rediscovery, still stable", known, m.State(), owed)
 				}
 				if res.Kind != reactor.KindAwait || res.Inputs&reactor.InputCoordinator == 0 {
-					t.Fatalf("poll = %s, want Await(coordinator)", res)
+					t.Fatalf("membership %s, want Await(coordinator)", testrig.Describe(res, r.Now))
 				}
 			case c.Row.Class == managers.ClassFenced:
-				req := r.Only(res) // the first rejoin goes at once
-				if hb := req.Payload.(*managers.Call).Req.(*kmsg.ConsumerGroupHeartbeatRequest); hb.MemberEpoch != 0 || len(owned) != 0 {
-					t.Fatalf("rejoin with epoch %d owning %v, want epoch 0 owning nothing", hb.MemberEpoch, owned)
+				req := r.Only(st, m) // the first rejoin goes at once
+				if hbEpoch(req) != 0 || len(owned) != 0 {
+					t.Fatalf("rejoin with epoch %d owning %v, want epoch 0 owning nothing", hbEpoch(req), owned)
 				}
 			case c.Row.Fatal:
 				if m.State() != group.MemberFatal || !errors.Is(m.LastError(), c.Err) || len(owned) != 0 || res.Kind != reactor.KindIdle {
-					t.Fatalf("state %s, last error %v, owned %v, poll %s: want fatal", m.State(), m.LastError(), owned, res)
+					t.Fatalf("state %s, last error %v, owned %v, membership %s: want fatal", m.State(), m.LastError(), owned, testrig.Describe(res, r.Now))
 				}
 			case c.Row.Class == managers.ClassAuthorization, c.Row.Class == managers.ClassFailed:
 				if len(owed) != 1 || !errors.Is(owed[0], c.Err) {
@@ -89,8 +100,8 @@ func TestHeartbeatErrorsByClass(t *testing.T) {
 				}
 				fallthrough
 			default: // retriable
-				if res.Kind != reactor.KindRetryAt || res.At != r.Now.Add(r.Back.Delay(1)) || m.State() != group.MemberStable {
-					t.Fatalf("poll = %s in state %s, want RetryAt(+%s) while stable", res, m.State(), r.Back.Delay(1))
+				if res.Kind != reactor.KindRetryAt || !res.At.Equal(r.Now.Add(r.Back.Delay(1))) || m.State() != group.MemberStable {
+					t.Fatalf("membership %s in state %s, want RetryAt(+%s) while stable", testrig.Describe(res, r.Now), m.State(), r.Back.Delay(1))
 				}
 				if c.Row.Class == managers.ClassRetriable && len(owed) != 0 {
 					t.Fatalf("a retriable error owed %v to the application", owed)
@@ -105,27 +116,27 @@ func TestHeartbeatErrorsByClass(t *testing.T) {
 // starts over. Over 600 ms of UNKNOWN_MEMBER_ID answered in 1 ms, at most
 // the backoff schedule's attempts go out (before: one per round trip).
 func TestRepeatedFencingBacksOff(t *testing.T) {
-	r := newRig(t)
-	m := stableMember(t, r)
-	r.Advance(interval)
+	r, m := stableMember(t)
+	r.Elapse(interval)
 	fenced := testrig.ErrorCase{Err: kerr.UnknownMemberID}
-	answerHB(r, r.Only(m.Poll(r.Tx(), r.view(m))), fenced)
+	answerHB(r, r.Request(m), fenced)
 
 	start, sent := r.Now, 0
 	var gaps []time.Duration
 	last := r.Now
 	for r.Now.Before(start.Add(600 * ms)) {
-		res := m.Poll(r.Tx(), r.view(m))
-		if res.Kind == reactor.KindReady {
+		st := r.Step()
+		if reqs := r.Sent(st, m); len(reqs) > 0 {
 			sent++
 			gaps = append(gaps, r.Now.Sub(last))
 			last = r.Now
-			r.Advance(ms) // the round trip
-			answerHB(r, res.Requests[0], fenced)
+			r.Elapse(ms) // the round trip
+			answerHB(r, r.Only(st, m), fenced)
 			continue
 		}
+		res := r.Result(st, m)
 		if res.Kind != reactor.KindRetryAt {
-			t.Fatalf("fenced member polled %s, want Ready or RetryAt", res)
+			t.Fatalf("fenced member %s, want a rejoin sent or RetryAt", testrig.Describe(res, r.Now))
 		}
 		r.Now = res.At
 	}
@@ -142,49 +153,55 @@ func TestRepeatedFencingBacksOff(t *testing.T) {
 	t.Logf("%d heartbeats in 600 ms of UNKNOWN_MEMBER_ID (gaps %v)", sent, gaps)
 
 	// A successful join resets the count: the next fencing rejoins at once.
-	res := m.Poll(r.Tx(), r.view(m))
-	for res.Kind == reactor.KindRetryAt {
+	st := r.Step()
+	for len(r.Sent(st, m)) == 0 {
+		res := r.Result(st, m)
+		if res.Kind != reactor.KindRetryAt {
+			t.Fatalf("fenced member %s, want RetryAt", testrig.Describe(res, r.Now))
+		}
 		r.Now = res.At
-		res = m.Poll(r.Tx(), r.view(m))
+		st = r.Step()
 	}
-	r.Only(res).OnComplete(r.Tx(), hbAnswer(0, 5, false), nil)
-	r.Advance(interval)
-	answerHB(r, r.Only(m.Poll(r.Tx(), r.view(m))), fenced)
-	r.Only(m.Poll(r.Tx(), r.view(m)))
+	r.Answer(r.Only(st, m), hbAnswer(0, 5, false), nil)
+	r.Elapse(interval)
+	answerHB(r, r.Request(m), fenced)
+	r.Request(m)
 }
 
 // Issue 10 item 2: FindCoordinator answered GROUP_AUTHORIZATION_FAILED
 // reaches the application through membership once per failed discovery (in
-// any member state), and a repoll is asked so a waiting Poll sees it now;
-// discovery keeps backing off.
+// any member state), and in the step that raises it: the round is polled
+// again, so a waiting Poll in the application manager (the probe, polled
+// first) sees it now; discovery keeps backing off.
 func TestCoordinatorFailureIsRaisedOncePerDiscovery(t *testing.T) {
-	r := newRig(t)
-	r.Coord.MarkUnknown(coordNode, kerr.NotCoordinator)
-	r.Advance(time.Hour)
+	r, m := memberRig(t) // unsubscribed: manual assignment
+	var owed []error
+	r.Probe.OnPoll = func(*reactor.Tx, group.View) { owed = append(owed, m.TakeErrors()...) } // the application's Poll
+	r.Do("coordinator moved", func(*reactor.Tx) { r.Coord.MarkUnknown(coordNode, kerr.NotCoordinator) })
+	r.Elapse(time.Hour)
 	r.FindCoordinator(kerr.GroupAuthorizationFailed)
-	m := group.NewMembership(groupID, rebalanceTO, r.Back, r.Coord) // unsubscribed: manual assignment
-	repolls := r.Host.Repolls
-	m.Poll(r.Tx(), r.view(m))
-	owed := m.TakeErrors()
-	if len(owed) != 1 || !errors.Is(owed[0], kerr.GroupAuthorizationFailed) || r.Host.Repolls != repolls+1 {
-		t.Fatalf("owed %v after %d repolls, want GROUP_AUTHORIZATION_FAILED and one repoll", owed, r.Host.Repolls-repolls)
+	owed = nil
+	st := r.Step()
+	if len(owed) != 1 || !errors.Is(owed[0], kerr.GroupAuthorizationFailed) || st.Rounds != 2 {
+		t.Fatalf("the application took %v in a step of %d rounds, want GROUP_AUTHORIZATION_FAILED in the same step (a second round)", owed, st.Rounds)
 	}
-	m.Poll(r.Tx(), r.view(m))
-	if owed := m.TakeErrors(); len(owed) != 0 {
-		t.Fatalf("the same failure raised twice: %v", owed)
+	disc := r.Result(st, r.Coord)
+	if disc.Kind != reactor.KindRetryAt || !disc.At.Equal(r.Now.Add(r.Back.Delay(1))) {
+		t.Fatalf("discovery after the failure: %s, want RetryAt(+%s)", testrig.Describe(disc, r.Now), r.Back.Delay(1))
 	}
-	res := r.Coord.Poll(r.Tx(), true, r.Meta.Addrs())
-	if res.Kind != reactor.KindRetryAt || res.At != r.Now.Add(r.Back.Delay(1)) {
-		t.Fatalf("discovery after the failure: %s, want RetryAt(+%s)", res, r.Back.Delay(1))
+	owed = nil
+	if st := r.Step(); len(owed) != 0 || st.Rounds != 1 {
+		t.Fatalf("the same failure raised twice: %v (%d rounds)", owed, st.Rounds)
 	}
-	r.Now = res.At
+	r.Now = disc.At
 	r.FindCoordinator(kerr.GroupAuthorizationFailed)
-	m.Poll(r.Tx(), r.view(m))
-	if owed := m.TakeErrors(); len(owed) != 1 {
+	owed = nil
+	st = r.Step()
+	if len(owed) != 1 {
 		t.Fatalf("second failed discovery owed %v, want one error", owed)
 	}
-	if res := r.Coord.Poll(r.Tx(), true, r.Meta.Addrs()); res.At != r.Now.Add(r.Back.Delay(2)) {
-		t.Fatalf("second backoff %s, want +%s", res, r.Back.Delay(2))
+	if res := r.Result(st, r.Coord); !res.At.Equal(r.Now.Add(r.Back.Delay(2))) {
+		t.Fatalf("second backoff %s, want +%s", testrig.Describe(res, r.Now), r.Back.Delay(2))
 	}
 }
 
@@ -192,12 +209,11 @@ func TestCoordinatorFailureIsRaisedOncePerDiscovery(t *testing.T) {
 // also marks the coordinator unknown.
 func TestLeaveEndsOnAnyAnswer(t *testing.T) {
 	for _, c := range []testrig.ErrorCase{{Err: kerr.NotCoordinator}, {Err: kerr.UnknownMemberID}, {Err: testrig.ErrTransport}} {
-		r := newRig(t)
-		m := stableMember(t, r)
-		m.Leave()
-		req := r.Only(m.Poll(r.Tx(), r.view(m)))
-		if hb := req.Payload.(*managers.Call).Req.(*kmsg.ConsumerGroupHeartbeatRequest); hb.MemberEpoch != -1 {
-			t.Fatalf("leave with epoch %d", hb.MemberEpoch)
+		r, m := stableMember(t)
+		r.Do("leave", func(*reactor.Tx) { m.Leave() })
+		req := r.Request(m)
+		if hbEpoch(req) != -1 {
+			t.Fatalf("leave with epoch %d", hbEpoch(req))
 		}
 		answerHB(r, req, c)
 		_, known := r.Coord.Known()
@@ -210,35 +226,37 @@ func TestLeaveEndsOnAnyAnswer(t *testing.T) {
 // The coordinator's rediscovery backoff grows while it keeps moving and
 // starts over once a heartbeat succeeds.
 func TestCoordinatorRediscoveryGrows(t *testing.T) {
-	r := newRig(t)
-	m := stableMember(t, r)
-	r.Advance(interval)
+	r, m := stableMember(t)
+	r.Elapse(interval)
 	// A coordinator that keeps answering NOT_COORDINATOR right after being
 	// found: the n-th rediscovery waits Backoff.Delay(n) after the last answer
-	// (the first one here long after discovery, so at once).
+	// (the first one here long after discovery, so at once). Discovery is
+	// polled before membership, so it decides in the step membership
+	// starts waiting for it.
 	for i, want := range []time.Duration{0, 200 * ms, 400 * ms, 800 * ms} {
-		answerHB(r, r.Only(m.Poll(r.Tx(), r.view(m))), testrig.ErrorCase{Err: kerr.NotCoordinator})
-		if res := m.Poll(r.Tx(), r.view(m)); res.Kind != reactor.KindAwait || res.Inputs&reactor.InputCoordinator == 0 {
-			t.Fatalf("move %d: membership %s, want Await(coordinator)", i+1, res)
+		answerHB(r, r.Request(m), testrig.ErrorCase{Err: kerr.NotCoordinator})
+		st := r.Step()
+		if res := r.Result(st, m); res.Kind != reactor.KindAwait || res.Inputs&reactor.InputCoordinator == 0 {
+			t.Fatalf("move %d: membership %s, want Await(coordinator)", i+1, testrig.Describe(res, r.Now))
 		}
 		found := r.Now
-		disc := r.Coord.Poll(r.Tx(), true, r.Meta.Addrs())
 		if want == 0 { // the first move after a long-stable coordinator
-			r.AnswerFind(r.Only(disc), nil)
+			r.Answer(r.Only(st, r.Coord), testrig.FindAnswer(nil), nil)
 			continue
 		}
+		disc := r.Result(st, r.Coord)
 		if disc.Kind != reactor.KindRetryAt || disc.At.Sub(found) != want {
-			t.Fatalf("move %d: rediscovery %s, want RetryAt(+%s)", i+1, disc, want)
+			t.Fatalf("move %d: rediscovery %s, want RetryAt(+%s)", i+1, testrig.Describe(disc, r.Now), want)
 		}
 		r.Now = disc.At
 		r.FindCoordinator(nil)
 	}
 	// A good heartbeat confirms the coordinator: the next move waits one
 	// step again.
-	r.Only(m.Poll(r.Tx(), r.view(m))).OnComplete(r.Tx(), hbAnswer(0, 1, false), nil)
-	r.Advance(interval)
-	answerHB(r, r.Only(m.Poll(r.Tx(), r.view(m))), testrig.ErrorCase{Err: kerr.NotCoordinator})
-	if disc := r.Coord.Poll(r.Tx(), true, r.Meta.Addrs()); disc.Kind != reactor.KindReady {
-		t.Fatalf("a confirmed coordinator moved long after its discovery: %s, want Ready", disc)
+	r.Answer(r.Request(m), hbAnswer(0, 1, false), nil)
+	r.Elapse(interval)
+	answerHB(r, r.Request(m), testrig.ErrorCase{Err: kerr.NotCoordinator})
+	if st := r.Step(); len(r.Sent(st, r.Coord)) != 1 {
+		t.Fatalf("a confirmed coordinator moved long after its discovery: %s, want a FindCoordinator sent", testrig.Describe(r.Result(st, r.Coord), r.Now))
 	}
 }

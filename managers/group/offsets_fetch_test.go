@@ -46,18 +46,26 @@ func listOffsetsAnswer(code int16, offset int64) *kmsg.ListOffsetsResponse {
 	return resp
 }
 
+// offsetsRig is a rig over the fetch and offsets managers of a consumer
+// manually assigned t/0 (fetch polled first, as in the consumer), in group
+// gid ("": no group).
+func offsetsRig(t *testing.T, reset, gid string) (*rig, *group.Fetch, *group.Offsets) {
+	r := newRig(t)
+	r.assigned, r.groupID = []managers.TopicPartition{tp0}, gid
+	f := newFetch(r)
+	o := group.NewOffsets(reset, r.Back, r.Coord, r.Meta, f)
+	r.start(f, o)
+	return r, f, o
+}
+
 // Every OffsetFetch error (group level and partition level) has the
 // effect its class says on the initial position of an assigned partition.
 func TestOffsetFetchErrorsByClass(t *testing.T) {
 	for _, scope := range []managers.Scope{managers.ScopeResponse, managers.ScopePartition} {
 		for _, c := range testrig.ErrorCases(t, kmsg.OffsetFetch, scope) {
 			t.Run(scope.String()+"/"+c.Name(), func(t *testing.T) {
-				r := newRig(t)
-				f := newFetch(r)
-				o := group.NewOffsets(group.ResetEarliest, r.Back, r.Coord, r.Meta, f)
-				v := r.view(nil, tp0)
-				f.Poll(r.Tx(), v)
-				req := r.Only(o.Poll(r.Tx(), v))
+				r, f, o := offsetsRig(t, group.ResetEarliest, groupID)
+				req := r.Request(o)
 				if testrig.API(req) != kmsg.OffsetFetch {
 					t.Fatalf("first request %s, want OffsetFetch", kmsg.NameForKey(int16(testrig.API(req))))
 				}
@@ -67,24 +75,25 @@ func TestOffsetFetchErrorsByClass(t *testing.T) {
 					}
 					return offsetFetchAnswer(0, code, -1)
 				})
-				next := o.Poll(r.Tx(), r.view(nil, tp0))
+				st := r.Step()
+				next := r.Result(st, o)
 				owed := f.TakeErrors()
 				switch c.Row.Class {
 				case managers.ClassIgnored: // nothing committed: auto.offset.reset decides
-					if req := r.Only(next); testrig.API(req) != kmsg.ListOffsets {
-						t.Fatalf("after %v: %s, want ListOffsets", c.Err, next)
+					if req := r.Only(st, o); testrig.API(req) != kmsg.ListOffsets {
+						t.Fatalf("after %v: %s, want ListOffsets", c.Err, kmsg.NameForKey(int16(testrig.API(req))))
 					}
 				case managers.ClassCoordinator:
 					if _, known := r.Coord.Known(); known || next.Kind != reactor.KindAwait || next.Inputs&reactor.InputCoordinator == 0 {
-						t.Fatalf("coordinator known %v, poll %s", known, next)
+						t.Fatalf("coordinator known %v, offsets %s", known, testrig.Describe(next, r.Now))
 					}
 				case managers.ClassRetriable, managers.ClassMetadata:
-					r.ExpectRetry(next, c.Row.Class, r.Host.Repolls)
+					r.ExpectRetry(st, o, c.Row.Class)
 					if len(owed) != 0 {
 						t.Fatalf("retriable error owed %v", owed)
 					}
 				default:
-					r.ExpectRetry(next, c.Row.Class, r.Host.Repolls)
+					r.ExpectRetry(st, o, c.Row.Class)
 					if len(owed) != 1 || !errors.Is(owed[0], c.Err) {
 						t.Fatalf("owed %v, want %v", owed, c.Err)
 					}
@@ -99,21 +108,15 @@ func TestOffsetFetchErrorsByClass(t *testing.T) {
 func TestListOffsetsErrorsByClass(t *testing.T) {
 	for _, c := range testrig.ErrorCases(t, kmsg.ListOffsets, managers.ScopePartition) {
 		t.Run(c.Name(), func(t *testing.T) {
-			r := newRig(t)
-			f := newFetch(r)
-			o := group.NewOffsets(group.ResetLatest, r.Back, r.Coord, r.Meta, f)
-			v := r.view(nil, tp0)
-			v.GroupID = "" // no group: straight to auto.offset.reset
-			f.Poll(r.Tx(), v)
-			req := r.Only(o.Poll(r.Tx(), v))
+			r, f, o := offsetsRig(t, group.ResetLatest, "") // no group: straight to auto.offset.reset
+			req := r.Request(o)
 			if lo := req.Payload.(*managers.Call).Req.(*kmsg.ListOffsetsRequest); lo.Topics[0].Partitions[0].Timestamp != -1 {
 				t.Fatalf("latest asks timestamp %d", lo.Topics[0].Partitions[0].Timestamp)
 			}
-			repolls := r.Host.Repolls
 			r.Complete(req, c, func(code int16) any { return listOffsetsAnswer(code, 0) })
-			next := o.Poll(r.Tx(), v)
+			st := r.Step()
 			owed := f.TakeErrors()
-			r.ExpectRetry(next, c.Row.Class, repolls)
+			r.ExpectRetry(st, o, c.Row.Class)
 			switch c.Row.Class {
 			case managers.ClassAuthorization, managers.ClassFailed:
 				if len(owed) != 1 || !errors.Is(owed[0], c.Err) {
@@ -125,8 +128,8 @@ func TestListOffsetsErrorsByClass(t *testing.T) {
 				}
 			}
 			// The retry after the backoff sets the position.
-			r.Now = next.At
-			r.Only(o.Poll(r.Tx(), v)).OnComplete(r.Tx(), listOffsetsAnswer(0, 42), nil)
+			r.Now = r.Result(st, o).At
+			r.Answer(r.Request(o), listOffsetsAnswer(0, 42), nil)
 			if needs := f.NeedingPosition(); len(needs) != 0 {
 				t.Fatalf("still needing a position: %v", needs)
 			}
@@ -146,17 +149,26 @@ func fetchAnswer(topCode, partCode int16) *kmsg.FetchResponse {
 	return resp
 }
 
-// positioned returns a fetch manager owning t/0 at offset 42.
-func positioned(t *testing.T, r *rig) (*group.Fetch, group.View) {
+// positioned returns a rig over a fetch manager owning t/0 at offset 42.
+func positioned(t *testing.T) (*rig, *group.Fetch) {
 	t.Helper()
+	r := newRig(t)
+	r.assigned = []managers.TopicPartition{tp0}
 	f := newFetch(r)
-	v := r.view(nil, tp0)
-	f.Poll(r.Tx(), v)
+	r.start(f)
+	if res := r.Result(r.Step(), f); res.Kind != reactor.KindAwait || res.Inputs&reactor.InputPositions == 0 {
+		t.Fatalf("fetch without a position %s, want Await(positions)", testrig.Describe(res, r.Now))
+	}
 	needs := f.NeedingPosition()
-	if len(needs) != 1 || !f.SetPosition(tp0, managers.Position{Offset: 42, LeaderEpoch: -1}, needs[0].Gen) {
+	if len(needs) != 1 {
 		t.Fatalf("cannot position t/0: %v", needs)
 	}
-	return f, v
+	set := false
+	r.Do("position", func(*reactor.Tx) { set = f.SetPosition(tp0, managers.Position{Offset: 42, LeaderEpoch: -1}, needs[0].Gen) })
+	if !set {
+		t.Fatalf("cannot position t/0: %v", needs)
+	}
+	return r, f
 }
 
 // Every Fetch error (whole response and partition) has the effect its
@@ -165,16 +177,14 @@ func TestFetchErrorsByClass(t *testing.T) {
 	for _, scope := range []managers.Scope{managers.ScopeResponse, managers.ScopePartition} {
 		for _, c := range testrig.ErrorCases(t, kmsg.Fetch, scope) {
 			t.Run(scope.String()+"/"+c.Name(), func(t *testing.T) {
-				r := newRig(t)
-				f, v := positioned(t, r)
-				repolls := r.Host.Repolls
-				r.Complete(r.Only(f.Poll(r.Tx(), v)), c, func(code int16) any {
+				r, f := positioned(t)
+				r.Complete(r.Request(f), c, func(code int16) any {
 					if scope == managers.ScopeResponse {
 						return fetchAnswer(code, 0)
 					}
 					return fetchAnswer(0, code)
 				})
-				next := f.Poll(r.Tx(), v)
+				st := r.Step()
 				owed := f.TakeErrors()
 				switch c.Row.Class {
 				case managers.ClassOffsetReset:
@@ -186,12 +196,12 @@ func TestFetchErrorsByClass(t *testing.T) {
 					if len(owed) != 1 || !errors.As(owed[0], &pe) || !errors.Is(owed[0], c.Err) {
 						t.Fatalf("owed %v, want a PartitionError with %v", owed, c.Err)
 					}
-					r.ExpectRetry(next, c.Row.Class, repolls)
+					r.ExpectRetry(st, f, c.Row.Class)
 				default:
 					if len(owed) != 0 {
 						t.Fatalf("owed %v for a retried error", owed)
 					}
-					r.ExpectRetry(next, c.Row.Class, repolls)
+					r.ExpectRetry(st, f, c.Row.Class)
 				}
 			})
 		}
@@ -201,12 +211,11 @@ func TestFetchErrorsByClass(t *testing.T) {
 // A partition that keeps failing backs off more each time (before: one
 // base backoff every time), and a good answer starts over.
 func TestFetchPartitionBackoffGrows(t *testing.T) {
-	r := newRig(t)
-	f, v := positioned(t, r)
+	r, f := positioned(t)
 	var waits []time.Duration
 	for range 5 {
-		r.Only(f.Poll(r.Tx(), v)).OnComplete(r.Tx(), fetchAnswer(0, kerr.NotLeaderForPartition.Code), nil)
-		next := f.Poll(r.Tx(), v)
+		r.Answer(r.Request(f), fetchAnswer(0, kerr.NotLeaderForPartition.Code), nil)
+		next := r.Result(r.Step(), f)
 		waits = append(waits, next.At.Sub(r.Now))
 		r.Now = next.At
 	}
@@ -216,9 +225,9 @@ func TestFetchPartitionBackoffGrows(t *testing.T) {
 			t.Fatalf("partition waits %v, want %v", waits, want)
 		}
 	}
-	r.Only(f.Poll(r.Tx(), v)).OnComplete(r.Tx(), fetchAnswer(0, 0), nil)
-	r.Only(f.Poll(r.Tx(), v)).OnComplete(r.Tx(), fetchAnswer(0, kerr.NotLeaderForPartition.Code), nil)
-	if next := f.Poll(r.Tx(), v); next.At.Sub(r.Now) != 100*ms {
+	r.Answer(r.Request(f), fetchAnswer(0, 0), nil)
+	r.Answer(r.Request(f), fetchAnswer(0, kerr.NotLeaderForPartition.Code), nil)
+	if next := r.Result(r.Step(), f); next.At.Sub(r.Now) != 100*ms {
 		t.Fatalf("after a good answer the backoff is %s, want 100ms", next.At.Sub(r.Now))
 	}
 }
