@@ -12,14 +12,30 @@ import (
 	"github.com/kreactor/kreactor/reactor"
 )
 
-func acceptAll(t *testing.T, c *share.Consume, recs []share.Record) {
+// acceptAll accepts recs and flushes the acknowledgements (application
+// events).
+func acceptAll(t *testing.T, r *rig, c *share.Consume, recs []share.Record) {
 	t.Helper()
-	for _, rec := range recs {
-		if err := c.Acknowledge(tp0, rec.Offset, share.AckAccept); err != nil {
-			t.Fatal(err)
+	var err error
+	r.Do("acknowledge", func(*reactor.Tx) {
+		for _, rec := range recs {
+			if err = c.Acknowledge(tp0, rec.Offset, share.AckAccept); err != nil {
+				return
+			}
 		}
+		c.Flush()
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	c.Flush()
+}
+
+// commit commits the flushed acknowledgements (an application event);
+// results receives the commit's outcome, an effect.
+func commit(r *rig, c *share.Consume, results *map[managers.TopicPartition]error) {
+	r.Do("commit", func(tx *reactor.Tx) {
+		c.Commit(tx, func(res map[managers.TopicPartition]error, _ uint64) { *results = res })
+	})
 }
 
 func epochOf(req *reactor.Request) int32 {
@@ -47,36 +63,34 @@ func (r *rig) expectOutcome(t *testing.T, err error) {
 func TestShareFetchErrorsByClass(t *testing.T) {
 	for _, c := range testrig.ErrorCases(t, kmsg.ShareFetch, managers.ScopeResponse) {
 		t.Run(c.Name(), func(t *testing.T) {
-			r := newRig(t)
-			cs := r.consume()
-			acceptAll(t, cs, r.delivered(t, cs))
-			req := r.Only(cs.Poll(r.Tx(), r.view()))
+			r, cs := consumeRig(t)
+			acceptAll(t, r, cs, r.delivered(t, cs))
+			req := r.Request(cs)
 			if testrig.API(req) != kmsg.ShareFetch || epochOf(req) != 1 {
 				t.Fatalf("%s with epoch %d, want the acknowledgements on a ShareFetch at epoch 1", kmsg.NameForKey(int16(testrig.API(req))), epochOf(req))
 			}
-			repolls := r.Host.Repolls
 			r.Complete(req, c, func(code int16) any { return shareFetchAnswer(code, 0, 0, 0) })
 			r.expectOutcome(t, c.Err)
-			next := cs.Poll(r.Tx(), r.view())
+			st := r.Step()
 			owed := cs.TakeErrors()
 			switch c.Row.Class {
 			case managers.ClassSessionReset:
-				again := r.Only(next) // the first reset reopens at once
+				again := r.Only(st, cs) // the first reset reopens at once
 				if epochOf(again) != 0 {
 					t.Fatalf("after %v: epoch %d, want a new session (0)", c.Err, epochOf(again))
 				}
 				r.Complete(again, c, func(code int16) any { return shareFetchAnswer(code, 0, 0, 0) })
-				r.ExpectRetry(cs.Poll(r.Tx(), r.view()), c.Row.Class, repolls) // a second reset backs off
+				r.ExpectRetry(r.Step(), cs, c.Row.Class) // a second reset backs off
 			case managers.ClassAuthorization, managers.ClassFailed:
 				if len(owed) != 1 || !errors.Is(owed[0], c.Err) {
 					t.Fatalf("owed %v, want %v", owed, c.Err)
 				}
-				r.ExpectRetry(next, c.Row.Class, repolls)
+				r.ExpectRetry(st, cs, c.Row.Class)
 			default:
 				if len(owed) != 0 {
 					t.Fatalf("owed %v for a retried error", owed)
 				}
-				r.ExpectRetry(next, c.Row.Class, repolls)
+				r.ExpectRetry(st, cs, c.Row.Class)
 			}
 		})
 	}
@@ -90,12 +104,10 @@ func TestShareFetchPartitionErrorsByClass(t *testing.T) {
 			continue // a whole-request failure: TestShareFetchErrorsByClass
 		}
 		t.Run(c.Name(), func(t *testing.T) {
-			r := newRig(t)
-			cs := r.consume()
+			r, cs := consumeRig(t)
 			recs := r.delivered(t, cs)
-			repolls := r.Host.Repolls
-			r.Complete(r.Only(cs.Poll(r.Tx(), r.view())), c, func(code int16) any { return shareFetchAnswer(0, code, 0, 0) })
-			next := cs.Poll(r.Tx(), r.view())
+			r.Complete(r.Request(cs), c, func(code int16) any { return shareFetchAnswer(0, code, 0, 0) })
+			st := r.Step()
 			owed := cs.TakeErrors()
 			var pe *share.PartitionError
 			switch c.Row.Class {
@@ -108,14 +120,14 @@ func TestShareFetchPartitionErrorsByClass(t *testing.T) {
 					t.Fatalf("owed %v for a retried error", owed)
 				}
 			}
-			r.ExpectRetry(next, c.Row.Class, repolls)
+			r.ExpectRetry(st, cs, c.Row.Class)
 			// Acknowledging during the fetch backoff sends them now, alone.
-			acceptAll(t, cs, recs)
-			req := r.Only(cs.Poll(r.Tx(), r.view()))
+			acceptAll(t, r, cs, recs)
+			req := r.Request(cs)
 			if testrig.API(req) != kmsg.ShareAcknowledge {
 				t.Fatalf("acknowledgements during the fetch backoff went in %s", kmsg.NameForKey(int16(testrig.API(req))))
 			}
-			req.OnComplete(r.Tx(), shareAckAnswer(0, 0), nil)
+			r.Answer(req, shareAckAnswer(0, 0), nil)
 			r.expectOutcome(t, nil)
 		})
 	}
@@ -123,19 +135,18 @@ func TestShareFetchPartitionErrorsByClass(t *testing.T) {
 
 // Every acknowledgement error code (on a ShareFetch, and on the
 // ShareAcknowledge of a commit) is reported to the callback, once, with the
-// error; the commit's result says the same.
+// error; the commit's result, an effect of the next step, says the same.
 func TestAcknowledgementErrorsAreReported(t *testing.T) {
 	for _, api := range []kmsg.Key{kmsg.ShareFetch, kmsg.ShareAcknowledge} {
 		for _, c := range testrig.ErrorCases(t, api, managers.ScopeAcknowledge) {
 			t.Run(kmsg.NameForKey(int16(api))+"/"+c.Name(), func(t *testing.T) {
-				r := newRig(t)
-				cs := r.consume()
-				acceptAll(t, cs, r.delivered(t, cs))
+				r, cs := consumeRig(t)
+				acceptAll(t, r, cs, r.delivered(t, cs))
 				var results map[managers.TopicPartition]error
 				if api == kmsg.ShareAcknowledge {
-					cs.Commit(r.Tx(), func(res map[managers.TopicPartition]error, _ uint64) { results = res })
+					commit(r, cs, &results)
 				}
-				req := r.Only(cs.Poll(r.Tx(), r.view()))
+				req := r.Request(cs)
 				if testrig.API(req) != api {
 					t.Fatalf("acknowledgements went in %s, want %s", kmsg.NameForKey(int16(testrig.API(req))), kmsg.NameForKey(int16(api)))
 				}
@@ -145,7 +156,10 @@ func TestAcknowledgementErrorsAreReported(t *testing.T) {
 					}
 					return shareAckAnswer(0, code)
 				})
-				r.Host.RunEffects()
+				if results != nil {
+					t.Fatal("the commit completed before a decision was published (invariant 4)")
+				}
+				r.Step()
 				r.expectOutcome(t, c.Err)
 				if api == kmsg.ShareAcknowledge && !errors.Is(results[tp0], c.Err) {
 					t.Fatalf("commit result %v, want %v", results, c.Err)
@@ -160,32 +174,29 @@ func TestAcknowledgementErrorsAreReported(t *testing.T) {
 func TestShareAcknowledgeErrorsByClass(t *testing.T) {
 	for _, c := range testrig.ErrorCases(t, kmsg.ShareAcknowledge, managers.ScopeResponse) {
 		t.Run(c.Name(), func(t *testing.T) {
-			r := newRig(t)
-			cs := r.consume()
-			acceptAll(t, cs, r.delivered(t, cs))
+			r, cs := consumeRig(t)
+			acceptAll(t, r, cs, r.delivered(t, cs))
 			var results map[managers.TopicPartition]error
-			cs.Commit(r.Tx(), func(res map[managers.TopicPartition]error, _ uint64) { results = res })
-			repolls := r.Host.Repolls
-			r.Complete(r.Only(cs.Poll(r.Tx(), r.view())), c, func(code int16) any { return shareAckAnswer(code, 0) })
-			r.Host.RunEffects()
+			commit(r, cs, &results)
+			r.Complete(r.Request(cs), c, func(code int16) any { return shareAckAnswer(code, 0) })
+			st := r.Step() // runs the commit's completion
 			r.expectOutcome(t, c.Err)
 			if !errors.Is(results[tp0], c.Err) || cs.PendingCommits() != 0 {
 				t.Fatalf("commit result %v with %d pending, want %v", results, cs.PendingCommits(), c.Err)
 			}
-			next := cs.Poll(r.Tx(), r.view())
 			owed := cs.TakeErrors()
 			switch c.Row.Class {
 			case managers.ClassSessionReset:
-				if req := r.Only(next); epochOf(req) != 0 {
+				if req := r.Only(st, cs); epochOf(req) != 0 {
 					t.Fatalf("after %v: epoch %d, want a new session", c.Err, epochOf(req))
 				}
 			case managers.ClassAuthorization, managers.ClassFailed:
 				if len(owed) != 1 || !errors.Is(owed[0], c.Err) {
 					t.Fatalf("owed %v, want %v", owed, c.Err)
 				}
-				r.ExpectRetry(next, c.Row.Class, repolls)
+				r.ExpectRetry(st, cs, c.Row.Class)
 			default:
-				r.ExpectRetry(next, c.Row.Class, repolls)
+				r.ExpectRetry(st, cs, c.Row.Class)
 			}
 		})
 	}

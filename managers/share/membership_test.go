@@ -29,23 +29,25 @@ func shbAnswer(code int16, epoch int32, assign bool) *kmsg.ShareGroupHeartbeatRe
 	return resp
 }
 
-func (r *rig) memberView(m *share.Membership) share.View {
-	coord, known := r.Coord.Known()
-	assigned, ver := m.Assigned()
-	return share.View{Coordinator: coord, CoordinatorKnown: known, Meta: r.Meta, GroupID: testrig.GroupID,
-		InGroup: m.Joined(), MemberID: m.MemberID(), MemberEpoch: m.Epoch(), Assignment: assigned, AssignmentVersion: ver}
+func shbEpoch(req *reactor.Request) int32 {
+	return req.Payload.(*managers.Call).Req.(*kmsg.ShareGroupHeartbeatRequest).MemberEpoch
 }
 
-func stableShareMember(t *testing.T, r *rig) *share.Membership {
+// stableShareMember returns a rig over a share membership manager that
+// subscribed, joined and was assigned the three partitions.
+func stableShareMember(t *testing.T) (*rig, *share.Membership) {
 	t.Helper()
+	r := newRig(t)
 	m := share.NewMembership(testrig.GroupID, r.Back, r.Coord)
-	m.Subscribe([]string{testrig.Topic})
-	r.Only(m.Poll(r.Tx(), r.memberView(m))).OnComplete(r.Tx(), shbAnswer(0, 1, true), nil)
-	m.Poll(r.Tx(), r.memberView(m)) // resolves the assignment's topic names
+	r.member = m
+	r.Start(r.view, m)
+	r.Do("subscribe", func(*reactor.Tx) { m.Subscribe([]string{testrig.Topic}) })
+	r.Answer(r.Request(m), shbAnswer(0, 1, true), nil)
+	r.Step() // resolves the assignment's topic names
 	if assigned, _ := m.Assigned(); m.State() != share.MemberStable || len(assigned) != 3 {
 		t.Fatalf("member %s assigned %v, want stable with 3 partitions", m.State(), assigned)
 	}
-	return m
+	return r, m
 }
 
 func answerSHB(r *rig, req *reactor.Request, c testrig.ErrorCase) {
@@ -57,29 +59,29 @@ func answerSHB(r *rig, req *reactor.Request, c testrig.ErrorCase) {
 func TestShareHeartbeatErrorsByClass(t *testing.T) {
 	for _, c := range testrig.ErrorCases(t, kmsg.ShareGroupHeartbeat, managers.ScopeResponse) {
 		t.Run(c.Name(), func(t *testing.T) {
-			r := newRig(t)
-			m := stableShareMember(t, r)
-			r.Advance(interval)
-			answerSHB(r, r.Only(m.Poll(r.Tx(), r.memberView(m))), c)
-			res := m.Poll(r.Tx(), r.memberView(m))
+			r, m := stableShareMember(t)
+			r.Elapse(interval)
+			answerSHB(r, r.Request(m), c)
+			st := r.Step()
+			res := r.Result(st, m)
 			owed := m.TakeErrors()
 			assigned, _ := m.Assigned()
 			switch {
 			case c.Row.Class == managers.ClassCoordinator:
 				if _, known := r.Coord.Known(); known || res.Kind != reactor.KindAwait || res.Inputs&reactor.InputCoordinator == 0 {
-					t.Fatalf("coordinator known %v, poll %s: want rediscovery", known, res)
+					t.Fatalf("coordinator known %v, membership %s: want rediscovery", known, testrig.Describe(res, r.Now))
 				}
 			case c.Row.Class == managers.ClassFenced:
-				if hb := r.Only(res).Payload.(*managers.Call).Req.(*kmsg.ShareGroupHeartbeatRequest); hb.MemberEpoch != 0 || len(assigned) != 0 {
-					t.Fatalf("rejoin with epoch %d assigned %v", hb.MemberEpoch, assigned)
+				if epoch := shbEpoch(r.Only(st, m)); epoch != 0 || len(assigned) != 0 {
+					t.Fatalf("rejoin with epoch %d assigned %v", epoch, assigned)
 				}
 			case c.Row.Fatal:
 				if m.State() != share.MemberFatal || !errors.Is(m.LastError(), c.Err) || len(assigned) != 0 || !m.Done() {
 					t.Fatalf("state %s, last error %v, assigned %v: want fatal", m.State(), m.LastError(), assigned)
 				}
 			default:
-				if res.Kind != reactor.KindRetryAt || res.At != r.Now.Add(r.Back.Delay(1)) || m.State() != share.MemberStable {
-					t.Fatalf("poll %s in state %s, want RetryAt(+%s)", res, m.State(), r.Back.Delay(1))
+				if res.Kind != reactor.KindRetryAt || !res.At.Equal(r.Now.Add(r.Back.Delay(1))) || m.State() != share.MemberStable {
+					t.Fatalf("membership %s in state %s, want RetryAt(+%s)", testrig.Describe(res, r.Now), m.State(), r.Back.Delay(1))
 				}
 				wantOwed := c.Row.Class == managers.ClassAuthorization || c.Row.Class == managers.ClassFailed
 				if wantOwed != (len(owed) == 1) || (wantOwed && !errors.Is(owed[0], c.Err)) {
@@ -92,17 +94,16 @@ func TestShareHeartbeatErrorsByClass(t *testing.T) {
 
 // Repeated fencing of a share member backs off as a regular member's does.
 func TestShareRepeatedFencingBacksOff(t *testing.T) {
-	r := newRig(t)
-	m := stableShareMember(t, r)
-	r.Advance(interval)
+	r, m := stableShareMember(t)
+	r.Elapse(interval)
 	fenced := testrig.ErrorCase{Err: kerr.UnknownMemberID}
-	answerSHB(r, r.Only(m.Poll(r.Tx(), r.memberView(m))), fenced)
-	answerSHB(r, r.Only(m.Poll(r.Tx(), r.memberView(m))), fenced) // the first rejoin is immediate
-	if res := m.Poll(r.Tx(), r.memberView(m)); res.Kind != reactor.KindRetryAt || res.At != r.Now.Add(r.Back.Delay(1)) {
-		t.Fatalf("second rejoin %s, want RetryAt(+%s)", res, r.Back.Delay(1))
+	answerSHB(r, r.Request(m), fenced)
+	answerSHB(r, r.Request(m), fenced) // the first rejoin is immediate
+	if res := r.Result(r.Step(), m); res.Kind != reactor.KindRetryAt || !res.At.Equal(r.Now.Add(r.Back.Delay(1))) {
+		t.Fatalf("second rejoin %s, want RetryAt(+%s)", testrig.Describe(res, r.Now), r.Back.Delay(1))
 	}
 	// A member rejoining with nothing in flight has nothing to leave.
-	m.Leave()
+	r.Do("leave", func(*reactor.Tx) { m.Leave() })
 	if m.State() != share.MemberLeft || !m.Done() {
 		t.Fatalf("state %s after leaving while rejoining", m.State())
 	}
@@ -112,12 +113,11 @@ func TestShareRepeatedFencingBacksOff(t *testing.T) {
 // coordinator error also marks the coordinator unknown.
 func TestShareLeaveEndsOnAnyAnswer(t *testing.T) {
 	for _, c := range []testrig.ErrorCase{{Err: kerr.NotCoordinator}, {Err: kerr.GroupAuthorizationFailed}, {Err: testrig.ErrTransport}} {
-		r := newRig(t)
-		m := stableShareMember(t, r)
-		m.Leave()
-		req := r.Only(m.Poll(r.Tx(), r.memberView(m)))
-		if hb := req.Payload.(*managers.Call).Req.(*kmsg.ShareGroupHeartbeatRequest); hb.MemberEpoch != -1 {
-			t.Fatalf("leave with epoch %d", hb.MemberEpoch)
+		r, m := stableShareMember(t)
+		r.Do("leave", func(*reactor.Tx) { m.Leave() })
+		req := r.Request(m)
+		if shbEpoch(req) != -1 {
+			t.Fatalf("leave with epoch %d", shbEpoch(req))
 		}
 		answerSHB(r, req, c)
 		_, known := r.Coord.Known()

@@ -1,7 +1,9 @@
 package share_test
 
 // The share consumer's managers on the fixed-clock rig
-// (managers/internal/testrig).
+// (managers/internal/testrig): a reactor.Core over the probe, the
+// coordinator, metadata and the managers under test, in the consumer's
+// order (membership, share fetch).
 
 import (
 	"encoding/binary"
@@ -24,22 +26,36 @@ const ms = time.Millisecond
 
 var tp0 = managers.TopicPartition{Topic: testrig.Topic, Partition: 0}
 
+// rig is the share consumer's rig. Its view is that of member, or, with
+// member nil, of a joined member owning t/0 with an application waiting in
+// Poll.
 type rig struct {
-	*testrig.Rig
+	*testrig.Rig[share.View]
+	member   *share.Membership
 	outcomes []share.AckOutcome
 }
 
-func newRig(t *testing.T) *rig { return &rig{Rig: testrig.New(t, managers.KeyTypeShare)} }
+func newRig(t *testing.T) *rig { return &rig{Rig: testrig.New[share.View](t, managers.KeyTypeShare)} }
 
-func (r *rig) consume() *share.Consume {
-	return share.NewConsume(share.ConsumeConfig{MaxWait: 500 * ms, MaxBytes: 1 << 20, PartitionMaxBytes: 1 << 20,
+// consume returns a rig over a share fetch manager whose acknowledgement
+// outcomes are kept in outcomes.
+func consumeRig(t *testing.T) (*rig, *share.Consume) {
+	r := newRig(t)
+	c := share.NewConsume(share.ConsumeConfig{MaxWait: 500 * ms, MaxBytes: 1 << 20, PartitionMaxBytes: 1 << 20,
 		MaxRecords: 10, MaxBuffered: 100, Backoff: r.Back}, testrig.GroupID, r.Meta,
 		func(_ *reactor.Tx, out []share.AckOutcome) { r.outcomes = append(r.outcomes, out...) })
+	r.Start(r.view, c)
+	return r, c
 }
 
-// view is a joined member owning t/0 with an application waiting in Poll.
-func (r *rig) view() share.View {
+// view is the view the share consumer builds at every poll round.
+func (r *rig) view(time.Time) share.View {
 	coord, known := r.Coord.Known()
+	if m := r.member; m != nil {
+		assigned, ver := m.Assigned()
+		return share.View{Coordinator: coord, CoordinatorKnown: known, Meta: r.Meta, GroupID: testrig.GroupID,
+			InGroup: m.Joined(), MemberID: m.MemberID(), MemberEpoch: m.Epoch(), Assignment: assigned, AssignmentVersion: ver}
+	}
 	return share.View{Coordinator: coord, CoordinatorKnown: known, Meta: r.Meta, GroupID: testrig.GroupID,
 		InGroup: true, MemberID: "m", MemberEpoch: 1, Assignment: []managers.TopicPartition{tp0}, AssignmentVersion: 1, Polling: true}
 }
@@ -95,12 +111,13 @@ func shareAckAnswer(top, part int16) *kmsg.ShareAcknowledgeResponse {
 // hands them to the application.
 func (r *rig) delivered(t *testing.T, c *share.Consume) []share.Record {
 	t.Helper()
-	req := r.Only(c.Poll(r.Tx(), r.view()))
+	req := r.Request(c)
 	if sf := req.Payload.(*managers.Call).Req.(*kmsg.ShareFetchRequest); sf.ShareSessionEpoch != 0 {
 		t.Fatalf("first ShareFetch with session epoch %d", sf.ShareSessionEpoch)
 	}
-	req.OnComplete(r.Tx(), shareFetchAnswer(0, 0, 0, 3), nil)
-	recs := c.Take(10)
+	r.Answer(req, shareFetchAnswer(0, 0, 0, 3), nil)
+	var recs []share.Record
+	r.Do("take", func(*reactor.Tx) { recs = c.Take(10) })
 	if len(recs) != 3 {
 		t.Fatalf("delivered %d records, want 3", len(recs))
 	}
