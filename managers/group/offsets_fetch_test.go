@@ -164,7 +164,9 @@ func positioned(t *testing.T) (*rig, *group.Fetch) {
 		t.Fatalf("cannot position t/0: %v", needs)
 	}
 	set := false
-	r.Do("position", func(*reactor.Tx) { set = f.SetPosition(tp0, managers.Position{Offset: 42, LeaderEpoch: -1}, needs[0].Gen) })
+	r.Do("position", func(*reactor.Tx) {
+		set = f.SetPosition(tp0, managers.Position{Offset: 42, LeaderEpoch: -1}, needs[0].Gen)
+	})
 	if !set {
 		t.Fatalf("cannot position t/0: %v", needs)
 	}

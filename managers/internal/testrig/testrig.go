@@ -147,6 +147,10 @@ func New[V any](t *testing.T, keyType int8) *Rig[V] {
 	return r
 }
 
+// Elapse moves the clock d later. (The core's own Advance, after each
+// step, is Step's.)
+func (r *Rig[V]) Elapse(d time.Duration) { r.Now = r.Now.Add(d) }
+
 // Start builds the core over the probe, the coordinator and metadata
 // adapters and ms, with view as its view. Call it once, before Step.
 func (r *Rig[V]) Start(view func(now time.Time) V, ms ...reactor.Manager[V]) {
@@ -390,7 +394,3 @@ func ErrorCases(t *testing.T, api kmsg.Key, scope managers.Scope) []ErrorCase {
 	}
 	return out
 }
-
-// Elapse moves the clock d later. (The core's own Advance, after each
-// step, is Step's.)
-func (r *Rig[V]) Elapse(d time.Duration) { r.Now = r.Now.Add(d) }
