@@ -176,7 +176,7 @@ func TestRepeatedFencingBacksOff(t *testing.T) {
 func TestCoordinatorFailureIsRaisedOncePerDiscovery(t *testing.T) {
 	r, m := memberRig(t) // unsubscribed: manual assignment
 	var owed []error
-	r.Probe.OnPoll = func(*reactor.Tx, group.View) { owed = append(owed, m.TakeErrors()...) } // the application's Poll
+	r.Probe.OnPoll(func(*reactor.Tx, group.View) { owed = append(owed, m.TakeErrors()...) }) // the application's Poll
 	r.Do("coordinator moved", func(*reactor.Tx) { r.Coord.MarkUnknown(coordNode, kerr.NotCoordinator) })
 	r.Elapse(time.Hour)
 	r.FindCoordinator(kerr.GroupAuthorizationFailed)

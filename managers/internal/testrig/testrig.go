@@ -66,22 +66,28 @@ type Rig[V any] struct {
 
 // Probe is a manager in the application manager's place: polled first in
 // every round that polls every manager (the first round of a step, and
-// one more per Tx.Repoll), never with work of its own (Idle). OnPoll, when
-// set, runs at each poll: e.g. taking the errors owed to the application,
-// as a waiting application Poll does.
+// one more per Tx.Repoll), never with work of its own (Idle). Its state is
+// its own (P1): set what it does with OnPoll, read its count with Polls.
 type Probe[V any] struct {
-	OnPoll func(tx *reactor.Tx, v V)
-	polls  int
+	onPoll func(tx *reactor.Tx, v V) // run at each poll; nil: nothing
+	polls  int                       // polls so far
 }
+
+// OnPoll sets fn to run at each poll: e.g. taking the errors owed to the
+// application, as a waiting application Poll does. nil runs nothing.
+func (p *Probe[V]) OnPoll(fn func(tx *reactor.Tx, v V)) { p.onPoll = fn }
+
+// Polls is the number of polls so far.
+func (p *Probe[V]) Polls() int { return p.polls }
 
 // Name is "probe".
 func (p *Probe[V]) Name() string { return "probe" }
 
-// Poll counts the poll, runs OnPoll, and is Idle.
+// Poll counts the poll, runs the OnPoll function, and is Idle.
 func (p *Probe[V]) Poll(tx *reactor.Tx, v V) reactor.Result {
 	p.polls++
-	if p.OnPoll != nil {
-		p.OnPoll(tx, v)
+	if p.onPoll != nil {
+		p.onPoll(tx, v)
 	}
 	return reactor.Idle("probe")
 }
@@ -187,7 +193,7 @@ func (r *Rig[V]) Step() Step {
 	if r.core == nil {
 		r.T.Fatal("testrig: Step before Start")
 	}
-	polls := r.Probe.polls
+	polls := r.Probe.Polls()
 	st := r.core.Step(r.Now)
 	st.RunEffects()
 	r.core.Advance()
@@ -195,7 +201,7 @@ func (r *Rig[V]) Step() Step {
 		r.T.Fatalf("step %d: %d Ready without request, %d deadlines not after now, round limit %v:\n%s",
 			st.Decision.Step, st.ReadyWithoutRequest, st.PastDeadline, st.RoundLimit, st.Decision.Diagnose())
 	}
-	return Step{Step: st, Rounds: r.Probe.polls - polls}
+	return Step{Step: st, Rounds: r.Probe.Polls() - polls}
 }
 
 // Do applies the application event name at Now (Subscribe, Leave, a
