@@ -27,6 +27,11 @@ import (
 // parsed at the request's version, corrected, and re-encoded. kfake writes
 // each response with one Write of the whole frame; a response split over
 // several writes is reassembled.
+//
+// Codes the spec asked for stay: an error a fault installed through the
+// Broker injects is never corrected away (Broker.injects). An answer a
+// control installed on kfake directly (Cluster().ControlKey) makes is
+// corrected like kfake's own.
 
 // answerFunc corrects resp, kfake's answer to req, where Kafka answers
 // differently, and reports whether it changed anything. It runs on the
