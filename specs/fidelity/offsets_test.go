@@ -3,6 +3,7 @@ package fidelity
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -167,7 +168,7 @@ var _ = Describe("OffsetFetch and OffsetCommit", func() {
 			}
 		})
 
-	It("answers OffsetFetch for a group with commits with the committed offset and metadata, -1 for the other partitions, by topic name up to v9 and by topic id from v10",
+	It("answers OffsetFetch for a group with commits with the committed offset and metadata, -1 for the other partitions, by topic name up to v9 and by topic id from v10 (v8+ together with a group that never committed)",
 		spec("fidelity.offset-fetch-committed", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
 			topic := harness.UniqueName("fid-offsets")
@@ -179,10 +180,16 @@ var _ = Describe("OffsetFetch and OffsetCommit", func() {
 			want := []fetchedGroup{{Group: group, Error: "NONE", Parts: []fetchedPart{
 				{Topic: topic, Partition: 0, Offset: 5, Epoch: -1, Metadata: "fidelity", Error: "NONE"}, noCommit(topic, 1),
 			}}}
+			never := harness.UniqueName("fid-never")
 			for _, v := range []int16{1, 7, 8, 9, 10} {
-				got := offsetFetch(ctx, p, v, []string{group}, topic, id, []int32{0, 1}, "", -1)
+				groups, expect := []string{group}, want
+				if v >= 8 { // one request for a group with commits and one without
+					groups = append(groups, never)
+					expect = append(slices.Clip(expect), fetchedGroup{Group: never, Error: "NONE", Parts: []fetchedPart{noCommit(topic, 0), noCommit(topic, 1)}})
+				}
+				got := offsetFetch(ctx, p, v, groups, topic, id, []int32{0, 1}, "", -1)
 				harness.Note(fmt.Sprintf("answer_v%d", v), fmt.Sprint(got))
-				Expect(got).To(Equal(want), "OffsetFetch v%d after a commit of offset 5 on partition 0", v)
+				Expect(got).To(Equal(expect), "OffsetFetch v%d after a commit of offset 5 on partition 0 of %s", v, group)
 			}
 			By("v10 answers by topic id, v9 by name")
 			for _, v := range []int16{9, 10} {
