@@ -1,6 +1,6 @@
 // Package catalogue is the machine-readable list of every behaviour the kreactor suite checks:
-// the KIP-1371 properties (P1..P6), the end-to-end scenarios and each Jira regression, with one
-// MUST sentence per item. Specs name the items they cover with `covers:<id>` labels; the
+// the KIP-1371 properties (P1..P6), the end-to-end scenarios, each Jira regression, and the fake
+// broker's fidelity to Apache Kafka (FIDELITY*), with one MUST sentence per item. Specs name the items they cover with `covers:<id>` labels; the
 // conformance report (package reports) joins spec results to this catalogue.
 //
 // The catalogue lives in catalogue.json next to this file and is embedded at build time, so the
@@ -29,10 +29,15 @@ const (
 	KindProperty   Kind = "property"   // a KIP-1371 "Desired outcome" property
 	KindRegression Kind = "regression" // a Jira issue whose failure shape must not recur
 	KindScenario   Kind = "scenario"   // an end-to-end scenario
+	// KindFidelity: the harness itself, not a consumer: the fake broker
+	// answers as Apache Kafka does (specs/fidelity, run on every target with
+	// the real broker as the oracle). An item excluded on a target is a known
+	// difference there.
+	KindFidelity Kind = "fidelity"
 )
 
 // Kinds lists every valid Kind in catalogue order of presentation.
-var Kinds = []Kind{KindProperty, KindRegression, KindScenario}
+var Kinds = []Kind{KindProperty, KindRegression, KindScenario, KindFidelity}
 
 // Shape is the failure shape an item guards against (the four shapes named in KAFKA-20995, plus
 // structural properties and end-to-end scenarios).
@@ -46,12 +51,15 @@ const (
 	ShapeLifecycle            Shape = "lifecycle"
 	ShapeStructural           Shape = "structural"
 	ShapeEndToEnd             Shape = "end-to-end"
+	// ShapeFidelity: a fake broker answering differently from Apache Kafka
+	// (KindFidelity items).
+	ShapeFidelity Shape = "fidelity"
 )
 
 // Shapes lists every valid Shape.
 var Shapes = []Shape{
 	ShapeBusyLoop, ShapeAmbiguousEmptyResult, ShapePublicationRace,
-	ShapeLifecycle, ShapeStructural, ShapeEndToEnd,
+	ShapeLifecycle, ShapeStructural, ShapeEndToEnd, ShapeFidelity,
 }
 
 // Exclusion records that an item is deliberately not checked on a target, and why.

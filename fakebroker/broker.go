@@ -38,6 +38,11 @@ type Broker struct {
 	ctlMu     sync.Mutex
 	ctlActive int           // guarded by ctlMu; control fns running
 	ctlIdle   chan struct{} // guarded by ctlMu; closed when ctlActive drops to 0
+
+	// liveMu gates cluster queries from connection goroutines (lookup):
+	// Close takes it for writing and sets gone before closing kfake.
+	liveMu sync.RWMutex
+	gone   bool // guarded by liveMu
 }
 
 // Start validates cfg, applies defaults and starts a kfake cluster with
@@ -61,6 +66,9 @@ func Start(cfg Config) (*Broker, error) {
 		ports:   make(map[int32]int),
 	}
 	b.tap = newTap(b.rec)
+	if !cfg.KfakeAnswers {
+		b.tap.answers = func() *connAnswers { return newConnAnswers(b) }
+	}
 	opts := []kfake.Opt{
 		kfake.NumBrokers(cfg.Brokers),
 		kfake.ListenFn(b.tap.listen),
@@ -128,6 +136,9 @@ func (b *Broker) Close() {
 		if !b.waitControlsIdle(closeDrainTimeout) {
 			b.log.Warn("fakebroker: controls still running at close; kfake may leave goroutines", "timeout", closeDrainTimeout)
 		}
+		b.liveMu.Lock() // after in-flight lookups; none start from now on
+		b.gone = true
+		b.liveMu.Unlock()
 		b.cluster.Close()
 	})
 }

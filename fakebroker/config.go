@@ -69,6 +69,14 @@ type Config struct {
 	// Logger receives kfake's log lines (component=kfake) and fakebroker's
 	// own. nil discards them.
 	Logger *slog.Logger
+
+	// KfakeAnswers turns off the corrections that make the brokers answer
+	// as Apache Kafka 4.4 does where kfake differs (answers.go: OffsetFetch
+	// for a group that never committed, OffsetCommit for an unknown group,
+	// FindCoordinator and heartbeat error answers): every response is
+	// kfake's own. For showing the differences; false (the default)
+	// answers as Kafka does.
+	KfakeAnswers bool
 }
 
 // withDefaults returns cfg with zero fields set to their defaults, or a

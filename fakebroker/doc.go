@@ -8,7 +8,14 @@
 //   - fault helpers (CoordinatorUnavailable, DelayKey, HoldKey,
 //     AnswerKeyWithError, DropConnections, StopNode) that return a Handle
 //     with an idempotent Remove, all released by Broker.Close;
-//   - Produce, a synchronous producer with deterministic partitioning.
+//   - Produce, a synchronous producer with deterministic partitioning;
+//   - answers as Apache Kafka 4.4 gives them where kfake's differ in a way
+//     clients trip on (answers.go: OffsetFetch for a group that never
+//     committed, OffsetFetch v10 for an unknown topic id, OffsetCommit v9+
+//     with an epoch for an unknown group, FindCoordinator errors, heartbeat
+//     intervals on leave and error answers): kfake handles every request,
+//     and the tap corrects its response on the way out. specs/fidelity
+//     checks each against a real broker; Config.KfakeAnswers turns them off.
 //
 // Every helper runs off kfake's cluster goroutine: delays and holds use
 // kfake's SleepControl with a wakeup that returns when its timer fires, its

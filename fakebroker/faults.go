@@ -64,6 +64,7 @@ func (b *Broker) installFault(name string, faults ...kfake.Fault) (*Handle, erro
 		return nil, ErrClosed
 	}
 	h := newHandle(b, name, -1, nil)
+	h.faults = faults
 	h.fault = b.cluster.Fault(faults...)
 	if err := b.remember(h); err != nil {
 		h.Remove()

@@ -12,9 +12,10 @@ import (
 // are the same idempotent operation; Broker.Close calls it on every handle
 // still installed. All methods are safe for concurrent use.
 type Handle struct {
-	b     *Broker
-	name  string             // what installed it, for logs
-	fault *kfake.FaultHandle // non-nil for kfake Fault based handles
+	b      *Broker
+	name   string             // what installed it, for logs
+	fault  *kfake.FaultHandle // non-nil for kfake Fault based handles
+	faults []kfake.Fault      // what fault installed; fixed
 
 	hits  atomic.Int64 // control based handles: requests acted on
 	count int          // control based: requests to act on, -1 unlimited; fixed

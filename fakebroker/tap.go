@@ -21,6 +21,10 @@ import (
 type tap struct {
 	rec   *wire.Recorder
 	conns atomic.Uint64 // connection counter
+	// answers, if set, makes each connection's Kafka-faithful response
+	// corrections (answers.go); nil when the Broker answers as kfake does.
+	// Set before the cluster starts; read-only after.
+	answers func() *connAnswers
 
 	mu       sync.Mutex
 	next     int32 // guarded by mu; node for the next listener, -1 if unknown
@@ -69,24 +73,45 @@ func (l *tapListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &tapConn{Conn: c, s: l.t.stream(l.node, l.t.conns.Add(1))}, nil
+	tc := &tapConn{Conn: c}
+	if l.t.answers != nil {
+		tc.a = l.t.answers()
+	}
+	tc.s = l.t.stream(l.node, l.t.conns.Add(1), tc.a)
+	return tc, nil
 }
 
-// stream returns the request decoder of connection conn on node.
-func (t *tap) stream(node int32, conn uint64) *wire.RequestStream {
-	return &wire.RequestStream{
+// stream returns the request decoder of connection conn on node; with a,
+// it keeps the requests whose responses a corrects.
+func (t *tap) stream(node int32, conn uint64, a *connAnswers) *wire.RequestStream {
+	s := &wire.RequestStream{
 		OnRequest: func(h wire.RequestHeader, at time.Time) {
 			t.rec.Add(h.Record(at, node, conn))
 		},
 		OnMalformed: func(error) { t.rec.AddMalformed() },
 	}
+	if a != nil {
+		s.Keep = a.keep
+		s.OnFrame = func(h wire.RequestHeader, frame []byte, _ time.Time) { a.onFrame(h, frame) }
+	}
+	return s
 }
 
-// tapConn decodes what kfake reads. kfake reads a connection from one
-// goroutine at a time, handing over through a channel, so s needs no lock.
+// tapConn decodes what kfake reads and, with a, corrects what it writes.
+// kfake reads a connection from one goroutine at a time, handing over
+// through a channel, so s needs no lock; it writes from one goroutine at a
+// time too.
 type tapConn struct {
 	net.Conn
 	s *wire.RequestStream
+	a *connAnswers // nil: responses pass as kfake writes them
+}
+
+func (c *tapConn) Write(b []byte) (int, error) {
+	if c.a == nil {
+		return c.Conn.Write(b)
+	}
+	return c.a.write(c.Conn, b)
 }
 
 func (c *tapConn) Read(b []byte) (int, error) {

@@ -233,7 +233,7 @@ func offsetFetchRows() []Row {
 			kerr.GroupAuthorizationFailed),
 		rowsFor(Row{API: kmsg.OffsetFetch, Scope: ScopeResponse, Class: ClassIgnored,
 			Java:    javaOffsetFetchFail,
-			Differs: "treated as \"no committed offset\", so auto.offset.reset decides: kfake answers it for a group that never committed where Kafka answers an empty result (a manually assigned consumer sends no member epoch)"},
+			Differs: "treated as \"no committed offset\", so auto.offset.reset decides, where Java fails the poll: a tolerance. Kafka 4.4 never answers it for a group that never committed (offset -1 and no error per partition, checked by specs/fidelity), nor does the fake broker (fakebroker corrects kfake's GROUP_ID_NOT_FOUND); raw kfake (target kfake-raw) still does"},
 			kerr.GroupIDNotFound),
 		rowsFor(Row{API: kmsg.OffsetFetch, Scope: ScopeResponse, Class: ClassFailed, Java: javaOffsetFetchFail},
 			kerr.InvalidGroupID),

@@ -249,3 +249,61 @@ func FuzzParseResponse(f *testing.F) {
 		}
 	})
 }
+
+// TestRequestStreamKeepsSelectedFrames: frames Keep selects reach OnFrame
+// whole and byte for byte, whatever the split, and the frames around them
+// are still decoded and skipped.
+func TestRequestStreamKeepsSelectedFrames(t *testing.T) {
+	id := "client-k"
+	var stream []byte
+	var want [][]byte
+	for i, key := range []kmsg.Key{kmsg.OffsetFetch, kmsg.Fetch, kmsg.OffsetCommit, kmsg.OffsetFetch, kmsg.Metadata} {
+		body := make([]byte, 17*i)
+		for j := range body {
+			body[j] = byte(j + i)
+		}
+		f := rawFrame(key, 9, int32(i), int16(len(id)), id, body)
+		stream = append(stream, f...)
+		if key == kmsg.OffsetFetch || key == kmsg.OffsetCommit {
+			want = append(want, f)
+		}
+	}
+	// A kept frame with no body at all ends with its header.
+	f := rawFrame(kmsg.OffsetFetch, 1, 9, -1, "", nil)
+	stream, want = append(stream, f...), append(want, f)
+	for name, split := range map[string]func([]byte) [][]byte{
+		"whole":         splitWhole,
+		"byte by byte":  splitBytes,
+		"random chunks": splitRandom(3),
+	} {
+		t.Run(name, func(t *testing.T) {
+			var headers int
+			var got [][]byte
+			var gotH []RequestHeader
+			s := &RequestStream{
+				OnRequest: func(RequestHeader, time.Time) { headers++ },
+				Keep:      func(h RequestHeader) bool { return h.Key == kmsg.OffsetFetch || h.Key == kmsg.OffsetCommit },
+				OnFrame: func(h RequestHeader, frame []byte, _ time.Time) {
+					got, gotH = append(got, frame), append(gotH, h)
+				},
+			}
+			for _, p := range split(stream) {
+				s.Feed(p, time.Now())
+			}
+			if headers != 6 || !s.AtBoundary() {
+				t.Fatalf("%d headers, boundary %v; want 6 at a boundary", headers, s.AtBoundary())
+			}
+			if len(got) != len(want) {
+				t.Fatalf("kept %d frames, want %d", len(got), len(want))
+			}
+			for i := range want {
+				if !slices.Equal(got[i], want[i]) {
+					t.Fatalf("kept frame %d differs:\n got %x\nwant %x", i, got[i], want[i])
+				}
+				if h, _ := ParseRequestHeader(want[i]); !sameHeader(gotH[i], h) {
+					t.Fatalf("kept frame %d header %+v, want %+v", i, gotH[i], h)
+				}
+			}
+		})
+	}
+}

@@ -1,7 +1,8 @@
 // Package targets chooses the target (the broker a subject runs against)
-// by name: "kfake" (package harness/targets/kfake, in-process) and "kafka"
+// by name: "kfake" (package harness/targets/kfake, in-process), "kafka"
 // (package harness/targets/kafka, real Apache Kafka in Docker behind the
-// recording proxy). It exists apart from package harness because harness
+// recording proxy), and "kfake-raw" (kfake without fakebroker's
+// corrections towards Kafka's answers, for seeing which specs need them). It exists apart from package harness because harness
 // defines the Target interface the target packages implement, so it cannot
 // import them.
 //
@@ -26,8 +27,9 @@ const Default = kfake.Name
 
 // ByName are the known targets by name. Read-only.
 var ByName = map[string]harness.Target{
-	kfake.Name: kfake.Target{},
-	kafka.Name: kafka.Target{},
+	kfake.Name:    kfake.Target{},
+	kfake.RawName: kfake.Raw{},
+	kafka.Name:    kafka.Target{},
 }
 
 // Names returns the known targets' names, sorted.

@@ -212,9 +212,9 @@ func (o *Offsets) onOffsetFetch(tx *reactor.Tx, node int32, groupID string, gens
 	switch managers.Class(kmsg.OffsetFetch, managers.ScopeResponse, err) {
 	case 0: // answered
 	case managers.ClassIgnored:
-		// GROUP_ID_NOT_FOUND: no such group yet (a manually assigned
-		// consumer whose group never committed; kfake answers this,
-		// Kafka answers no offsets): nothing is committed, so
+		// GROUP_ID_NOT_FOUND: no such group (Kafka 4.4 and the fake
+		// broker answer offset -1 for a group that never committed;
+		// raw kfake answers this): nothing is committed, so
 		// auto.offset.reset decides.
 		for tp, gen := range gens {
 			if st, ok := o.state[tp]; ok && st.gen == gen {

@@ -7,8 +7,13 @@
 // (fakebroker.Broker.GroupInfo, kfake's SetGroupConfigs, CreateTopic,
 // DeleteRecords) rather than the admin requests the kafka target sends with
 // kadm: those would pass through the tapped listeners and be recorded next
-// to the subject's requests, and kfake's answers to some of them differ
-// from Kafka's (OffsetFetch for a group that never committed).
+// to the subject's requests.
+//
+// The brokers answer as Apache Kafka 4.4 does where kfake's own answer
+// differs and clients trip on it (package fakebroker, answers.go; checked
+// against a real broker by specs/fidelity). The "kfake-raw" target (Raw)
+// is the same without those corrections: run a suite on it to see which
+// specs depend on them.
 package kfake
 
 import (
@@ -24,6 +29,9 @@ import (
 // Name is the target's name in `target:` labels and KREACTOR_TARGET.
 const Name = "kfake"
 
+// RawName is Raw's name in `target:` labels and KREACTOR_TARGET.
+const RawName = "kfake-raw"
+
 // Target is the in-process target.
 type Target struct{}
 
@@ -35,6 +43,30 @@ func (Target) Name() string { return Name }
 // Start starts a fakebroker cluster. ctx is unused: kfake starts in
 // microseconds.
 func (Target) Start(_ context.Context, cfg harness.TargetConfig) (harness.Cluster, error) {
+	return start(Name, cfg, false)
+}
+
+// Raw is the in-process target with kfake's own answers
+// (fakebroker.Config.KfakeAnswers): where kfake answers differently from
+// Apache Kafka 4.4, its brokers answer as kfake does (OffsetFetch for a
+// group that never committed: GROUP_ID_NOT_FOUND; see package fakebroker,
+// answers.go, for every correction it lacks). specs/fidelity fails on it
+// exactly where kfake differs.
+type Raw struct{}
+
+var _ harness.Target = Raw{}
+
+// Name is "kfake-raw".
+func (Raw) Name() string { return RawName }
+
+// Start starts a fakebroker cluster answering as kfake does. ctx is unused.
+func (Raw) Start(_ context.Context, cfg harness.TargetConfig) (harness.Cluster, error) {
+	return start(RawName, cfg, true)
+}
+
+// start starts a fakebroker cluster for the target name; raw turns off
+// fakebroker's Kafka-faithful answers.
+func start(name string, cfg harness.TargetConfig, raw bool) (harness.Cluster, error) {
 	hb := cfg.HeartbeatInterval
 	if hb == 0 {
 		hb = harness.DefaultHeartbeatInterval
@@ -46,11 +78,12 @@ func (Target) Start(_ context.Context, cfg harness.TargetConfig) (harness.Cluste
 		SessionTimeout:    cfg.SessionTimeout,
 		BrokerConfigs:     shareBrokerConfigs(cfg),
 		Logger:            cfg.Logger,
+		KfakeAnswers:      raw,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &cluster{b: b}, nil
+	return &cluster{b: b, name: name}, nil
 }
 
 // shareBrokerConfigs lowers the share groups' acquisition lock and its sweep
@@ -67,7 +100,10 @@ func shareBrokerConfigs(cfg harness.TargetConfig) map[string]string {
 }
 
 // cluster is one spec's fakebroker cluster.
-type cluster struct{ b *fakebroker.Broker }
+type cluster struct {
+	b    *fakebroker.Broker
+	name string // the target that started it
+}
 
 var (
 	_ harness.Cluster      = (*cluster)(nil)
@@ -75,7 +111,7 @@ var (
 	_ harness.TopicCreator = (*cluster)(nil)
 )
 
-func (k *cluster) Target() string             { return Name }
+func (k *cluster) Target() string             { return k.name }
 func (k *cluster) Addrs() []string            { return k.b.Addrs() }
 func (k *cluster) Brokers() int               { return k.b.Config().Brokers }
 func (k *cluster) Recorder() harness.Recorder { return k.b.Recorder() }
