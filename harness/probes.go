@@ -67,9 +67,33 @@ func ProbeOf(c Consumer) (ConsumerProbe, bool) {
 	return p, ok
 }
 
-// ShareProbeOf returns c's probe, or false for a black-box subject.
+// unwrapShare looks through the timeline's share consumer wrapper.
+func unwrapShare(c ShareConsumer) ShareConsumer {
+	for {
+		w, ok := c.(interface{ Unwrap() ShareConsumer })
+		if !ok {
+			return c
+		}
+		c = w.Unwrap()
+	}
+}
+
+// unwrapSubject looks through the timeline's subject wrapper
+// (RecordedSubject).
+func unwrapSubject(s Subject) Subject {
+	for {
+		w, ok := s.(interface{ Unwrap() Subject })
+		if !ok {
+			return s
+		}
+		s = w.Unwrap()
+	}
+}
+
+// ShareProbeOf returns c's probe (looking through the timeline's wrapper),
+// or false for a black-box subject.
 func ShareProbeOf(c ShareConsumer) (Probe, bool) {
-	p, ok := c.(Probe)
+	p, ok := unwrapShare(c).(Probe)
 	return p, ok
 }
 
@@ -124,8 +148,11 @@ func NotApplicable(name, why string) {
 // Diagnose is c's probe diagnosis for a failure message, or a line saying
 // the subject has none. c is a Consumer or a ShareConsumer.
 func Diagnose(c any) string {
-	if cc, ok := c.(Consumer); ok {
+	switch cc := c.(type) {
+	case Consumer:
 		c = unwrap(cc)
+	case ShareConsumer:
+		c = unwrapShare(cc)
 	}
 	if p, ok := c.(Probe); ok {
 		return p.Diagnose()
@@ -155,10 +182,11 @@ type EngineSubject interface {
 	NewEngine(cfg reactor.Config[NoView]) (Engine, error)
 }
 
-// EngineOf returns subject's engine builder, or skips the running spec as
-// n/a for a subject without one.
+// EngineOf returns subject's engine builder (looking through
+// RecordedSubject), or skips the running spec as n/a for a subject without
+// one.
 func EngineOf(subject Subject) EngineSubject {
-	es, ok := subject.(EngineSubject)
+	es, ok := unwrapSubject(subject).(EngineSubject)
 	if !ok {
 		ginkgo.Skip(fmt.Sprintf("%s: subject %s has no engine the specs can build", NotApplicableText, subject.Name()))
 	}

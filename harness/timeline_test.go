@@ -8,6 +8,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -165,3 +166,27 @@ func TestDiffHash(t *testing.T) {
 type namedTarget struct{ Target }
 
 func (namedTarget) Name() string { return "named" }
+
+// TestProbesThroughRecordedWrappers: the suites take their subject wrapped
+// (MustSelectSubject), so every probe lookup must see through the wrappers,
+// or probe specs would skip as n/a on our own subjects.
+func TestProbesThroughRecordedWrappers(t *testing.T) {
+	s := RecordedSubject(Reactor{})
+	if _, ok := unwrapSubject(s).(EngineSubject); !ok {
+		t.Fatalf("EngineOf(%T) would skip: the recorded wrapper hides the engine", s)
+	}
+	cfg := consumer.DefaultShareConfig()
+	cfg.BootstrapServers, cfg.GroupID, cfg.ClientID = []string{"127.0.0.1:1"}, "g", "c"
+	sc, err := Reactor{}.NewShare(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close(context.Background())
+	wrapped := &recordedShareConsumer{ShareConsumer: sc}
+	if _, ok := ShareProbeOf(wrapped); !ok {
+		t.Fatal("ShareProbeOf does not see through the recorded share consumer")
+	}
+	if d := Diagnose(wrapped); strings.Contains(d, NotApplicableText) {
+		t.Fatalf("Diagnose of a wrapped share consumer: %s", d)
+	}
+}
