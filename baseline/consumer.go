@@ -206,6 +206,7 @@ func (p *groupPath) prefetch(ctx context.Context) {
 	case <-ctx.Done():
 	case <-p.g.Eng.Done():
 	}
+	p.g.Woke()
 }
 
 func (p *groupPath) Poll(ctx context.Context) ([]consumer.Record, error) {

@@ -88,7 +88,7 @@ func (l *Loop[V]) run() {
 		}
 		// Network poll: wait for an event / completion or the poll timeout;
 		// a zero timeout only checks (the busy loop of the modelled Jiras).
-		o, ok := l.drv.Wait(w.poll, w.due)
+		o, ok := l.drv.Wait(w.poll)
 		if !ok {
 			l.drv.Close(time.Now())
 			return
@@ -108,10 +108,6 @@ type waits struct {
 	// maxWait is maximumTimeToWait: the minimum collapsed time over the
 	// managers with a local timer (Forever without one).
 	maxWait time.Duration
-	// due is the reactor's notion of the next deadline (earliest future
-	// RetryAt time or Await deadline; zero if none), used only to count a
-	// timer wake before it as spurious.
-	due time.Time
 }
 
 // iterationWaits computes today's waits from the managers' results at now;
@@ -119,9 +115,6 @@ type waits struct {
 func iterationWaits[V any](now time.Time, managers []reactor.Manager[V], results []reactor.ManagerResult) waits {
 	w := waits{poll: MaxPollTimeout, maxWait: Forever}
 	for i, r := range results {
-		if (r.Kind == reactor.KindRetryAt || r.Kind == reactor.KindAwait) && r.At.After(now) && (w.due.IsZero() || r.At.Before(w.due)) {
-			w.due = r.At
-		}
 		c := collapse(managers[i], r, now)
 		w.poll = min(w.poll, c)
 		if _, ok := managers[i].(LocalTimer); ok {

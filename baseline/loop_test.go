@@ -205,3 +205,38 @@ func TestConfigErrors(t *testing.T) {
 		t.Fatalf("err = %v, want a ConfigError on InboxCapacity (the shared validation)", err)
 	}
 }
+
+// Both engines count a spurious wakeup with the one rule of the shared
+// driver (issue 9): the same manager, which asks to be polled again 1 ms
+// later for nothing, gives the same count on the reactor's Loop and on the
+// baseline's.
+func TestSpuriousWakeupsCountedAlikeOnBothEngines(t *testing.T) {
+	needless := func() *scripted {
+		return &scripted{name: "m", poll: func(tx *reactor.Tx) reactor.Result {
+			return reactor.RetryAt(tx.Now.Add(time.Millisecond), "poll me again")
+		}}
+	}
+	var got [2]reactor.Stats
+	synctest.Test(t, func(t *testing.T) {
+		l := newLoop(t, nil, needless())
+		l.Start()
+		time.Sleep(time.Second)
+		synctest.Wait()
+		l.Stop()
+		got[0] = l.Stats()
+	})
+	synctest.Test(t, func(t *testing.T) {
+		cfg := reactor.Config[struct{}]{Managers: []reactor.Manager[struct{}]{needless()}, View: func(time.Time) struct{} { return struct{}{} }, Transport: noSend()}
+		l := must(reactor.New(cfg))(t)
+		l.Start()
+		time.Sleep(time.Second)
+		synctest.Wait()
+		l.Stop()
+		got[1] = l.Stats()
+	})
+	for i, name := range []string{"baseline", "reactor"} {
+		if st := got[i]; st.TimerWakes < 990 || st.SpuriousWakeups != st.TimerWakes {
+			t.Errorf("%s: stats %+v: want about 1,000 timer wakes, every one spurious", name, st)
+		}
+	}
+}

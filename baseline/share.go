@@ -132,12 +132,15 @@ func (p *sharePath) Poll(ctx context.Context) ([]consumer.ShareRecord, error) {
 	}()
 	select {
 	case err := <-settled:
+		s.Woke()
 		if err != nil {
 			return nil, err
 		}
 	case <-ctx.Done():
+		s.Woke()
 		return nil, client.CtxResult(ctx.Err())
 	case <-s.Eng.Done():
+		s.Woke()
 		return nil, consumer.ErrClosed
 	}
 	for {
@@ -195,15 +198,19 @@ func waitDone(ctx context.Context, s *client.Share, cond func() bool) bool {
 		}
 		select {
 		case ok := <-res:
+			s.Woke()
 			if ok {
 				return true
 			}
 		case <-ctx.Done():
+			s.Woke()
 			return false
 		}
 		select {
 		case <-time.After(10 * time.Millisecond):
+			s.Woke()
 		case <-ctx.Done():
+			s.Woke()
 			return false
 		}
 	}

@@ -58,8 +58,7 @@ func TestCollapse(t *testing.T) {
 
 // The network wait is the minimum collapsed time capped at
 // MAX_POLL_TIMEOUT_MS; maximumTimeToWait only counts managers with a local
-// timer; the reactor's deadline (for counting spurious wakes) is the
-// earliest future RetryAt time or Await deadline.
+// timer (spurious wakes are counted by the shared driver, not here).
 func TestIterationWaits(t *testing.T) {
 	ms := []reactor.Manager[struct{}]{
 		plain{"metadata"},
@@ -76,10 +75,10 @@ func TestIterationWaits(t *testing.T) {
 			waits{poll: 3 * time.Second, maxWait: 3 * time.Second}},
 		{"a backoff sooner than the heartbeat sets the network wait, not the application's",
 			[]reactor.ManagerResult{result(reactor.KindRetryAt, t0.Add(100*time.Millisecond)), result(reactor.KindRetryAt, t0.Add(3*time.Second)), result(reactor.KindIdle, time.Time{})},
-			waits{poll: 100 * time.Millisecond, maxWait: 3 * time.Second, due: t0.Add(100 * time.Millisecond)}},
+			waits{poll: 100 * time.Millisecond, maxWait: 3 * time.Second}},
 		{"an Await deadline is a real deadline but collapses to forever",
 			[]reactor.ManagerResult{result(reactor.KindIdle, time.Time{}), result(reactor.KindAwait, time.Time{}), result(reactor.KindAwait, t0.Add(time.Second))},
-			waits{poll: 3 * time.Second, maxWait: 3 * time.Second, due: t0.Add(time.Second)}},
+			waits{poll: 3 * time.Second, maxWait: 3 * time.Second}},
 		{"a past deadline is not the next one",
 			[]reactor.ManagerResult{result(reactor.KindRetryAt, t0.Add(-time.Second)), result(reactor.KindAwait, time.Time{}), result(reactor.KindIdle, time.Time{})},
 			waits{poll: 0, maxWait: 3 * time.Second}},
@@ -91,7 +90,7 @@ func TestIterationWaits(t *testing.T) {
 	// No local timer anywhere and nothing to retry: MAX_POLL_TIMEOUT and a
 	// maximumTimeToWait of forever (Long.MAX_VALUE).
 	got := iterationWaits(t0, []reactor.Manager[struct{}]{plain{"a"}}, []reactor.ManagerResult{result(reactor.KindIdle, time.Time{})})
-	if got.poll != MaxPollTimeout || got.maxWait != Forever || !got.due.IsZero() {
-		t.Errorf("idle without timers: waits = %+v, want poll %s, maxWait forever, no deadline", got, MaxPollTimeout)
+	if got.poll != MaxPollTimeout || got.maxWait != Forever {
+		t.Errorf("idle without timers: waits = %+v, want poll %s, maxWait forever", got, MaxPollTimeout)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"slices"
 	"time"
+
+	"github.com/kreactor/kreactor/reactor/internal/mutant"
 )
 
 // Core is the clock-free state owner of the reactor, in the style of etcd
@@ -38,6 +40,7 @@ type Core[V any] struct {
 	stepVersion uint64 // state version of the previous Step's Decision
 	step        uint64 // steps taken (the next Decision's Step is step+1)
 	effects     []effect
+	ranAtOnce   int  // effects run at once (EffectsAtOnce) since the last Step
 	stop        bool // Tx.Stop called since the last Step
 	repoll      bool // Tx.Repoll called during the current poll round
 	pending     bool // a Step was returned and not yet Advanced
@@ -131,7 +134,8 @@ type Step struct {
 	// (invariant 1: a contract violation, never spun on).
 	ReadyWithoutRequest int
 	// PastDeadline counts RetryAt times or Await deadlines not after the
-	// step's now: ignored for Decision.Wake, never spun on.
+	// step's now, and RetryAt results without a time: ignored for
+	// Decision.Wake, never spun on.
 	PastDeadline int
 	// RoundLimit is set when a manager was still Ready after MaxRounds
 	// rounds; Decision.Wake is then the step's now (step again at once).
@@ -220,6 +224,10 @@ func (c *Core[V]) Step(now time.Time) Step {
 		if r.Kind == KindAwait {
 			d.Awaiting |= r.Inputs
 		}
+		if r.Kind == KindRetryAt && r.At.IsZero() {
+			st.PastDeadline++ // a RetryAt without a time says "now": the manager should have been Ready
+			continue
+		}
 		if (r.Kind == KindRetryAt || r.Kind == KindAwait) && !r.At.IsZero() {
 			if !r.At.After(now) {
 				st.PastDeadline++
@@ -266,6 +274,8 @@ func (c *Core[V]) finish(st Step, d *Decision) Step {
 	if c.cfg.Snapshot != nil {
 		st.Snapshot = c.cfg.Snapshot(d)
 	}
+	d.Effects = len(c.effects) + c.ranAtOnce
+	c.ranAtOnce = 0
 	st.Effects = make([]func(), len(c.effects))
 	for i, e := range c.effects {
 		if e.version > d.Version {
@@ -296,7 +306,8 @@ type effect struct {
 
 // The Core is the host of the Txs it hands out.
 func (c *Core[V]) queueEffect(fn func(), version uint64) {
-	if c.cfg.EffectsAtOnce {
+	if c.cfg.EffectsAtOnce || mutant.On("effects-at-once") {
+		c.ranAtOnce++
 		fn()
 		return
 	}

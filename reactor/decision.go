@@ -42,6 +42,16 @@ type Decision struct {
 	// Applied is the number of observations applied in the step; Sent the
 	// number of requests handed to the transport.
 	Applied, Sent int
+	// Effects is the number of effects the step runs after publication,
+	// plus those a driver ran at once while applying and polling (the
+	// baseline model: CoreConfig.EffectsAtOnce).
+	Effects int
+	// Woke says why the step started: "inbox" (an observation arrived),
+	// "timer" (the wait timed out, or a zero-length wait found the inbox
+	// empty), or "" (the first step, a step after a Core.Step that hit
+	// MaxRounds, or a driver that does not say). Set by the driver before
+	// it publishes.
+	Woke string
 	// Closed is set on the final decision of a stopped loop.
 	Closed bool
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -85,11 +86,19 @@ func (e *Engine) WaitFor(ctx context.Context, cond func(*Publication) bool) (*Pu
 		}
 		select {
 		case <-p.next:
+			e.NoteAppWakeup()
 		case <-ctx.Done():
+			e.NoteAppWakeup()
 			return p, ctx.Err()
 		}
 	}
 }
+
+// NoteAppWakeup counts one release of an application wait that does not go
+// through WaitFor (a call's reply channel, the baseline's fetch buffer):
+// every engine counts application wakeups here and in WaitFor, the same
+// way (Stats.AppWakeups).
+func (e *Engine) NoteAppWakeup() { e.c.appWakeups.Add(1) }
 
 // Stats returns the counters.
 func (e *Engine) Stats() Stats { return e.c.snapshot() }
@@ -139,6 +148,13 @@ type Driver[V any] struct {
 	tr    Transport
 	log   *slog.Logger
 	timer *time.Timer // created by Go, reused by Wait
+
+	// Driver goroutine only: why the last Wait returned ("inbox",
+	// "timer"; "" when the next step follows no wait), and the previous
+	// publication's decision and snapshot, for the spurious-wakeup rule.
+	woke     string
+	prev     *Decision
+	prevSnap any
 }
 
 // NewDriver validates cfg and returns the application's side (an Engine
@@ -206,6 +222,7 @@ drain:
 		}
 	}
 	st := d.core.Step(now)
+	st.Decision.Woke = d.woke
 	for _, req := range st.Requests {
 		d.tr.Send(req, d.e.completion(req))
 	}
@@ -214,8 +231,17 @@ drain:
 }
 
 // Publish adds st's Decision to the trace and makes it, with st's
-// Snapshot, the current publication: waiters see it at once.
+// Snapshot, the current publication: waiters see it at once. It is also
+// where every driver counts a spurious wakeup, with one rule (Stats
+// .SpuriousWakeups): the step followed a wake (Wait returned) and nothing
+// was applied, sent or run, and the decision and snapshot are the same as
+// the previous publication's, times aside.
 func (d *Driver[V]) Publish(st Step) {
+	if d.woke != "" && d.prev != nil && st.Decision.Applied == 0 && len(st.Requests) == 0 && st.Decision.Effects == 0 &&
+		SameDecision(d.prev, st.Decision) && reflect.DeepEqual(d.prevSnap, st.Snapshot) {
+		d.e.c.spurious.Add(1)
+	}
+	d.woke, d.prev, d.prevSnap = "", st.Decision, st.Snapshot
 	d.e.trace.add(st.Decision)
 	d.e.publish(st.Decision, st.Snapshot)
 	if d.log.Enabled(context.Background(), slog.LevelDebug) {
@@ -229,20 +255,19 @@ func (d *Driver[V]) Advance() { d.core.Advance() }
 // Wait blocks until an observation arrives (returned), the timeout passes
 // (nil), or Stop is called (ok false). A negative timeout waits with no
 // timer; zero only checks the inbox (a zero-length wait, counted as a timer
-// wake). A timer wake is counted as spurious (invariant 2) unless due is set
-// and has passed.
-func (d *Driver[V]) Wait(timeout time.Duration, due time.Time) (o *Observation, ok bool) {
+// wake). Whether the wake was spurious is decided when the next step is
+// published (Publish): by what the step did, not by why the wait ended.
+func (d *Driver[V]) Wait(timeout time.Duration) (o *Observation, ok bool) {
 	var timerC <-chan time.Time
 	switch {
 	case timeout == 0:
 		select {
 		case obs := <-d.e.inbox:
-			d.e.c.inboxWakes.Add(1)
-			return &obs, true
+			return d.inboxWake(obs), true
 		case <-d.e.stopCh:
 			return nil, false
 		default:
-			d.countTimerWake(due)
+			d.timerWake()
 			return nil, true
 		}
 	case timeout > 0:
@@ -252,21 +277,43 @@ func (d *Driver[V]) Wait(timeout time.Duration, due time.Time) (o *Observation, 
 	}
 	select {
 	case obs := <-d.e.inbox:
-		d.e.c.inboxWakes.Add(1)
-		return &obs, true
+		return d.inboxWake(obs), true
 	case <-timerC:
-		d.countTimerWake(due)
+		d.timerWake()
 		return nil, true
 	case <-d.e.stopCh:
 		return nil, false
 	}
 }
 
-func (d *Driver[V]) countTimerWake(due time.Time) {
+func (d *Driver[V]) inboxWake(obs Observation) *Observation {
+	d.e.c.inboxWakes.Add(1)
+	d.woke = "inbox"
+	return &obs
+}
+
+func (d *Driver[V]) timerWake() {
 	d.e.c.timerWakes.Add(1)
-	if due.IsZero() || time.Now().Before(due) {
-		d.e.c.spurious.Add(1)
+	d.woke = "timer"
+}
+
+// SameDecision reports whether b says what a said, times aside: the same
+// managers with the same result kinds, awaited inputs, reasons and
+// requests sent, the same union of awaited inputs and the same closed
+// flag. A decision that differs from a only in its step, version, time,
+// wake or the times its results carry is a's decision rescheduled (the
+// spurious-wakeup rule, Stats.SpuriousWakeups).
+func SameDecision(a, b *Decision) bool {
+	if a.Awaiting != b.Awaiting || a.Closed != b.Closed || len(a.Results) != len(b.Results) {
+		return false
 	}
+	for i, r := range a.Results {
+		o := b.Results[i]
+		if r.Manager != o.Manager || r.Kind != o.Kind || r.Inputs != o.Inputs || r.Reason != o.Reason || r.Sent != o.Sent {
+			return false
+		}
+	}
+	return true
 }
 
 // Close ends the Core after Stop: it publishes the final, closed decision

@@ -3,6 +3,8 @@ package reactor
 import (
 	"log/slog"
 	"time"
+
+	"github.com/kreactor/kreactor/reactor/internal/mutant"
 )
 
 // Manager is a request manager as the core sees it: it owns one protocol
@@ -97,8 +99,13 @@ func (l *Loop[V]) run() {
 		if st.RoundLimit {
 			l.c.roundLimit.Add(1)
 		}
-		l.drv.Publish(st)
-		st.RunEffects() // invariant 4: after the decision that includes them
+		if mutant.On("effects-before-publication") {
+			st.RunEffects()
+			l.drv.Publish(st)
+		} else {
+			l.drv.Publish(st)
+			st.RunEffects() // invariant 4: after the decision that includes them
+		}
 		l.drv.Advance()
 		if st.Decision.Closed {
 			return
@@ -108,7 +115,7 @@ func (l *Loop[V]) run() {
 		if !wake.IsZero() {
 			timeout = max(time.Until(wake), 0)
 		}
-		o, ok := l.drv.Wait(timeout, wake)
+		o, ok := l.drv.Wait(timeout)
 		if !ok {
 			l.drv.Close(time.Now())
 			return

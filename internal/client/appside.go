@@ -11,7 +11,6 @@ import (
 type AppSide struct {
 	inUse      atomic.Bool // guards against concurrent application calls
 	closed     atomic.Bool
-	appWakeups atomic.Uint64
 	// returns counts commit calls that returned with a completion; early
 	// those released before the decision containing the completion was
 	// published (P4, invariant 4 as the application sees it).
@@ -41,9 +40,6 @@ func (a *AppSide) Closed() bool { return a.closed.Load() }
 
 // MarkClosed marks Close as started; false if it already was.
 func (a *AppSide) MarkClosed() bool { return a.closed.CompareAndSwap(false, true) }
-
-// Woke counts an application call's wake from a blocking wait.
-func (a *AppSide) Woke() { a.appWakeups.Add(1) }
 
 // Queue hands a callback to the application goroutine (from an effect).
 func (a *AppSide) Queue(fn func()) {

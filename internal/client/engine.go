@@ -21,6 +21,9 @@ type Engine interface {
 	WaitFor(ctx context.Context, cond func(*reactor.Publication) bool) (*reactor.Publication, error)
 	Stats() reactor.Stats
 	Trace() []*reactor.Decision
+	// NoteAppWakeup counts one release of an application wait that does
+	// not go through WaitFor (reactor.Stats.AppWakeups).
+	NoteAppWakeup()
 }
 
 // EngineSide is the application's handle on the engine, shared by every
@@ -50,11 +53,19 @@ func (e *EngineSide) Call(name string, apply func(tx *reactor.Tx, reply func(err
 	}
 	select {
 	case err := <-result:
+		e.Woke()
 		return err
 	case <-e.Eng.Done():
+		e.Woke()
 		return ErrClosed
 	}
 }
+
+// Woke counts one release of an application wait on the engine (a reply,
+// a context's end, the baseline's fetch buffer): every variant counts its
+// application wakeups in the engine, the same way (reactor.Stats
+// .AppWakeups).
+func (e *EngineSide) Woke() { e.Eng.NoteAppWakeup() }
 
 // PublishedVersion is the state version of the latest published decision.
 func (e *EngineSide) PublishedVersion() uint64 { return e.Eng.Current().Decision.Version }
@@ -91,11 +102,12 @@ func (d Diagnostics[S]) Decision() *reactor.Decision { return d.eng.Current().De
 // Trace returns a copy of the retained recent decisions, oldest first.
 func (d Diagnostics[S]) Trace() []*reactor.Decision { return d.eng.Trace() }
 
-// AppWakeups counts the times an application call woke from a blocking
-// wait (records, an error, a wakeup, a timer or a fetch-buffer signal):
-// once per call when every wake carries a reason, many when the application
-// side spins or ping-pongs (KAFKA-20854).
-func (d Diagnostics[S]) AppWakeups() uint64 { return d.app.appWakeups.Load() }
+// AppWakeups counts every release of an application wait on the engine
+// (reactor.Stats.AppWakeups: a reply, a publication, a context's end, the
+// baseline's fetch-buffer signal or timer): once per call when every wake
+// carries a reason, many when the application side spins or ping-pongs
+// (KAFKA-20854).
+func (d Diagnostics[S]) AppWakeups() uint64 { return d.eng.Stats().AppWakeups }
 
 // CommitReturns counts the commit calls that returned with a completion,
 // and those released before the decision containing their completion was
@@ -150,6 +162,7 @@ func AwaitReply[T any](ctx context.Context, e *EngineSide, woke func(), reply ch
 		woke()
 		return r, true, nil
 	case <-e.Eng.Done():
+		woke()
 	case <-ctx.Done():
 		woke()
 		acked := make(chan struct{})
@@ -182,8 +195,10 @@ func (e *EngineSide) CloseOnEngine(start func(done chan error)) error {
 	}
 	select {
 	case err := <-done:
+		e.Woke()
 		return err
 	case <-e.Eng.Done():
+		e.Woke()
 		select {
 		case err := <-done:
 			return err

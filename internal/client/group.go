@@ -227,6 +227,7 @@ func (g *Group) CommitSyncOf(ctx context.Context, consumed func() map[managers.T
 		g.NoteCommitReturn(r)
 		return r.Err
 	case <-g.Eng.Done():
+		g.Woke()
 		select {
 		case r := <-result:
 			return r.Err
@@ -234,6 +235,7 @@ func (g *Group) CommitSyncOf(ctx context.Context, consumed func() map[managers.T
 			return ErrClosed
 		}
 	case <-ctx.Done():
+		g.Woke()
 		return ctx.Err()
 	}
 }

@@ -218,8 +218,10 @@ func (s *Share) CommitSync(ctx context.Context) (map[managers.TopicPartition]err
 		s.NoteCommitReturn(r.CommitResult)
 		return r.m, nil
 	case <-s.Eng.Done():
+		s.Woke()
 		return nil, ErrClosed
 	case <-ctx.Done():
+		s.Woke()
 		return nil, ctx.Err()
 	}
 }
