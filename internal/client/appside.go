@@ -9,8 +9,8 @@ import (
 // shares: the single-caller guard, the closed flag, callbacks waiting to run
 // on the application goroutine, and the counters Diagnostics reports.
 type AppSide struct {
-	inUse      atomic.Bool // guards against concurrent application calls
-	closed     atomic.Bool
+	inUse  atomic.Bool // guards against concurrent application calls
+	closed atomic.Bool
 	// returns counts commit calls that returned with a completion; early
 	// those released before the decision containing the completion was
 	// published (P4, invariant 4 as the application sees it).
