@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/kreactor/kreactor/internal/client"
+	"github.com/kreactor/kreactor/internal/mutant"
 	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/managers/group"
 	"github.com/kreactor/kreactor/reactor"
@@ -35,6 +36,7 @@ type application struct {
 	memberErrSeen error
 	closing       *client.CloseSequence // also mirrored in Group.Closing for the view
 	finalQueued   bool                  // the final auto-commit is queued
+	pollStarting  bool                  // onPoll is answering a new Poll (a mutation point reads it)
 }
 
 func (a *application) Name() string { return "application" }
@@ -48,7 +50,9 @@ func newApplication(g *client.Group) *application {
 func (a *application) onPoll(tx *reactor.Tx, reply chan pollReply, received map[managers.TopicPartition]managers.Position) {
 	a.g.Fetch.MarkConsumed(received)
 	a.poll.Set(tx, reply)
+	a.pollStarting = true
 	a.tryAnswer(tx)
+	a.pollStarting = false
 }
 
 // onClose starts the close sequence with one deadline.
@@ -65,6 +69,9 @@ func (a *application) pendingError() error {
 	if err := a.g.Member.LastError(); a.g.Member.State() == group.MemberFatal && err != a.memberErrSeen {
 		a.memberErrSeen = err
 		return fmt.Errorf("consumer: group membership failed: %w", err)
+	}
+	if mutant.On("metadata-error-not-surfaced") && !a.pollStarting {
+		return nil // checked only when a Poll starts: one set while it waits releases nothing
 	}
 	if v := a.g.Meta.Version(); v != a.metaReported {
 		a.metaReported = v
@@ -88,6 +95,9 @@ func (a *application) tryAnswer(tx *reactor.Tx) {
 		return
 	}
 	if !a.g.Fetch.Fetchable() {
+		if mutant.On("poll-returns-at-once") {
+			a.poll.Answer(tx, pollReply{})
+		}
 		return
 	}
 	recs := a.g.Fetch.Take(a.g.Cfg.MaxPollRecords)

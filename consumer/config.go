@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kreactor/kreactor/internal/client"
+	"github.com/kreactor/kreactor/internal/mutant"
 	"github.com/kreactor/kreactor/managers/group"
 )
 
@@ -114,6 +115,9 @@ func (c Config) Validate() error {
 		{"FetchMaxWait", "fetch.max.wait.ms", c.FetchMaxWait, 0, "must be >= 0"},
 	}
 	for _, d := range durations {
+		if d.field == "RetryBackoff" && d.v == 0 && mutant.On("zero-backoff-accepted") {
+			continue
+		}
 		if d.v < d.min {
 			return &ConfigError{d.field, d.java, d.v, d.why}
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kreactor/kreactor/internal/mutant"
 	"github.com/kreactor/kreactor/reactor"
 )
 
@@ -55,7 +56,9 @@ func (cs *CloseSequence) Poll(tx *reactor.Tx, w CloseWork) reactor.Result {
 		if !w.Left() {
 			outstanding = append(outstanding, w.LeaveName+" ("+w.State()+")")
 		}
-		w.FailPending(tx, ErrCloseDeadline)
+		if !mutant.On("close-drops-pending-commits") {
+			w.FailPending(tx, ErrCloseDeadline)
+		}
 		var err error
 		if len(outstanding) > 0 {
 			err = fmt.Errorf("%w: %s", ErrCloseDeadline, strings.Join(outstanding, ", "))
@@ -68,6 +71,10 @@ func (cs *CloseSequence) Poll(tx *reactor.Tx, w CloseWork) reactor.Result {
 	}
 	if !cs.leaveStarted {
 		cs.leaveStarted = true
+		if mutant.On("close-skips-leave") {
+			cs.finish(tx, w, nil) // reports the member gone without leaving
+			return reactor.Idle("closed")
+		}
 		w.Leave()
 	}
 	if !w.Left() {

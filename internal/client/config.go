@@ -6,6 +6,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/kreactor/kreactor/internal/mutant"
 	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/managers/group"
 )
@@ -62,6 +63,9 @@ func DefaultConfig() Config {
 // Backoff is the retry backoff of a consumer with these settings
 // (retry.backoff.ms doubling to retry.backoff.max.ms, managers.BackoffJitter).
 func Backoff(initial, maxBackoff time.Duration) managers.Backoff {
+	if mutant.On("backoff-never-doubles") {
+		return managers.NewBackoff(initial, initial)
+	}
 	return managers.NewBackoff(initial, maxBackoff)
 }
 

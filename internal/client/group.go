@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kreactor/kreactor/internal/mutant"
 	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/managers/group"
 	"github.com/kreactor/kreactor/reactor"
@@ -143,6 +144,9 @@ func (g *Group) SetManual(tps []managers.TopicPartition) {
 func (g *Group) OutstandingNeedsCoordinator(v group.View) bool {
 	if g.Cfg.GroupID == "" {
 		return false
+	}
+	if v.Closing && mutant.On("close-keeps-discovery") {
+		return true
 	}
 	return g.Member.NeedsCoordinator() || g.Commit.NeedsCoordinator() || g.Offsets.NeedsCoordinator(v)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kreactor/kreactor/internal/mutant"
 	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/reactor"
 )
@@ -66,6 +67,9 @@ func (t *transport) client(addr string) (*kgo.Client, error) {
 
 // Send implements reactor.Transport.
 func (t *transport) Send(req *reactor.Request, done func(any, error)) {
+	if mutant.On("transport-never-sends") {
+		return // accepted, never sent, never completed
+	}
 	call, ok := req.Payload.(*managers.Call)
 	if !ok {
 		panic(fmt.Sprintf("consumer: manager %s returned a %T payload, want *managers.Call", req.Manager, req.Payload))

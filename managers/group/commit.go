@@ -22,6 +22,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kreactor/kreactor/internal/mutant"
 	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/reactor"
 )
@@ -133,6 +134,9 @@ func (c *Commit) Poll(tx *reactor.Tx, v View) reactor.Result {
 	autoActive := c.cfg.AutoCommit && len(v.Assignment) > 0 && !v.Closing
 	if c.cfg.AutoCommit && c.nextAuto.IsZero() {
 		c.nextAuto = now.Add(c.cfg.AutoCommitInterval) // the timer starts with the consumer
+	}
+	if c.cfg.AutoCommit && !v.Closing && !v.CoordinatorKnown && !now.Before(c.nextAuto) && mutant.On("auto-commit-timer-stale") {
+		return reactor.RetryAt(c.nextAuto, "auto-commit interval")
 	}
 	if autoActive {
 		if !now.Before(c.nextAuto) {

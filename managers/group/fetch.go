@@ -19,6 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kreactor/kreactor/internal/mutant"
 	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/reactor"
 )
@@ -283,6 +284,10 @@ func (f *Fetch) Poll(tx *reactor.Tx, v View) reactor.Result {
 		if !ok {
 			v.Meta.RequestRefresh(tx)
 			waits = append(waits, reactor.Await(reactor.InputMetadata, "leader unknown"))
+			continue
+		}
+		if f.inFlight[leader] && mutant.On("fetch-in-flight-1ms-wake") {
+			waits = append(waits, reactor.Await(reactor.InputResponse, "Fetch in flight").Until(tx.Now.Add(time.Millisecond)))
 			continue
 		}
 		if f.inFlight[leader] {

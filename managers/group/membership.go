@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kreactor/kreactor/internal/mutant"
 	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/reactor"
 )
@@ -164,14 +165,22 @@ func (m *Membership) Done() bool {
 func (m *Membership) Poll(tx *reactor.Tx, v View) reactor.Result {
 	m.errs.RaiseCoordinatorFailure(tx)
 	switch {
+	case m.state == MemberUnsubscribed && mutant.On("unsubscribed-heartbeat-due"):
+		return reactor.RetryAt(m.nextBeat, "heartbeat interval")
 	case m.state == MemberUnsubscribed:
 		return reactor.Idle("not subscribed")
 	case m.state == MemberLeft:
 		return reactor.Idle("left the group")
 	case m.state == MemberFatal:
 		return reactor.Idle("fatal: " + m.LastError().Error())
+	case m.inFlight && mutant.On("heartbeat-in-flight-zero-wait") && !m.nextBeat.IsZero() && !tx.Now.Before(m.nextBeat):
+		return reactor.RetryAt(m.nextBeat, "heartbeat interval")
 	case m.inFlight:
 		return reactor.Await(reactor.InputResponse, "heartbeat in flight")
+	case !v.CoordinatorKnown && mutant.On("retry-at-now-coordinator-unknown"):
+		return reactor.RetryAt(tx.Now, "coordinator unknown")
+	case !v.CoordinatorKnown && mutant.On("coordinator-unknown-10hz-wake"):
+		return reactor.Await(reactor.InputCoordinator, "coordinator unknown").Until(tx.Now.Add(100 * time.Millisecond))
 	case !v.CoordinatorKnown:
 		return reactor.Await(reactor.InputCoordinator, "coordinator unknown")
 	}

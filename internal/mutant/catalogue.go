@@ -1,0 +1,121 @@
+package mutant
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kreactor/kreactor/catalogue"
+)
+
+// Mutant is one deliberate bug of the reactor path.
+type Mutant struct {
+	// Name identifies the mutant in the kill matrix.
+	Name string
+	// Shape is the failure shape the bug has (catalogue.Shapes): a mutant
+	// of a seed failure shape must be killed by a regression spec or
+	// scenario file covering an item of that shape.
+	Shape catalogue.Shape
+	// Points are the mutation points it switches on (usually one, named
+	// like the mutant; several make a higher-order mutant).
+	Points []string
+	// Where is the file holding the (first) mutation point.
+	Where string
+	// Description says what the bug does, in the words of the issue or of
+	// the Jira whose shape it has.
+	Description string
+	// Source says where the bug comes from: "issue 9" for the twelve the
+	// issue describes, "added" for ours.
+	Source string
+}
+
+// Mutants is the catalogue, in kill-matrix row order.
+var Mutants = []Mutant{
+	{Name: "effects-before-publication", Shape: catalogue.ShapePublicationRace, Points: []string{"effects-before-publication"}, Where: "reactor/loop.go", Source: "issue 9",
+		Description: "the loop runs a step's effects (commit releases, Poll answers) before it publishes the decision that includes them (invariant 4)"},
+	{Name: "effects-at-once", Shape: catalogue.ShapePublicationRace, Points: []string{"effects-at-once"}, Where: "reactor/core.go", Source: "added",
+		Description: "publication after effects: the core runs each effect as soon as it is queued, while observations are still being applied (today's futures)"},
+	{Name: "retry-at-now-coordinator-unknown", Shape: catalogue.ShapeBusyLoop, Points: []string{"retry-at-now-coordinator-unknown"}, Where: "managers/group/membership.go", Source: "issue 9",
+		Description: "membership answers RetryAt(now) instead of Await(coordinator) while the coordinator is unknown (KAFKA-20253's zero wait)"},
+	{Name: "past-deadline-uncounted", Shape: catalogue.ShapeBusyLoop, Points: []string{"retry-at-now-coordinator-unknown", "past-deadline-uncounted"}, Where: "reactor/stats.go", Source: "issue 9",
+		Description: "the loop silently drops past deadlines: with membership answering RetryAt(now) while the coordinator is unknown, the engine no longer counts the violation (Stats.PastDeadline stays 0)"},
+	{Name: "unsubscribed-heartbeat-due", Shape: catalogue.ShapeBusyLoop, Points: []string{"unsubscribed-heartbeat-due"}, Where: "managers/group/membership.go", Source: "issue 9",
+		Description: "an unsubscribed member (group id, manual assignment) reports its heartbeat timer, which never started, instead of Idle: a zero wait (KAFKA-20426)"},
+	{Name: "coordinator-unknown-10hz-wake", Shape: catalogue.ShapeBusyLoop, Points: []string{"coordinator-unknown-10hz-wake"}, Where: "managers/group/membership.go", Source: "issue 9",
+		Description: "membership awaits the coordinator but asks to be polled again every 100 ms for nothing: a useless 10 Hz wake while the coordinator is unknown"},
+	{Name: "fetch-in-flight-1ms-wake", Shape: catalogue.ShapeAmbiguousEmptyResult, Points: []string{"fetch-in-flight-1ms-wake"}, Where: "managers/group/fetch.go", Source: "issue 9",
+		Description: "a Fetch in flight awaits its response with a 1 ms deadline: the loop wakes about a thousand times a second for nothing (the mutant that woke 2,591 times in 3 s)"},
+	{Name: "poll-returns-at-once", Shape: catalogue.ShapeAmbiguousEmptyResult, Points: []string{"poll-returns-at-once"}, Where: "consumer/application.go", Source: "issue 9",
+		Description: "Poll is answered at once, empty, when nothing is fetchable: the application polls again and again (KAFKA-20854's ping-pong on the reactor)"},
+	{Name: "backoff-never-doubles", Shape: catalogue.ShapeBusyLoop, Points: []string{"backoff-never-doubles"}, Where: "internal/client/config.go", Source: "issue 9",
+		Description: "every retry waits retry.backoff.ms: the backoff never grows toward retry.backoff.max.ms"},
+	{Name: "transport-never-sends", Shape: catalogue.ShapeEndToEnd, Points: []string{"transport-never-sends"}, Where: "internal/client/transport.go", Source: "issue 9",
+		Description: "the transport accepts every request and never sends or completes it (the null subject as a bug of the reactor path)"},
+	{Name: "heartbeat-in-flight-zero-wait", Shape: catalogue.ShapeBusyLoop, Points: []string{"heartbeat-in-flight-zero-wait"}, Where: "managers/group/membership.go", Source: "added",
+		Description: "a heartbeat in flight past its interval reports the expired interval instead of awaiting the response (KAFKA-21031)"},
+	{Name: "auto-commit-timer-stale", Shape: catalogue.ShapeBusyLoop, Points: []string{"auto-commit-timer-stale"}, Where: "managers/group/commit.go", Source: "added",
+		Description: "an auto-commit due while the coordinator is unknown reports its expired timer, reset only when a commit is sent (KAFKA-20970)"},
+	{Name: "zero-backoff-accepted", Shape: catalogue.ShapeBusyLoop, Points: []string{"zero-backoff-accepted"}, Where: "consumer/config.go", Source: "added",
+		Description: "the reactor accepts retry.backoff.ms=0: a failing Fetch is retried with no wait (KAFKA-21049)"},
+	{Name: "close-skips-leave", Shape: catalogue.ShapeLifecycle, Points: []string{"close-skips-leave"}, Where: "internal/client/close.go", Source: "added",
+		Description: "close skips the leave heartbeat and reports the member gone: the group keeps it until its session times out"},
+	{Name: "close-keeps-discovery", Shape: catalogue.ShapeLifecycle, Points: []string{"close-keeps-discovery"}, Where: "internal/client/group.go", Source: "added",
+		Description: "coordinator discovery keeps running while closing whether or not anything needs the coordinator (KAFKA-18569)"},
+	{Name: "close-drops-pending-commits", Shape: catalogue.ShapeLifecycle, Points: []string{"close-drops-pending-commits"}, Where: "internal/client/close.go", Source: "added",
+		Description: "at the close deadline, pending commits are dropped instead of failed: their callbacks never run (KAFKA-19357)"},
+	{Name: "metadata-error-not-surfaced", Shape: catalogue.ShapePublicationRace, Points: []string{"metadata-error-not-surfaced"}, Where: "consumer/application.go", Source: "added",
+		Description: "a metadata error is checked only when a Poll starts: one that arrives while Poll waits does not release it (KAFKA-20397's lost wakeup)"},
+}
+
+// Lookup returns the mutant named name.
+func Lookup(name string) (Mutant, bool) {
+	i := slices.IndexFunc(Mutants, func(m Mutant) bool { return m.Name == name })
+	if i < 0 {
+		return Mutant{}, false
+	}
+	return Mutants[i], true
+}
+
+// Points lists every mutation point of the catalogue, sorted.
+func Points() []string {
+	var out []string
+	for _, m := range Mutants {
+		for _, p := range m.Points {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func knownPoint(p string) bool { return slices.Contains(Points(), p) }
+
+// EnvValue is the $KREACTOR_MUTANT value that switches m on.
+func (m Mutant) EnvValue() string { return strings.Join(m.Points, "+") }
+
+// Validate checks the catalogue: unique names, a known shape, at least one
+// point, a description. Errors name the mutant.
+func Validate() error {
+	seen := map[string]bool{}
+	for _, m := range Mutants {
+		switch {
+		case m.Name == "" || seen[m.Name]:
+			return fmt.Errorf("mutant %q: empty or duplicate name", m.Name)
+		case !slices.Contains(catalogue.Shapes, m.Shape):
+			return fmt.Errorf("mutant %q: unknown shape %q", m.Name, m.Shape)
+		case len(m.Points) == 0 || m.Description == "" || m.Where == "":
+			return fmt.Errorf("mutant %q: needs points, a description and where", m.Name)
+		}
+		seen[m.Name] = true
+	}
+	return nil
+}
+
+// SeedShapes are the failure shapes named in KAFKA-20995 (the ones the seed
+// Jiras have): a mutant of one of them must be killed by a regression spec
+// or scenario file of the same shape.
+var SeedShapes = []catalogue.Shape{
+	catalogue.ShapeBusyLoop, catalogue.ShapeAmbiguousEmptyResult, catalogue.ShapePublicationRace, catalogue.ShapeLifecycle,
+}
