@@ -26,7 +26,30 @@ func New(cfg Config) (*Consumer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	g := client.NewGroup(client.Config(cfg))
+	return start(client.NewGroup(client.Config(cfg)))
+}
+
+// NewOn is New on tr instead of the franz-go transport: every request the
+// request managers build is handed to tr (its Payload a *managers.Call:
+// node, address, kmsg request), and tr completes it (reactor.Transport's
+// contract: exactly once, from any goroutine) or never. It is for
+// harnesses, not applications: kreactor's null subject runs this consumer
+// on a transport that never sends, to show that every regression spec needs
+// progress to pass; a fault-injecting transport is another use. tr belongs
+// to the caller: Close does not close it. Errors: *ConfigError.
+func NewOn(cfg Config, tr reactor.Transport) (*Consumer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if tr == nil {
+		return nil, &ConfigError{Field: "transport", Value: nil, Reason: "NewOn needs a transport"}
+	}
+	return start(client.NewGroupOn(client.Config(cfg), tr))
+}
+
+// start builds the reactor and the application side over g's managers and
+// starts them.
+func start(g *client.Group) (*Consumer, error) {
 	app := newApplication(g)
 	// The application manager goes first: what it starts (the final
 	// commit, the leave) is polled by its owner in the same round.

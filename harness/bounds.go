@@ -1,11 +1,6 @@
 package harness
 
-import (
-	"time"
-
-	"github.com/kreactor/kreactor/consumer"
-	"github.com/kreactor/kreactor/managers"
-)
+import "time"
 
 // Named timeouts. Every wait in a spec uses one of these, so a slow machine
 // is a one-line change and failure messages can name the bound missed.
@@ -40,21 +35,5 @@ const (
 	// DefaultShareLockDuration is the share record acquisition lock
 	// clusters use unless a spec asks otherwise (Kafka's is 30 s).
 	DefaultShareLockDuration = 2 * time.Second
-	// BackoffJitter is the jitter of the consumer's retry backoff
-	// (KIP-580's 20%), the managers' one constant.
-	BackoffJitter = managers.BackoffJitter
 )
 
-// Backoff returns the retry backoff a consumer built from cfg uses
-// (retry.backoff.ms doubling to retry.backoff.max.ms, 20% jitter), for
-// deriving request-count bounds.
-func Backoff(cfg consumer.Config) managers.Backoff {
-	return managers.NewBackoff(cfg.RetryBackoff, cfg.RetryBackoffMax)
-}
-
-// MaxBackoffWait is the longest single backoff wait cfg allows:
-// retry.backoff.max.ms plus jitter (a loose bound: managers.Backoff, as
-// Java's ExponentialBackoff, caps the jittered wait at the max).
-func MaxBackoffWait(cfg consumer.Config) time.Duration {
-	return time.Duration(float64(cfg.RetryBackoffMax) * (1 + BackoffJitter))
-}

@@ -54,12 +54,17 @@ func Spec(id string, covers []string, subject, target string) ginkgo.Labels {
 // value is recorded as 0 with the original value named in the bound (JSON has
 // no NaN). Values are rounded to three decimals: figures are for reading.
 func Figure(name string, value float64, unit, bound string) {
+	addFigure(name, value, unit, bound, 2)
+}
+
+// addFigure is Figure reporting the caller offset frames up.
+func addFigure(name string, value float64, unit, bound string, offset int) {
 	if math.IsNaN(value) || math.IsInf(value, 0) {
 		bound = fmt.Sprintf("%s (measured %v)", bound, value)
 		value = 0
 	}
 	value = math.Round(value*1000) / 1000
-	ginkgo.AddReportEntry(name, reports.Figure{Value: value, Unit: unit, Bound: bound}, ginkgo.Offset(1), ginkgo.ReportEntryVisibilityFailureOrVerbose)
+	ginkgo.AddReportEntry(name, reports.Figure{Value: value, Unit: unit, Bound: bound}, ginkgo.Offset(offset), ginkgo.ReportEntryVisibilityFailureOrVerbose)
 }
 
 // Note attaches a line of text to the running spec as a report entry (the

@@ -19,6 +19,7 @@ const EnvSubject = "KREACTOR_SUBJECT"
 var Subjects = map[string]Subject{
 	Reactor{}.Name():  Reactor{},
 	Baseline{}.Name(): Baseline{},
+	Null{}.Name():     Null{},
 }
 
 // SelectedSubject returns the subject named by $KREACTOR_SUBJECT (default

@@ -54,7 +54,10 @@ type Metadata struct {
 	// be re-requested in a loop.
 	refreshes int
 	lastSent  time.Time
-	version   uint64 // increments on each applied response
+	// refreshAllowed is when the next on-demand refresh may go: lastSent
+	// plus Backoff.Delay(refreshes), jittered once when the last one went.
+	refreshAllowed time.Time
+	version        uint64 // increments on each applied response
 }
 
 // NewMetadata returns a metadata manager using bootstrap addresses until
@@ -167,15 +170,18 @@ func (m *Metadata) Poll(tx *reactor.Tx, topics []string) reactor.Result {
 	if next, waiting := m.retry.Waiting(tx.Now); waiting {
 		return reactor.RetryAt(next, "Metadata backoff")
 	}
-	if onDemand && m.refreshes > 0 {
-		if allow := m.lastSent.Add(m.retry.Backoff.Delay(m.refreshes)); tx.Now.Before(allow) {
-			return reactor.RetryAt(allow, "metadata refresh backoff")
-		}
+	if onDemand && m.refreshes > 0 && tx.Now.Before(m.refreshAllowed) {
+		return reactor.RetryAt(m.refreshAllowed, "metadata refresh backoff")
 	}
 	if onDemand {
 		m.refreshes++
 	}
 	m.lastSent = tx.Now
+	// The next on-demand refresh waits one jittered step, drawn once here:
+	// drawn again at every poll, the wait would move each time the loop
+	// woke for it, and the wake would find nothing to do (a spurious
+	// wakeup, issue 9).
+	m.refreshAllowed = tx.Now.Add(m.retry.Backoff.Delay(m.refreshes))
 	req := kmsg.NewPtrMetadataRequest()
 	for _, t := range topics {
 		rt := kmsg.NewMetadataRequestTopic()

@@ -31,12 +31,18 @@ const (
 	// EntryFailedKeys holds a JSON array of strings: the expectation keys
 	// that failed in this spec (issue 9).
 	EntryFailedKeys = "kreactor.failed-keys"
+	// EntryLiveness holds a JSON array of strings: the expectation keys
+	// that express progress (records delivered, a commit completing, an
+	// error surfaced; issue 9). A regression spec on a null control (a
+	// consumer that never sends) counts as failing for the right reason
+	// only when a key in EntryFailedKeys is one of these.
+	EntryLiveness = "kreactor.liveness"
 )
 
 // isStructured reports whether name is one of the entries above (kept out
 // of the figure list).
 func isStructured(name string) bool {
-	return name == EntrySeries || name == EntryProvenance || name == EntrySignals || name == EntryFailedKeys
+	return name == EntrySeries || name == EntryProvenance || name == EntrySignals || name == EntryFailedKeys || name == EntryLiveness
 }
 
 // SeriesVersion is the version of the Series layout this package reads and
@@ -206,7 +212,7 @@ func decodeSeries(asJSON string) (*Series, error) {
 }
 
 // decodeStrings decodes a JSON array of strings (EntrySignals,
-// EntryFailedKeys).
+// EntryFailedKeys, EntryLiveness).
 func decodeStrings(name, asJSON string) ([]string, error) {
 	var out []string
 	if err := json.Unmarshal([]byte(asJSON), &out); err != nil {

@@ -127,6 +127,9 @@ type Row struct {
 	// when the spec attached none.
 	Signals    []string `json:"signals,omitempty"`
 	FailedKeys []string `json:"failed_keys,omitempty"`
+	// Liveness are the spec's EntryLiveness keys: the expectations that
+	// express progress; nil when the spec attached none.
+	Liveness []string `json:"liveness,omitempty"`
 }
 
 // Suite describes one Ginkgo suite run found in the input.
@@ -524,6 +527,8 @@ func rowOf(rep types.Report, sr types.SpecReport, opt Options, root string) (Row
 				row.Signals, err = decodeStrings(e.Name, e.Value.AsJSON)
 			case EntryFailedKeys:
 				row.FailedKeys, err = decodeStrings(e.Name, e.Value.AsJSON)
+			case EntryLiveness:
+				row.Liveness, err = decodeStrings(e.Name, e.Value.AsJSON)
 			case EntryProvenance:
 				err = fmt.Errorf("%s belongs to BeforeSuite (harness.SuiteSetup), not to a spec", EntryProvenance)
 			}

@@ -1,6 +1,9 @@
 package scenario
 
 import (
+	"fmt"
+
+	"github.com/kreactor/kreactor/harness"
 	"strings"
 	"time"
 
@@ -15,7 +18,7 @@ type Expectation struct {
 	Window string // counts: the window measured
 	Of     string // duration, error, callbacks: the named step
 
-	Key            kmsg.Key // requests
+	API            kmsg.Key // requests
 	Max, Min       *int     // counts
 	MaxBackoffPlus *int     // requests: at most the backoff schedule's attempts in the window plus this
 	MinDur, MaxDur *time.Duration
@@ -26,8 +29,54 @@ type Expectation struct {
 
 // ExpectKinds lists the expectation kinds.
 var ExpectKinds = []string{
-	"requests", "steps", "spurious_wakeups", "ready_without_request", "app_wakeups",
+	"requests", "steps", "spurious_wakeups", "ready_without_request", "past_deadline", "app_wakeups", "early_returns",
 	"duration", "error", "callbacks", "commits_within_processed", "config_rejected", "delivered",
+}
+
+// probeKinds are the expectation kinds read from the loop's counters (the
+// optional probe of our consumers).
+var probeKinds = []string{"steps", "spurious_wakeups", "ready_without_request", "past_deadline", "app_wakeups", "early_returns"}
+
+// Key is the expectation's key: the name of the figure it produces, which
+// signals, liveness and the report's failed keys use ("steps.outage",
+// "requests.FindCoordinator.outage", "duration.close", "delivered").
+func (e Expectation) Key() string {
+	switch e.Kind {
+	case "requests":
+		return fmt.Sprintf("requests.%s.%s", kmsg.NameForKey(int16(e.API)), e.Window)
+	case "duration", "error", "callbacks":
+		return e.Kind + "." + e.Of
+	case "commits_within_processed":
+		return KeyCommitsPastProcessed
+	case "config_rejected":
+		return "config_rejected." + e.Field
+	case "delivered", "early_returns":
+		return e.Kind
+	}
+	return e.Kind + "." + e.Window
+}
+
+// Keys a run can fail on besides the expectations' own.
+const (
+	// KeyCommitsPastProcessed is commits_within_processed's key: a commit
+	// exceeded what the application had processed.
+	KeyCommitsPastProcessed = "commits.past_processed"
+	// KeyCommitsObserved is commits_within_processed's liveness key: no
+	// OffsetCommit was observed at all.
+	KeyCommitsObserved = "commits.observed"
+	// KeyTimeline: a step could not be carried out (a consume that never
+	// got its records, a cluster that did not start a fault); the run
+	// stopped there, and expectations about what came later were not
+	// reached.
+	KeyTimeline = harness.KeyTimeline
+)
+
+// keys lists every key e can fail on.
+func (e Expectation) keys() []string {
+	if e.Kind == "commits_within_processed" {
+		return []string{KeyCommitsPastProcessed, KeyCommitsObserved}
+	}
+	return []string{e.Key()}
 }
 
 // ErrorKinds are the non-Kafka values of "is".
@@ -88,7 +137,7 @@ func (p *parser) expectation(k, v *yaml.Node, e *Expectation) error {
 	counts := map[string]func(*yaml.Node) error{"window": window, "max": maxN, "min": minN}
 	switch k.Value {
 	case "requests":
-		counts["key"] = func(n *yaml.Node) error { return p.apiKey(n, &e.Key) }
+		counts["key"] = func(n *yaml.Node) error { return p.apiKey(n, &e.API) }
 		counts["max_backoff_plus"] = func(n *yaml.Node) error { return intPtr(p, n, &e.MaxBackoffPlus) }
 		if err := p.mapping(v, what, counts, "key", "window"); err != nil {
 			return err
@@ -97,7 +146,12 @@ func (p *parser) expectation(k, v *yaml.Node, e *Expectation) error {
 			return p.errf(v.Line, k.Value, "needs max, min or max_backoff_plus")
 		}
 		return nil
-	case "steps", "spurious_wakeups", "ready_without_request", "app_wakeups":
+	case "early_returns":
+		if err := p.mapping(v, what, map[string]func(*yaml.Node) error{"max": maxN}, "max"); err != nil {
+			return err
+		}
+		return nil
+	case "steps", "spurious_wakeups", "ready_without_request", "past_deadline", "app_wakeups":
 		if err := p.mapping(v, what, counts, "window"); err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -29,6 +30,15 @@ type Scenario struct {
 	Client  ClientSpec
 	Steps   []Step
 	Expect  []Expectation
+	// Signals are the expectation keys that express the covered Jira's
+	// symptom: the negative control (the baseline) must fail on one of
+	// them (issue 9). Required, with Liveness, for a file covering a
+	// regression.
+	Signals []string
+	// Liveness are the expectation keys that express progress (records
+	// delivered, a commit completing, an error surfaced): the null control
+	// (a consumer that never sends) must fail on one of them.
+	Liveness []string
 }
 
 // ClusterSpec is what the scenario needs from the target.
@@ -131,6 +141,8 @@ func Parse(file string, data []byte) (*Scenario, error) {
 		"consumer": func(n *yaml.Node) error { return p.client(n, &sc.Client) },
 		"steps":    func(n *yaml.Node) error { return p.steps(n, &sc.Steps) },
 		"expect":   func(n *yaml.Node) error { return p.expectations(n, &sc.Expect) },
+		"signals":  func(n *yaml.Node) error { return p.strs(n, &sc.Signals) },
+		"liveness": func(n *yaml.Node) error { return p.strs(n, &sc.Liveness) },
 	}, "id", "covers", "steps", "expect")
 	if err != nil {
 		return nil, err
@@ -358,10 +370,32 @@ func (p *parser) check(sc *Scenario) error {
 			names[st.As] = st.Kind
 		}
 	}
+	regression := false
 	if cat, err := catalogue.Load(); err == nil {
 		for _, c := range sc.Covers {
-			if _, ok := cat.Lookup(c); !ok {
+			it, ok := cat.Lookup(c)
+			if !ok {
 				return p.errf(1, c, "covers an item the catalogue does not have (catalogue/catalogue.json)")
+			}
+			regression = regression || it.Kind == catalogue.KindRegression
+		}
+	}
+	known := map[string]bool{}
+	for _, e := range sc.Expect {
+		for _, k := range e.keys() {
+			known[k] = true
+		}
+	}
+	for _, list := range []struct {
+		name string
+		keys []string
+	}{{"signals", sc.Signals}, {"liveness", sc.Liveness}} {
+		if regression && len(list.keys) == 0 {
+			return p.errf(1, list.name, "a scenario covering a regression names its %s: expectation keys (%s)", list.name, strings.Join(slices.Sorted(maps.Keys(known)), ", "))
+		}
+		for _, k := range list.keys {
+			if !known[k] {
+				return p.errf(1, k, "%s names a key no expectation has (keys: %s)", list.name, strings.Join(slices.Sorted(maps.Keys(known)), ", "))
 			}
 		}
 	}

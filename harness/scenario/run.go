@@ -42,12 +42,22 @@ type Outcome struct {
 	Target   string
 	Figures  []Figure
 	Failures []string
-	Diagnose string
-	Duration time.Duration
+	// FailedKeys are the keys of the failed expectations (Expectation.Key,
+	// KeyCommitsObserved, KeyTimeline), each once, in order of failure:
+	// what the report compares with the scenario's Signals and Liveness.
+	FailedKeys []string
+	Diagnose   string
+	Duration   time.Duration
 }
 
 // Passed reports whether every expectation held.
 func (o *Outcome) Passed() bool { return len(o.Failures) == 0 }
+
+func (o *Outcome) failKey(key string) {
+	if !slices.Contains(o.FailedKeys, key) {
+		o.FailedKeys = append(o.FailedKeys, key)
+	}
+}
 
 // Defaults for steps that leave a value out.
 const (
@@ -56,10 +66,13 @@ const (
 )
 
 type window struct {
-	from, to       time.Time
-	probed         bool // the subject has a probe: s0, s1, wakes0, wakes1 are set
-	s0, s1         reactor.Stats
-	wakes0, wakes1 uint64
+	from, to time.Time
+	probed   bool // the subject has a probe: s0, s1 are set
+	s0, s1   reactor.Stats
+	// pastInTrace is the harness's own count of past deadlines in the
+	// window, from the decisions the probe's trace still held when the
+	// window closed (a lower bound: the trace is a ring).
+	pastInTrace int
 }
 
 type stepResult struct {
@@ -149,7 +162,7 @@ func Run(ctx context.Context, sc *Scenario, subject harness.Subject, target harn
 			defer cancel()
 			_ = c.Close(cctx)
 		}()
-		if err := r.steps(ctx); err != nil {
+		if err := r.steps(ctx, out); err != nil {
 			out.Diagnose = harness.Diagnose(c)
 			return nil, err
 		}
@@ -223,13 +236,24 @@ func (r *run) observeCommit(o harness.Observed) {
 	}
 }
 
-func (r *run) steps(ctx context.Context) error {
+// steps runs the timeline. A step that cannot be carried out (a consume
+// that never gets its records, a fault the cluster refuses) stops the
+// timeline there: the failure is recorded on KeyTimeline and the
+// expectations are still evaluated, so a run shows what it measured before
+// it stopped (a consumer that makes no progress fails its liveness keys,
+// not the spec as a whole). The error is for a run that was canceled.
+func (r *run) steps(ctx context.Context, out *Outcome) error {
 	for _, st := range r.sc.Steps {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("%s:%d: %s: %w", r.sc.File, st.Line, st.Kind, err)
 		}
 		if err := r.step(ctx, st); err != nil {
-			return fmt.Errorf("%s:%d: %s: %w", r.sc.File, st.Line, st.Kind, err)
+			if ctx.Err() != nil {
+				return fmt.Errorf("%s:%d: %s: %w", r.sc.File, st.Line, st.Kind, err)
+			}
+			out.Failures = append(out.Failures, fmt.Sprintf("%s:%d: %s: %v (the timeline stopped here)", r.sc.File, st.Line, st.Kind, err))
+			out.failKey(KeyTimeline)
+			break
 		}
 	}
 	for _, w := range r.windows {
@@ -359,7 +383,7 @@ func (r *run) step(ctx context.Context, st Step) error {
 	case "window":
 		w := &window{from: time.Now()}
 		if p, ok := harness.ProbeOf(c); ok {
-			w.probed, w.s0, w.wakes0 = true, p.Stats(), p.AppWakeups()
+			w.probed, w.s0 = true, p.Stats()
 		}
 		r.windows[st.Name] = w
 		return nil
@@ -390,7 +414,8 @@ func (r *run) closeWindow(w *window) {
 	}
 	w.to = time.Now()
 	if p, ok := harness.ProbeOf(r.c); ok && w.probed {
-		w.s1, w.wakes1 = p.Stats(), p.AppWakeups()
+		w.s1 = p.Stats()
+		w.pastInTrace = harness.PastDeadlinesIn(p.Trace(), w.from, w.to)
 	}
 }
 

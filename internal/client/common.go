@@ -8,7 +8,7 @@ import "context"
 type common struct {
 	EngineSide
 	AppSide
-	tr   *transport
+	tr   sender
 	life lifecycle
 }
 

@@ -71,12 +71,25 @@ type Group struct {
 // It sends nothing: the engine is built over EngineConfig and handed to
 // Start.
 func NewGroup(cfg Config) *Group {
+	return newGroup(cfg, newTransport(&cfg))
+}
+
+// NewGroupOn is NewGroup on tr instead of the franz-go transport: every
+// request the managers build (payload *managers.Call) goes to tr, which the
+// caller owns (closing the consumer does not close it). For harnesses: a
+// transport that never sends (the null subject), or one that injects
+// faults.
+func NewGroupOn(cfg Config, tr reactor.Transport) *Group {
+	return newGroup(cfg, &foreign{tr: tr})
+}
+
+func newGroup(cfg Config, tr sender) *Group {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	backoff := Backoff(cfg.RetryBackoff, cfg.RetryBackoffMax)
 	g := &Group{Cfg: cfg, Log: cfg.Logger, received: map[managers.TopicPartition]managers.Position{}}
-	g.tr = newTransport(&cfg)
+	g.tr = tr
 	g.Coord = managers.NewCoordinator(cfg.GroupID, managers.KeyTypeGroup, backoff)
 	g.Meta = managers.NewMetadata(cfg.BootstrapServers, cfg.MetadataMaxAge, backoff)
 	g.Member = group.NewMembership(cfg.GroupID, cfg.RebalanceTimeout, backoff, g.Coord)

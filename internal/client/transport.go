@@ -14,6 +14,32 @@ import (
 	"github.com/kreactor/kreactor/reactor"
 )
 
+// sender is what a consumer's machinery needs of its transport: Send, the
+// number of requests in flight (for the snapshot), and close.
+type sender interface {
+	reactor.Transport
+	inFlight() int
+	close()
+}
+
+// foreign is a caller's transport (NewGroupOn) with the in-flight count
+// the snapshot reads; the caller owns it, so close does nothing.
+type foreign struct {
+	tr     reactor.Transport
+	flight atomic.Int64
+}
+
+func (f *foreign) Send(req *reactor.Request, done func(any, error)) {
+	f.flight.Add(1)
+	f.tr.Send(req, func(resp any, err error) {
+		f.flight.Add(-1)
+		done(resp, err)
+	})
+}
+
+func (f *foreign) inFlight() int { return int(f.flight.Load()) }
+func (f *foreign) close()        {}
+
 // transport sends each managers.Call to its broker with franz-go: one kgo
 // client per broker address (seeded with that address only, so kgo never
 // routes or retries on its own), raw requests through the seed broker

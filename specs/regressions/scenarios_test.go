@@ -32,8 +32,18 @@ var _ = Describe("Scenario files", func() {
 	}
 	for _, sc := range scenarios {
 		It(sc.Title, harness.Spec(sc.ID, sc.Covers, subject.Name(), target.Name()), SpecTimeout(harness.SpecTimeout), func(ctx SpecContext) {
+			// The file's signal and liveness keys, and the keys that
+			// failed, go to the report: the negative controls must fail
+			// for the right reason (issue 9).
+			if len(sc.Signals) > 0 {
+				harness.Signals(sc.Signals...)
+			}
+			if len(sc.Liveness) > 0 {
+				harness.Liveness(sc.Liveness...)
+			}
 			out, err := scenario.Run(ctx, sc, subject, target)
 			Expect(err).NotTo(HaveOccurred(), "running %s", sc.File)
+			harness.FailedKeys(out.FailedKeys)
 			for _, f := range out.Figures {
 				if f.NotApplicable {
 					harness.NotApplicable(f.Name, f.Detail)

@@ -1,0 +1,110 @@
+package harness
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/kreactor/kreactor/reports"
+)
+
+// KeyTimeline is the key a spec fails on when a step it needs could not be
+// carried out (an application call failed, a phase was never reached): not
+// an expectation about the subject's behaviour in the Jira's shape.
+const KeyTimeline = "timeline"
+
+// Signals declares the running spec's signal: the expectation keys (figure
+// names) that express the covered Jira's symptom. The report's check
+// requires the negative control (the baseline) to fail a regression spec
+// on one of them; a failure on anything else (another key, a timeout, a
+// panic, a setup error) does not count (issue 9).
+func Signals(keys ...string) {
+	ginkgo.AddReportEntry(reports.EntrySignals, slices.Clone(keys), ginkgo.Offset(1), ginkgo.ReportEntryVisibilityNever)
+}
+
+// Liveness declares the running spec's liveness keys: the expectations that
+// express progress (records delivered, a commit completing, an error
+// surfaced). The report's check requires the null control (a consumer that
+// never sends) to fail every regression spec on one of them.
+func Liveness(keys ...string) {
+	ginkgo.AddReportEntry(reports.EntryLiveness, slices.Clone(keys), ginkgo.Offset(1), ginkgo.ReportEntryVisibilityNever)
+}
+
+// FailedKeys records which expectation keys failed in the running spec
+// (reports.EntryFailedKeys); the last call wins.
+func FailedKeys(keys []string) {
+	ginkgo.AddReportEntry(reports.EntryFailedKeys, slices.Clone(keys), ginkgo.Offset(1), ginkgo.ReportEntryVisibilityNever)
+}
+
+// Checks evaluates a spec's expectations by key: each check that fails is
+// recorded with its key and message and the spec goes on, so one run shows
+// every key that failed, not only the first (the report needs all of them
+// to tell the Jira's symptom from other failures). Require fails the spec at
+// once (for a step without which the rest means nothing); Done fails it with
+// every message when any check failed. Both attach the failed keys first.
+// The zero value is ready to use; one spec goroutine uses it.
+type Checks struct {
+	failed []string
+	msgs   []string
+}
+
+// That checks one expectation: ok, or a failure of key with the message.
+// It returns ok.
+func (c *Checks) That(key string, ok bool, format string, args ...any) bool {
+	if !ok {
+		if !slices.Contains(c.failed, key) {
+			c.failed = append(c.failed, key)
+		}
+		c.msgs = append(c.msgs, key+": "+fmt.Sprintf(format, args...))
+		FailedKeys(c.failed)
+	}
+	return ok
+}
+
+// Require is That, and fails the spec now when !ok.
+func (c *Checks) Require(key string, ok bool, format string, args ...any) {
+	if !c.That(key, ok, format, args...) {
+		ginkgo.Fail(strings.Join(c.msgs, "\n\n"), 1)
+	}
+}
+
+// Done fails the spec with every recorded message when a check failed.
+func (c *Checks) Done() {
+	if len(c.failed) > 0 {
+		ginkgo.Fail(strings.Join(c.msgs, "\n\n"), 1)
+	}
+}
+
+// Failed returns the keys that failed so far.
+func (c *Checks) Failed() []string { return slices.Clone(c.failed) }
+
+// Headroom is how many times larger than observed an upper bound is:
+// bound / max(observed, 1) (an observed zero counts as one, so a bound of
+// 0 over nothing is headroom 0 and a bound of 9 over nothing 9). The report
+// shows it per spec for the reactor (issue 9): a headroom near 1 is a bound
+// that the reference barely meets (flaky under load), a large one a bound a
+// mild regression would pass.
+func Headroom(observed, bound float64) float64 {
+	return bound / math.Max(observed, 1)
+}
+
+// BoundedFigure attaches name = observed with the upper bound max (and the
+// why of the bound in the text), plus its headroom as name+".headroom".
+func BoundedFigure(name string, observed float64, unit string, max float64, why string) {
+	bound := fmt.Sprintf("<= %s", trimFloat(max))
+	if why != "" {
+		bound += " (" + why + ")"
+	}
+	addFigure(name, observed, unit, bound, 2)
+	addFigure(name+".headroom", Headroom(observed, max), "x", "", 2)
+}
+
+func trimFloat(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return fmt.Sprintf("%d", int64(v))
+	}
+	return fmt.Sprintf("%.3g", v)
+}
