@@ -3,20 +3,28 @@
 #   make test         vet; race-enabled unit tests of every package outside specs/;
 #                     then the conformance run below under the race detector
 #   make conformance  run the Ginkgo suites RUNS times (default 1) per subject (reactor,
-#                     baseline) on the target (kfake), then write in reports/out:
+#                     baseline; the null subject runs the regression suite only) on the
+#                     target (kfake), then write in reports/out:
 #                     conformance.html (self-contained, plots), conformance.md,
 #                     summary.json, conformance.jira.txt (Jira markup for KAFKA-20995),
 #                     junit-<subject>-<target>-run<k>.xml (Ginkgo's JUnit reporter);
 #                     check the expectations (every catalogue item passes on the reactor,
-#                     every regression spec fails on the baseline) and render the HTML in
-#                     headless Chromium (browser-check)
+#                     every regression spec fails on the baseline on its signal and on the
+#                     null subject on a liveness key) and render the HTML in headless
+#                     Chromium (browser-check)
 #   make conformance RUNS=5      repeat the suites; the report shows min/median/max per figure
 #   make conformance LABEL_FILTER='covers:KAFKA-20253'
 #                     only the specs matching the filter (no spec matched: an error)
 #   make conformance-kafka
 #                     the same on real Apache Kafka 4.4.0 in Docker (builds the
 #                     image first), added to the same report
-#   make report       rebuild the reports from the JSON runs in reports/out
+#   make report       rebuild the reports from the JSON runs in reports/out (with the
+#                     kill matrix when reports/out/mutants.json exists)
+#   make mutants      build the regression suite with the mutants tag and run it on every
+#                     mutant of the reactor path (internal/mutant), reactor on kfake;
+#                     print the kill matrix, write reports/out/mutants.json; fails when a
+#                     mutant survives or is killed only by specs of another shape. Long
+#                     (about 15-20 min on 2 cores): not part of make test or .ci/run
 #   make browser-check
 #                     headless Chromium (installed with apt-get when missing) opens
 #                     conformance.html: no console error, no network request, every plot
@@ -34,7 +42,12 @@ GO          ?= go
 GINKGO      ?= $(GO) tool ginkgo
 REPORT_DIR  ?= reports/out
 TARGET      ?= kfake
-SUBJECTS    ?= reactor baseline
+SUBJECTS    ?= reactor baseline null
+# The null subject (a consumer that never sends) is a control for regression
+# specs only: it runs the regression suite, not the properties or e2e suites.
+NULL_SUITES ?= ./specs/regressions
+# -check REFERENCE,CONTROL[,NULL...] (reports.Check).
+CHECK       ?= reactor,baseline,null
 RUNS        ?= 1
 LABEL_FILTER ?=
 # Extra ginkgo flags, e.g. --race (make test sets it).
@@ -50,7 +63,7 @@ export KREACTOR_GIT_DIFF   ?= $(shell test -z "$$(git status --porcelain 2>/dev/
 # Every package except the Ginkgo suites (they run in conformance).
 UNIT_PKGS = $(shell $(GO) list ./... | grep -v '/specs/')
 
-.PHONY: test unit conformance conformance-kafka suites report browser-check chromium fmt vet
+.PHONY: test unit conformance conformance-kafka suites report browser-check chromium fmt vet mutants
 
 test: vet unit
 	$(MAKE) conformance GINKGO_FLAGS="--race $(GINKGO_FLAGS)"
@@ -87,17 +100,26 @@ suites:
 		rm -f $(REPORT_DIR)/ginkgo-$$s-$(TARGET).json $(REPORT_DIR)/ginkgo-$$s-$(TARGET)-run*.json $(REPORT_DIR)/junit-$$s-$(TARGET)*.xml; \
 		for k in $$(seq 1 $(RUNS)); do \
 			echo "== conformance: subject $$s, target $(TARGET), run $$k of $(RUNS)"; \
+			pkgs=./specs/...; [ "$$s" = null ] && pkgs="$(NULL_SUITES)"; \
 			KREACTOR_SUBJECT=$$s KREACTOR_TARGET=$(TARGET) KREACTOR_RUN=$$k KREACTOR_RUNS=$(RUNS) \
 			$(GINKGO) --keep-going $$color $${filter:+"$$filter"} $(GINKGO_FLAGS) \
 				--json-report=ginkgo-$$s-$(TARGET)-run$$k.json --junit-report=junit-$$s-$(TARGET)-run$$k.xml \
-				--output-dir=$(REPORT_DIR) ./specs/... \
-				|| echo "== conformance: subject $$s on $(TARGET) run $$k had failing specs (expected for baseline regressions)"; \
+				--output-dir=$(REPORT_DIR) $$pkgs \
+				|| echo "== conformance: subject $$s on $(TARGET) run $$k had failing specs (expected for the baseline and null regressions)"; \
 		done; \
 	done
 
 report:
 	@files=$$(ls $(REPORT_DIR)/ginkgo-*-*.json | paste -sd, -); \
-	$(GO) run ./cmd/kreactor report -in $$files -out $(REPORT_DIR) -check reactor,baseline
+	mutants=$$( [ -f $(REPORT_DIR)/mutants.json ] && echo "-mutants $(REPORT_DIR)/mutants.json" ); \
+	$(GO) run ./cmd/kreactor report -in $$files -out $(REPORT_DIR) -check $(CHECK) $$mutants
+
+# The mutation runs (issue 9): one test binary of the regression suite built
+# with the mutants tag, run once without a mutant and once per mutant.
+mutants:
+	@start=$$(date +%s); \
+	$(GO) run ./cmd/kreactor mutants -out $(REPORT_DIR)/mutants.json -dir $(REPORT_DIR)/mutants; status=$$?; \
+	echo "== make mutants: $$(( $$(date +%s) - start )) s"; exit $$status
 
 # Headless Chromium renders conformance.html (package reports, TestBrowser): no
 # console error, no request beyond the file, every plot drawn; it saves

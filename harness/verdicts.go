@@ -88,18 +88,21 @@ func (c *Checks) Failed() []string { return slices.Clone(c.failed) }
 // that the reference barely meets (flaky under load), a large one a bound a
 // mild regression would pass.
 func Headroom(observed, bound float64) float64 {
-	return bound / math.Max(observed, 1)
+	return math.Round(bound/math.Max(observed, 1)*100) / 100
 }
 
 // BoundedFigure attaches name = observed with the upper bound max (and the
-// why of the bound in the text), plus its headroom as name+".headroom".
+// why of the bound in the text), plus its headroom as name+".headroom"
+// (none for a bound of 0: nothing is allowed, there is no room to speak of).
 func BoundedFigure(name string, observed float64, unit string, max float64, why string) {
 	bound := fmt.Sprintf("<= %s", trimFloat(max))
 	if why != "" {
 		bound += " (" + why + ")"
 	}
 	addFigure(name, observed, unit, bound, 2)
-	addFigure(name+".headroom", Headroom(observed, max), "x", "", 2)
+	if max > 0 {
+		addFigure(name+".headroom", Headroom(observed, max), "x", "", 2)
+	}
 }
 
 func trimFloat(v float64) string {

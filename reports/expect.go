@@ -9,12 +9,18 @@ import (
 )
 
 // Expectations are the verdicts the suite exists to show (DESIGN.md,
-// "baseline"): every catalogue item passes on the reference subject (the
-// reactor) on every target it ran on, and every spec covering a regression
-// fails on the control subject (the baseline), which models today's design:
-// a regression spec that passes there cannot tell the shapes apart.
+// "baseline"; issue 9): every catalogue item passes on the reference subject
+// (the reactor) on every target it ran on; every spec covering a regression
+// fails on the control subject (the baseline, a model of today's design),
+// and fails there on one of the spec's declared signals (the Jira's
+// symptom), since a spec that passes there, or fails for another reason,
+// cannot tell the shapes apart; and every such spec fails on each null
+// control (a consumer that never sends), on one of its liveness keys, since
+// a spec that a consumer making no progress passes proves nothing.
 type Expectations struct {
 	Reference, Control string
+	// Nulls are the null controls, in the order given (-check R,C,N...).
+	Nulls []string
 	// Problems lists every broken expectation, one line each; empty means
 	// all hold.
 	Problems []string
@@ -26,30 +32,47 @@ type Expectations struct {
 	Filter string
 }
 
-// RegressionCheck is one regression item's verdicts on both subjects.
+// RegressionCheck is one regression item's verdicts on every subject the
+// check names.
 type RegressionCheck struct {
 	Item                    string
 	Reference, Control      Status
 	ControlSpecs, Unexposed []string // control specs, and those that passed there
-	// Signals are the expectation keys the control specs declared as the Jira's symptom
-	// (EntrySignals, issue 9); empty while no spec declares any.
+	// Signals are the expectation keys the control specs declared as the
+	// Jira's symptom (EntrySignals).
 	Signals []string
 	// Outcomes are the control rows (every target and repeat) and why each failed.
 	Outcomes []ControlOutcome
+	// Nulls are the null controls' verdicts, in Expectations.Nulls order.
+	Nulls []NullCheck
 }
 
-// Reason says why a control row failed, relative to its regression's signals.
+// NullCheck is one regression item on one null control.
+type NullCheck struct {
+	Subject string
+	Status  Status
+	// Liveness are the liveness keys its specs declared (EntryLiveness).
+	Liveness []string
+	Outcomes []ControlOutcome
+}
+
+// Reason says why a control row failed, relative to its regression's
+// signals (the control) or liveness keys (a null control).
 type Reason string
 
 // Reasons.
 const (
-	// ReasonSignal: it failed on one of the declared signal keys: the Jira's symptom.
+	// ReasonSignal: it failed on one of the declared signal keys: the
+	// Jira's symptom.
 	ReasonSignal Reason = "signal"
-	// ReasonOther: it failed, but not on a signal key (another key, a timeout, a panic,
-	// a setup error): it does not show the shape.
+	// ReasonLiveness: a null control failed on one of the declared
+	// liveness keys: no progress.
+	ReasonLiveness Reason = "liveness"
+	// ReasonOther: it failed, but not on a declared key (another key, a
+	// timeout, a panic, a setup error): it does not count.
 	ReasonOther Reason = "other"
-	// ReasonUndeclared: it failed and the spec declares no signals, so any failure counts
-	// (today's check, until every regression names its signal).
+	// ReasonUndeclared: it failed and the spec declares no keys to judge
+	// the failure by: it does not count either.
 	ReasonUndeclared Reason = "undeclared"
 	// ReasonPassed: it did not fail.
 	ReasonPassed Reason = "passed"
@@ -64,37 +87,42 @@ type ControlOutcome struct {
 	Reason       Reason
 }
 
-// reasonOf classifies one control row.
-func reasonOf(r Row) Reason {
+// reasonOf classifies one control row against the keys its failure must
+// touch (the spec's signals, or its liveness keys for a null control),
+// naming a failure on one of them on.
+func reasonOf(r Row, keys []string, on Reason) Reason {
 	switch {
 	case !r.Verdict.Failed():
 		return ReasonPassed
-	case len(r.Signals) == 0:
+	case len(keys) == 0:
 		return ReasonUndeclared
-	case r.Verdict == VerdictFail && slices.ContainsFunc(r.FailedKeys, func(k string) bool { return slices.Contains(r.Signals, k) }):
-		return ReasonSignal
+	case r.Verdict == VerdictFail && slices.ContainsFunc(r.FailedKeys, func(k string) bool { return slices.Contains(keys, k) }):
+		return on
 	}
 	return ReasonOther
 }
 
-// Check evaluates the expectations for reference and control subjects.
-// Targets are those of the columns present; a control subject absent from
-// the run is a problem (nothing was shown to fail).
-func (r Report) Check(reference, control string) Expectations {
-	ex := Expectations{Reference: reference, Control: control}
+// Check evaluates the expectations for the reference subject, the control
+// subject and any null controls. Targets are those of the columns present;
+// a control subject absent from the run is a problem (nothing was shown to
+// fail).
+func (r Report) Check(reference, control string, nulls ...string) Expectations {
+	ex := Expectations{Reference: reference, Control: control, Nulls: slices.Clone(nulls)}
 	var targets []string
-	hasControl := false
+	present := map[string]bool{}
 	for _, c := range r.Columns {
 		if c.Subject == reference && !slices.Contains(targets, c.Target) {
 			targets = append(targets, c.Target)
 		}
-		hasControl = hasControl || c.Subject == control
+		present[c.Subject] = true
 	}
 	if len(targets) == 0 {
 		ex.Problems = append(ex.Problems, fmt.Sprintf("no spec ran on the reference subject %q", reference))
 	}
-	if !hasControl {
-		ex.Problems = append(ex.Problems, fmt.Sprintf("no spec ran on the control subject %q", control))
+	for _, s := range append([]string{control}, nulls...) {
+		if !present[s] {
+			ex.Problems = append(ex.Problems, fmt.Sprintf("no spec ran on the control subject %q", s))
+		}
 	}
 	var filters []string
 	for _, s := range r.Suites {
@@ -122,34 +150,61 @@ func (r Report) Check(reference, control string) Expectations {
 		}
 		rc := RegressionCheck{Item: it.Item.ID, Reference: StatusUncovered, Control: StatusUncovered}
 		var refRows, ctlRows []Row
+		nullRows := make([][]Row, len(nulls))
+		for _, n := range nulls {
+			rc.Nulls = append(rc.Nulls, NullCheck{Subject: n, Status: StatusUncovered})
+		}
 		for _, row := range it.Rows {
-			switch row.Subject {
-			case reference:
+			if row.Subject == reference {
 				refRows = append(refRows, row)
-			case control:
-				if unselected(Status(row.Verdict)) {
-					continue
-				}
-				ctlRows = append(ctlRows, row)
-				if !slices.Contains(rc.ControlSpecs, row.ID) {
-					rc.ControlSpecs = append(rc.ControlSpecs, row.ID)
-				}
-				for _, sig := range row.Signals {
-					if !slices.Contains(rc.Signals, sig) {
-						rc.Signals = append(rc.Signals, sig)
+				continue
+			}
+			ni := slices.Index(nulls, row.Subject)
+			if row.Subject != control && ni < 0 {
+				continue
+			}
+			if unselected(Status(row.Verdict)) {
+				continue
+			}
+			if ni >= 0 {
+				nc := &rc.Nulls[ni]
+				nullRows[ni] = append(nullRows[ni], row)
+				for _, k := range row.Liveness {
+					if !slices.Contains(nc.Liveness, k) {
+						nc.Liveness = append(nc.Liveness, k)
 					}
 				}
-				reason := reasonOf(row)
-				rc.Outcomes = append(rc.Outcomes, ControlOutcome{Spec: row.ID, Target: row.Target, Run: row.Run, Verdict: row.Verdict, FailedKeys: row.FailedKeys, Reason: reason})
+				reason := reasonOf(row, row.Liveness, ReasonLiveness)
+				nc.Outcomes = append(nc.Outcomes, ControlOutcome{Spec: row.ID, Target: row.Target, Run: row.Run, Verdict: row.Verdict, FailedKeys: row.FailedKeys, Reason: reason})
 				switch reason {
 				case ReasonPassed:
-					if !slices.Contains(rc.Unexposed, row.ID) {
-						rc.Unexposed = append(rc.Unexposed, row.ID)
-					}
-					ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the control subject %q on %s%s: it cannot tell today's design from the reactor", it.Item.ID, row.ID, row.Verdict, control, row.Target, runSuffix(row.Run)))
-				case ReasonOther:
-					ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the control subject %q on %s%s, but not on its signal (%s; failed: %s): not the Jira's reason", it.Item.ID, row.ID, row.Verdict, control, row.Target, runSuffix(row.Run), strings.Join(row.Signals, ", "), or(strings.Join(row.FailedKeys, ", "))))
+					ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the null control %q on %s%s: a consumer that never sends passes it", it.Item.ID, row.ID, row.Verdict, row.Subject, row.Target, runSuffix(row.Run)))
+				case ReasonOther, ReasonUndeclared:
+					ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the null control %q on %s%s, but not on a liveness key (%s; failed: %s): it does not show the spec needs progress", it.Item.ID, row.ID, row.Verdict, row.Subject, row.Target, runSuffix(row.Run), or(strings.Join(row.Liveness, ", ")), or(strings.Join(row.FailedKeys, ", "))))
 				}
+				continue
+			}
+			ctlRows = append(ctlRows, row)
+			if !slices.Contains(rc.ControlSpecs, row.ID) {
+				rc.ControlSpecs = append(rc.ControlSpecs, row.ID)
+			}
+			for _, sig := range row.Signals {
+				if !slices.Contains(rc.Signals, sig) {
+					rc.Signals = append(rc.Signals, sig)
+				}
+			}
+			reason := reasonOf(row, row.Signals, ReasonSignal)
+			rc.Outcomes = append(rc.Outcomes, ControlOutcome{Spec: row.ID, Target: row.Target, Run: row.Run, Verdict: row.Verdict, FailedKeys: row.FailedKeys, Reason: reason})
+			switch reason {
+			case ReasonPassed:
+				if !slices.Contains(rc.Unexposed, row.ID) {
+					rc.Unexposed = append(rc.Unexposed, row.ID)
+				}
+				ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the control subject %q on %s%s: it cannot tell today's design from the reactor", it.Item.ID, row.ID, row.Verdict, control, row.Target, runSuffix(row.Run)))
+			case ReasonOther:
+				ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the control subject %q on %s%s, but not on its signal (%s; failed: %s): not the Jira's reason", it.Item.ID, row.ID, row.Verdict, control, row.Target, runSuffix(row.Run), strings.Join(row.Signals, ", "), or(strings.Join(row.FailedKeys, ", "))))
+			case ReasonUndeclared:
+				ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the control subject %q on %s%s, but declares no signal (harness.Signals, a scenario's signals:): any failure would count", it.Item.ID, row.ID, row.Verdict, control, row.Target, runSuffix(row.Run)))
 			}
 		}
 		if len(refRows) > 0 {
@@ -157,12 +212,34 @@ func (r Report) Check(reference, control string) Expectations {
 		}
 		if len(ctlRows) > 0 {
 			rc.Control = worst(ctlRows)
-		} else if hasControl && ex.Filter == "" {
+		} else if present[control] && ex.Filter == "" {
 			ex.Problems = append(ex.Problems, fmt.Sprintf("%s: no spec ran on the control subject %q", it.Item.ID, control))
+		}
+		for i, rows := range nullRows {
+			if len(rows) > 0 {
+				rc.Nulls[i].Status = worst(rows)
+			} else if present[nulls[i]] && ex.Filter == "" {
+				ex.Problems = append(ex.Problems, fmt.Sprintf("%s: no spec ran on the null control %q", it.Item.ID, nulls[i]))
+			}
 		}
 		ex.Regressions = append(ex.Regressions, rc)
 	}
 	return ex
+}
+
+// reasons renders the outcomes' reasons, each once, in order ("signal",
+// "signal, other").
+func reasons(os []ControlOutcome) string {
+	var out []string
+	for _, o := range os {
+		if !slices.Contains(out, string(o.Reason)) {
+			out = append(out, string(o.Reason))
+		}
+	}
+	if len(out) == 0 {
+		return "–"
+	}
+	return strings.Join(out, ", ")
 }
 
 // runSuffix is " (run N)" for a repeat other than the first.

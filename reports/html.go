@@ -79,6 +79,10 @@ type htmlView struct {
 	CSS        template.CSS
 	Reference  string
 	Control    string
+	// Nulls are the null controls (Expectations.Nulls); Controls holds
+	// the control and every null control, for the summary's marks.
+	Nulls    []string
+	Controls []string
 	Headline   []headlineLine
 	Code       string
 	CodeShort  string
@@ -181,7 +185,8 @@ func newHTMLView(rep Report) (htmlView, error) {
 	}
 	v := htmlView{Rep: rep, CSS: template.CSS(css), Glossary: Glossary, Reference: "reactor"}
 	if rep.Expect != nil {
-		v.Reference, v.Control = rep.Expect.Reference, rep.Expect.Control
+		v.Reference, v.Control, v.Nulls = rep.Expect.Reference, rep.Expect.Control, rep.Expect.Nulls
+		v.Controls = append([]string{v.Control}, v.Nulls...)
 	}
 	for _, f := range rep.Files {
 		if f.Excluded != "" {
@@ -195,7 +200,7 @@ func newHTMLView(rep Report) (htmlView, error) {
 		v.Generated = rep.Date.UTC().Format("2006-01-02 15:04 UTC")
 	}
 	for _, c := range rep.Columns {
-		v.Columns = append(v.Columns, htmlColumn{Column: c, Name: c.Name(), IsControl: c.Subject == v.Control})
+		v.Columns = append(v.Columns, htmlColumn{Column: c, Name: c.Name(), IsControl: slices.Contains(v.Controls, c.Subject)})
 	}
 	v.Headline = headline(rep, v.Reference)
 	if ex := rep.Expect; ex != nil {
@@ -209,12 +214,16 @@ func newHTMLView(rep Report) (htmlView, error) {
 			}
 		}
 		v.ControlSum = fmt.Sprintf("%d of %d regression spec runs fail on %s, as they must", failing, total, ex.Control)
+		for _, n := range ex.Nulls {
+			f, t := nullCounts(ex, n)
+			v.ControlSum += fmt.Sprintf("; %d of %d fail on the null control %s", f, t, n)
+		}
 	}
 	for _, it := range rep.Items {
 		hi := htmlItem{ItemReport: it, Jira: JiraLink(it.Item.ID), IsKIP: strings.Contains(it.Item.Source, "KIP-1371"),
 			RefSt: referenceStatus(it, v.Reference), Expect: it.Item.Kind == catalogue.KindRegression}
 		for _, c := range it.Cells {
-			hi.Cells = append(hi.Cells, cellView(c.Status, c.Subject == v.Control, hi.Expect))
+			hi.Cells = append(hi.Cells, cellView(c.Status, slices.Contains(v.Controls, c.Subject), hi.Expect))
 		}
 		for _, r := range it.Rows {
 			if !slices.Contains(hi.Specs, r.ID) {
@@ -228,7 +237,7 @@ func newHTMLView(rep Report) (htmlView, error) {
 		cat[it.Item.ID] = it.Item
 	}
 	for _, s := range rep.Specs {
-		hs, err := specView(rep, s, v.Control, cat)
+		hs, err := specView(rep, s, v.Controls, cat)
 		if err != nil {
 			return htmlView{}, err
 		}
@@ -256,7 +265,7 @@ func cellView(st Status, control, regression bool) htmlCell {
 	return c
 }
 
-func specView(rep Report, s SpecResult, control string, cat map[string]catalogue.Item) (htmlSpec, error) {
+func specView(rep Report, s SpecResult, controls []string, cat map[string]catalogue.Item) (htmlSpec, error) {
 	hs := htmlSpec{SpecResult: s, Anchor: "spec-" + s.ID}
 	regression := false
 	for _, c := range s.Covers {
@@ -268,7 +277,7 @@ func specView(rep Report, s SpecResult, control string, cat map[string]catalogue
 		}
 	}
 	for _, c := range s.Cells {
-		cv := cellView(c.Status, c.Subject == control, regression)
+		cv := cellView(c.Status, slices.Contains(controls, c.Subject), regression)
 		hc := htmlSpecCell{SpecCell: c, Name: c.Column.Name(), Class: cv.Class, Label: cv.Label, Reproduce: s.Reproduce(c)}
 		if len(c.Runs) > 1 {
 			hc.Label = fmt.Sprintf("%s (%d of %d runs pass)", cv.Label, c.Passed(), len(c.Runs))

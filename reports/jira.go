@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -49,6 +50,10 @@ func WriteJira(w io.Writer, rep Report) error {
 	if ex := rep.Expect; ex != nil {
 		failing, total := controlCounts(ex)
 		p("* Negative control %s (a model of today's execution): %d of %d regression spec runs fail, as they must; these failures are not counted above.\n", jiraText(ex.Control), failing, total)
+		for _, n := range ex.Nulls {
+			f, t := nullCounts(ex, n)
+			p("* Null control %s (a consumer that never sends): %d of %d regression spec runs fail, as they must.\n", jiraText(n), f, t)
+		}
 		if len(ex.Problems) == 0 {
 			p("\nAll expectations hold.\n")
 		} else {
@@ -58,7 +63,11 @@ func WriteJira(w io.Writer, rep Report) error {
 			}
 		}
 		p("\nh3. Negative control\n\n")
-		p("||Regression||MUST||%s||%s||%s specs||\n", jiraText(ex.Reference), jiraText(ex.Control), jiraText(ex.Control))
+		p("||Regression||MUST||%s||%s||reason||", jiraText(ex.Reference), jiraText(ex.Control))
+		for _, n := range ex.Nulls {
+			p("%s (null)||reason||", jiraText(n))
+		}
+		p("%s specs||\n", jiraText(ex.Control))
 		titles := map[string]string{}
 		for _, it := range rep.Items {
 			titles[it.Item.ID] = it.Item.Title
@@ -72,7 +81,11 @@ func WriteJira(w io.Writer, rep Report) error {
 			if len(rc.Unexposed) > 0 {
 				specs += "; *passed there:* " + jiraText(strings.Join(rc.Unexposed, ", "))
 			}
-			p("|%s|%s|%s|%s|%s|\n", id, jiraCell(titles[rc.Item]), jiraStatus(rc.Reference, false), jiraStatus(rc.Control, true), orJira(specs))
+			p("|%s|%s|%s|%s|%s|", id, jiraCell(titles[rc.Item]), jiraStatus(rc.Reference, false), jiraStatus(rc.Control, true), jiraText(reasons(rc.Outcomes)))
+			for _, nc := range rc.Nulls {
+				p("%s|%s|", jiraStatus(nc.Status, true), jiraText(reasons(nc.Outcomes)))
+			}
+			p("%s|\n", orJira(specs))
 		}
 	}
 
@@ -82,6 +95,8 @@ func WriteJira(w io.Writer, rep Report) error {
 		name := c.Name()
 		if rep.Expect != nil && c.Subject == rep.Expect.Control {
 			name += " (control)"
+		} else if rep.Expect != nil && slices.Contains(rep.Expect.Nulls, c.Subject) {
+			name += " (null control)"
 		}
 		p("%s||", jiraText(name))
 	}
@@ -93,7 +108,7 @@ func WriteJira(w io.Writer, rep Report) error {
 		}
 		p("|%s|%s|%s|", id, jiraText(string(it.Item.Kind)), jiraText(string(it.Item.Shape)))
 		for _, c := range it.Cells {
-			control := rep.Expect != nil && c.Subject == rep.Expect.Control && it.Item.Kind == "regression"
+			control := rep.Expect != nil && (c.Subject == rep.Expect.Control || slices.Contains(rep.Expect.Nulls, c.Subject)) && it.Item.Kind == "regression"
 			p("%s|", jiraStatus(c.Status, control))
 		}
 		p("\n")
@@ -110,6 +125,25 @@ func mergedFiles(rep Report) []RunFile {
 		}
 	}
 	return out
+}
+
+// nullCounts counts the regression spec runs on the null control n, and
+// those that failed.
+func nullCounts(ex *Expectations, n string) (failing, total int) {
+	for _, rc := range ex.Regressions {
+		for _, nc := range rc.Nulls {
+			if nc.Subject != n {
+				continue
+			}
+			for _, o := range nc.Outcomes {
+				total++
+				if o.Verdict.Failed() {
+					failing++
+				}
+			}
+		}
+	}
+	return failing, total
 }
 
 func controlCounts(ex *Expectations) (failing, total int) {

@@ -62,6 +62,10 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 		}
 		failing, total := controlCounts(ex)
 		p("- Negative control `%s` (a model of today's execution): %d of %d regression spec runs fail, as they must; these failures are not counted above.\n", control, failing, total)
+		for _, n := range ex.Nulls {
+			f, t := nullCounts(ex, n)
+			p("- Null control `%s` (a consumer that never sends): %d of %d regression spec runs fail, as they must.\n", n, f, t)
+		}
 		p("\n")
 		if len(ex.Problems) == 0 {
 			p("All expectations hold.\n\n")
@@ -73,9 +77,17 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 			p("\n")
 		}
 		p("## Negative control\n\n")
-		p("Every item must pass on `%s`; every spec covering a regression must fail on `%s`, the model of today's design (a spec that passes there cannot tell the two apart).\n\n", ex.Reference, ex.Control)
-		p("| Regression | %s | %s | %s specs |\n", ex.Reference, ex.Control, ex.Control)
-		sep(b, 4)
+		p("Every item must pass on `%s`; every spec covering a regression must fail on `%s`, the model of today's design, on one of its declared signals (a spec that passes there, or fails for another reason, cannot tell the two apart).", ex.Reference, ex.Control)
+		for _, n := range ex.Nulls {
+			p(" It must also fail on the null control `%s` (a consumer that never sends) on one of its liveness keys.", n)
+		}
+		p("\n\n")
+		p("| Regression | %s | %s | reason |", ex.Reference, ex.Control)
+		for _, n := range ex.Nulls {
+			p(" %s (null) | reason |", n)
+		}
+		p(" %s specs |\n", ex.Control)
+		sep(b, 5+2*len(ex.Nulls))
 		for _, rc := range ex.Regressions {
 			specs := strings.Join(rc.ControlSpecs, ", ")
 			if len(rc.Unexposed) > 0 {
@@ -85,7 +97,11 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 			if u := JiraLink(id); u != "" {
 				id = "[" + id + "](" + u + ")"
 			}
-			row(b, id, string(rc.Reference), string(rc.Control)+" (expected)", or(specs))
+			cells := []string{id, string(rc.Reference), string(rc.Control) + " (expected)", reasons(rc.Outcomes)}
+			for _, nc := range rc.Nulls {
+				cells = append(cells, string(nc.Status)+" (expected)", reasons(nc.Outcomes))
+			}
+			row(b, append(cells, or(specs))...)
 		}
 		p("\n")
 	} else {
@@ -106,6 +122,8 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 		name := c.Name()
 		if c.Subject == control {
 			name += " (control)"
+		} else if rep.Expect != nil && slices.Contains(rep.Expect.Nulls, c.Subject) {
+			name += " (null control)"
 		}
 		header = append(header, name)
 	}

@@ -533,7 +533,7 @@ func TestCheckExpectations(t *testing.T) {
 	rows := []Row{
 		{ID: "p", Covers: []string{"P1"}, Subject: "reactor", Target: "kfake", Verdict: VerdictPass},
 		{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "reactor", Target: "kfake", Verdict: VerdictPass},
-		{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "baseline", Target: "kfake", Verdict: VerdictFail},
+		{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "baseline", Target: "kfake", Verdict: VerdictFail, Signals: []string{"steps.w"}, FailedKeys: []string{"steps.w"}},
 	}
 	if ex := Build(cat, rows).Check("reactor", "baseline"); len(ex.Problems) != 0 {
 		t.Fatalf("problems %v, want none", ex.Problems)

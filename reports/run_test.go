@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -404,11 +405,57 @@ func TestControlReason(t *testing.T) {
 	if ex := Build(cat, rows).Check("reactor", "baseline"); ex.Regressions[0].Outcomes[0].Reason != ReasonOther {
 		t.Fatalf("a timeout counted as the signal: %+v", ex)
 	}
-	rows[1].Signals = nil
-	if ex := Build(cat, rows).Check("reactor", "baseline"); len(ex.Problems) != 0 || ex.Regressions[0].Outcomes[0].Reason != ReasonUndeclared {
+	rows[1].Signals = nil // a spec that declares no signal: any failure would count, so none does
+	if ex := Build(cat, rows).Check("reactor", "baseline"); len(ex.Problems) != 1 || !strings.Contains(ex.Problems[0], "declares no signal") || ex.Regressions[0].Outcomes[0].Reason != ReasonUndeclared {
 		t.Fatalf("undeclared: %+v", ex)
 	}
 	_ = time.Second
+}
+
+// A null control (a consumer that never sends) must fail every regression
+// spec, on one of the spec's liveness keys; a pass, or a failure elsewhere,
+// is a broken expectation, and a null control that ran nothing is one too.
+func TestNullControl(t *testing.T) {
+	cat, _ := catalogue.Parse([]byte(`{"items":[{"id":"KAFKA-1","kind":"regression","title":"It MUST not spin.","source":"KAFKA-1","shape":"busy-loop"}]}`))
+	live := []string{"delivered"}
+	rows := []Row{
+		{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "reactor", Target: "kfake", Verdict: VerdictPass, Run: 1},
+		{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "baseline", Target: "kfake", Verdict: VerdictFail, Run: 1, Signals: []string{"steps.w"}, FailedKeys: []string{"steps.w"}, Liveness: live},
+		{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "null", Target: "kfake", Verdict: VerdictFail, Run: 1, Signals: []string{"steps.w"}, FailedKeys: []string{"timeline", "delivered"}, Liveness: live},
+	}
+	ex := Build(cat, rows).Check("reactor", "baseline", "null")
+	if len(ex.Problems) != 0 || len(ex.Regressions[0].Nulls) != 1 || ex.Regressions[0].Nulls[0].Outcomes[0].Reason != ReasonLiveness || ex.Regressions[0].Nulls[0].Status != Status(VerdictFail) {
+		t.Fatalf("%+v", ex)
+	}
+	rows[2].FailedKeys = []string{"timeline"}
+	if ex := Build(cat, rows).Check("reactor", "baseline", "null"); len(ex.Problems) != 1 || !strings.Contains(ex.Problems[0], "not on a liveness key") {
+		t.Fatalf("null failing elsewhere: %v", ex.Problems)
+	}
+	rows[2].Verdict, rows[2].FailedKeys = VerdictPass, nil
+	if ex := Build(cat, rows).Check("reactor", "baseline", "null"); len(ex.Problems) != 1 || !strings.Contains(ex.Problems[0], "never sends passes it") {
+		t.Fatalf("null passing: %v", ex.Problems)
+	}
+	if ex := Build(cat, rows[:2]).Check("reactor", "baseline", "null"); len(ex.Problems) != 1 || !strings.Contains(ex.Problems[0], `no spec ran on the control subject "null"`) {
+		t.Fatalf("null absent: %v", ex.Problems)
+	}
+	// The null column is in every format's negative control.
+	rows[2].Verdict, rows[2].FailedKeys = VerdictFail, []string{"delivered"}
+	rep := Build(cat, rows)
+	e := rep.Check("reactor", "baseline", "null")
+	rep.Expect = &e
+	for _, w := range []struct {
+		name  string
+		write func(io.Writer, Report) error
+		want  string
+	}{{"html", WriteHTML, "null control</small>"}, {"md", WriteMarkdown, "null (null) | reason |"}, {"jira", WriteJira, "null (null)||reason||"}} {
+		var b strings.Builder
+		if err := w.write(&b, rep); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), w.want) || !strings.Contains(b.String(), "liveness") {
+			t.Errorf("%s: no null column (%q) or no liveness reason", w.name, w.want)
+		}
+	}
 }
 
 // With a label filter, items and specs it did not select are not broken expectations.
@@ -420,7 +467,7 @@ func TestCheckWithLabelFilter(t *testing.T) {
 	rows := []Row{
 		{ID: "p", Covers: []string{"P1"}, Subject: "reactor", Target: "kfake", Verdict: VerdictSkipped, Run: 1},
 		{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "reactor", Target: "kfake", Verdict: VerdictPass, Run: 1},
-		{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "baseline", Target: "kfake", Verdict: VerdictFail, Run: 1},
+		{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "baseline", Target: "kfake", Verdict: VerdictFail, Run: 1, Signals: []string{"s"}, FailedKeys: []string{"s"}},
 		{ID: "r2", Covers: []string{"KAFKA-2"}, Subject: "baseline", Target: "kfake", Verdict: VerdictSkipped, Run: 1},
 	}
 	rep := Build(cat, rows)

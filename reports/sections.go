@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/kreactor/kreactor/catalogue"
 )
@@ -23,6 +24,17 @@ type KillMatrix struct {
 	// Specs are the spec ids run on every mutant, in column order.
 	Specs   []string `json:"specs"`
 	Mutants []Mutant `json:"mutants"`
+	// SpecShapes are the failure shapes of the catalogue items each spec covers: a mutant
+	// of a seed failure shape must be killed by a spec of that shape.
+	SpecShapes map[string][]catalogue.Shape `json:"spec_shapes,omitempty"`
+	// Control is each spec's verdict with no mutant switched on, from the same test binary:
+	// every one must pass, or a kill proves nothing.
+	Control map[string]Verdict `json:"control,omitempty"`
+	// Subject and Target are what the specs ran on ("reactor", "kfake").
+	Subject string `json:"subject,omitempty"`
+	Target  string `json:"target,omitempty"`
+	// Seconds is the wall time of the whole run.
+	Seconds float64 `json:"seconds,omitempty"`
 }
 
 // Mutant is one deliberate bug and each spec's verdict on it.
@@ -31,9 +43,19 @@ type Mutant struct {
 	// Shape is the catalogue failure shape the bug has (busy-loop, publication-race, ...).
 	Shape       catalogue.Shape `json:"shape"`
 	Description string          `json:"description"`
+	// Where is the file holding the mutation point; Source says where the bug comes from
+	// ("issue 9", "added").
+	Where  string `json:"where,omitempty"`
+	Source string `json:"source,omitempty"`
 	// Verdicts maps spec id to its verdict on this mutant; a missing id did not run.
 	Verdicts map[string]Verdict `json:"verdicts"`
+	// Seconds is the wall time of this mutant's run.
+	Seconds float64 `json:"seconds,omitempty"`
 }
+
+// SeedShapes are the failure shapes named in KAFKA-20995, those of the seed Jiras: a mutant
+// of one of them must be killed by a spec of the same shape, not only by another shape's.
+var SeedShapes = []catalogue.Shape{catalogue.ShapeBusyLoop, catalogue.ShapeAmbiguousEmptyResult, catalogue.ShapePublicationRace, catalogue.ShapeLifecycle}
 
 // KilledBy lists the specs that failed on m, in kill-matrix column order.
 func (k KillMatrix) KilledBy(m Mutant) []string {
@@ -41,6 +63,40 @@ func (k KillMatrix) KilledBy(m Mutant) []string {
 	for _, s := range k.Specs {
 		if v, ok := m.Verdicts[s]; ok && v.Failed() {
 			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// KilledByShape lists the specs of m's own shape that failed on m, in column order.
+func (k KillMatrix) KilledByShape(m Mutant) []string {
+	var out []string
+	for _, s := range k.KilledBy(m) {
+		if slices.Contains(k.SpecShapes[s], m.Shape) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Problems lists what makes the matrix fall short, one line each: a spec that does not pass
+// without a mutant, a surviving mutant, and a mutant of a seed shape that no spec of its
+// shape kills.
+func (k KillMatrix) Problems() []string {
+	var out []string
+	if k.Control != nil {
+		for _, s := range k.Specs {
+			if v := k.Control[s]; v != VerdictPass {
+				out = append(out, fmt.Sprintf("spec %s is %s without a mutant: its kills prove nothing", s, or(string(v))))
+			}
+		}
+	}
+	for _, m := range k.Mutants {
+		switch {
+		case len(k.KilledBy(m)) == 0:
+			out = append(out, fmt.Sprintf("mutant %s (%s) survived every spec", m.Name, m.Shape))
+		case slices.Contains(SeedShapes, m.Shape) && len(k.KilledByShape(m)) == 0:
+			out = append(out, fmt.Sprintf("mutant %s (%s) is killed only by specs of other shapes (%s)", m.Name, m.Shape, strings.Join(k.KilledBy(m), ", ")))
 		}
 	}
 	return out

@@ -1,10 +1,11 @@
 // Command kreactor is the kreactor harness CLI.
 //
-//	kreactor report    [-in FILE[,FILE...]] [-out DIR|-] [-format html,md,json,jira] [-check R,C]
+//	kreactor report    [-in FILE[,FILE...]] [-out DIR|-] [-format html,md,json,jira] [-check R,C[,N...]]
 //	                   write conformance.html, conformance.md, summary.json, conformance.jira.txt
 //	kreactor catalogue [-format text|markdown]                      print the behaviour catalogue
 //
 //	kreactor run       FILE... [-subject S] [-target T]                run scenario files, print verdicts and figures
+//	kreactor mutants   [-out FILE] [-only NAME,...]                   the kill matrix of the reactor path's mutants (make mutants)
 //
 // `broker` (standalone fault-injecting fake broker) is planned.
 package main
@@ -38,6 +39,7 @@ var commands = []command{
 	{"catalogue", "print the catalogue of KIP-1371 properties, scenarios and regressions", runCatalogue},
 	{"broker", "start the standalone fault-injecting fake broker", nil},
 	{"run", "run scenario files against a subject and target and print verdicts and figures", runScenario},
+	{"mutants", "run the regression specs and scenario files on each mutant of the reactor path (build tag mutants) and write the kill matrix", runMutants},
 }
 
 // errUsage means the usage text was already printed; main only sets the exit status.
@@ -153,7 +155,7 @@ func formatNames() []string {
 }
 
 func runReport(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("report", "[-in FILE[,FILE...]] [-out DIR|-] [-format html,md,json,jira] [-lenient] [-strict-provenance] [-check REFERENCE,CONTROL] [-mutants FILE] [-perf FILE]", stderr)
+	fs := newFlagSet("report", "[-in FILE[,FILE...]] [-out DIR|-] [-format html,md,json,jira] [-lenient] [-strict-provenance] [-check REFERENCE,CONTROL[,NULL...]] [-mutants FILE] [-perf FILE]", stderr)
 	in := fs.String("in", filepath.Join("reports", "out", "ginkgo.json"),
 		"comma-separated Ginkgo --json-report files to merge (e.g. one per subject, target and repeat)")
 	out := fs.String("out", filepath.Join("reports", "out"), "directory for the reports; - writes the one -format given to stdout")
@@ -164,21 +166,28 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	strictProv := fs.Bool("strict-provenance", false,
 		"refuse run files that measured different code (commit, dirty tree) instead of keeping the newest run's and listing the others as not merged")
 	check := fs.String("check", "",
-		"REFERENCE,CONTROL subjects (e.g. reactor,baseline): every item must pass on REFERENCE and every regression spec fail on CONTROL; exit 1 otherwise (the report is written first)")
+		"REFERENCE,CONTROL[,NULL...] subjects (e.g. reactor,baseline,null): every item must pass on REFERENCE, every regression spec must fail on CONTROL on one of its declared signals and on each NULL control (a consumer that never sends) on one of its liveness keys; exit 1 otherwise (the report is written first)")
 	mutants := fs.String("mutants", "", "kill matrix JSON (make mutants) to show as the mutation section")
 	perf := fs.String("perf", "", "benchmark JSON (make bench) to show as the perf section")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
 	var reference, control string
+	var nulls []string
 	if *check != "" {
-		var ok bool
-		reference, control, ok = strings.Cut(*check, ",")
-		if !ok || reference == "" || control == "" || reference == control {
-			fmt.Fprintf(stderr, "-check %q: want REFERENCE,CONTROL, two different subjects\n", *check)
+		names := strings.Split(*check, ",")
+		seen := map[string]bool{}
+		bad := len(names) < 2
+		for _, n := range names {
+			bad = bad || n == "" || seen[n]
+			seen[n] = true
+		}
+		if bad {
+			fmt.Fprintf(stderr, "-check %q: want REFERENCE,CONTROL[,NULL...], different subjects\n", *check)
 			fs.Usage()
 			return errUsage
 		}
+		reference, control, nulls = names[0], names[1], names[2:]
 	}
 	var formats []string
 	for _, f := range strings.Split(*format, ",") {
@@ -222,7 +231,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	}
 	rep := reports.BuildRun(cat, run)
 	if *check != "" {
-		ex := rep.Check(reference, control)
+		ex := rep.Check(reference, control, nulls...)
 		rep.Expect = &ex
 	}
 	if *mutants != "" {
@@ -274,7 +283,11 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		if len(ex.Problems) > 0 {
 			return fmt.Errorf("%d expectation(s) broken (reference %s, control %s); see %s", len(ex.Problems), reference, control, strings.Join(written, ", "))
 		}
-		fmt.Fprintf(msg, "expectations hold: every item passes on %s, every regression spec fails on %s\n", reference, control)
+		fmt.Fprintf(msg, "expectations hold: every item passes on %s, every regression spec fails on %s on its signal", reference, control)
+		for _, n := range nulls {
+			fmt.Fprintf(msg, " and on %s on a liveness key", n)
+		}
+		fmt.Fprintln(msg)
 	}
 	return nil
 }

@@ -113,4 +113,11 @@ func printOutcome(w io.Writer, o *scenario.Outcome) {
 	for _, msg := range o.Failures {
 		fmt.Fprintf(w, "  failure: %s\n", msg)
 	}
+	if len(o.FailedKeys) > 0 {
+		// Which keys failed, next to the file's signal (the Jira's
+		// symptom: what the baseline must fail on) and liveness keys
+		// (progress: what the null subject must fail on).
+		fmt.Fprintf(w, "  failed keys: %s; signals: %s; liveness: %s\n", strings.Join(o.FailedKeys, ", "),
+			strings.Join(o.Scenario.Signals, ", "), strings.Join(o.Scenario.Liveness, ", "))
+	}
 }

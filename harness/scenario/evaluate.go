@@ -198,7 +198,7 @@ func (r *run) count(out *Outcome, e Expectation, n int, unit string, maxN, minN 
 	}
 	ok := (maxN == nil || n <= *maxN) && (minN == nil || n >= *minN)
 	out.Figures = append(out.Figures, Figure{Name: name, Value: float64(n), Unit: unit, Bound: bound, Pass: ok})
-	if maxN != nil {
+	if maxN != nil && *maxN > 0 {
 		out.Figures = append(out.Figures, Figure{Name: name + ".headroom", Value: harness.Headroom(float64(n), float64(*maxN)), Unit: "x"})
 	}
 	if !ok {

@@ -39,6 +39,8 @@ type Scenario struct {
 	// delivered, a commit completing, an error surfaced): the null control
 	// (a consumer that never sends) must fail on one of them.
 	Liveness []string
+
+	signalsLine, livenessLine int // where the lists are, for errors
 }
 
 // ClusterSpec is what the scenario needs from the target.
@@ -141,8 +143,14 @@ func Parse(file string, data []byte) (*Scenario, error) {
 		"consumer": func(n *yaml.Node) error { return p.client(n, &sc.Client) },
 		"steps":    func(n *yaml.Node) error { return p.steps(n, &sc.Steps) },
 		"expect":   func(n *yaml.Node) error { return p.expectations(n, &sc.Expect) },
-		"signals":  func(n *yaml.Node) error { return p.strs(n, &sc.Signals) },
-		"liveness": func(n *yaml.Node) error { return p.strs(n, &sc.Liveness) },
+		"signals": func(n *yaml.Node) error {
+			sc.signalsLine = n.Line
+			return p.strs(n, &sc.Signals)
+		},
+		"liveness": func(n *yaml.Node) error {
+			sc.livenessLine = n.Line
+			return p.strs(n, &sc.Liveness)
+		},
 	}, "id", "covers", "steps", "expect")
 	if err != nil {
 		return nil, err
@@ -380,25 +388,6 @@ func (p *parser) check(sc *Scenario) error {
 			regression = regression || it.Kind == catalogue.KindRegression
 		}
 	}
-	known := map[string]bool{}
-	for _, e := range sc.Expect {
-		for _, k := range e.keys() {
-			known[k] = true
-		}
-	}
-	for _, list := range []struct {
-		name string
-		keys []string
-	}{{"signals", sc.Signals}, {"liveness", sc.Liveness}} {
-		if regression && len(list.keys) == 0 {
-			return p.errf(1, list.name, "a scenario covering a regression names its %s: expectation keys (%s)", list.name, strings.Join(slices.Sorted(maps.Keys(known)), ", "))
-		}
-		for _, k := range list.keys {
-			if !known[k] {
-				return p.errf(1, k, "%s names a key no expectation has (keys: %s)", list.name, strings.Join(slices.Sorted(maps.Keys(known)), ", "))
-			}
-		}
-	}
 	for _, e := range sc.Expect {
 		if e.Window != "" {
 			if _, ok := windows[e.Window]; !ok {
@@ -412,6 +401,26 @@ func (p *parser) check(sc *Scenario) error {
 			}
 			if want := e.ofKinds(); len(want) > 0 && !slices.Contains(want, kind) {
 				return p.errf(e.Line, e.Of, "names a %s step; %s expects one of %v", kind, e.Kind, want)
+			}
+		}
+	}
+	known := map[string]bool{}
+	for _, e := range sc.Expect {
+		for _, k := range e.keys() {
+			known[k] = true
+		}
+	}
+	for _, list := range []struct {
+		name string
+		keys []string
+		line int
+	}{{"signals", sc.Signals, sc.signalsLine}, {"liveness", sc.Liveness, sc.livenessLine}} {
+		if regression && len(list.keys) == 0 {
+			return p.errf(1, list.name, "a scenario covering a regression names its %s: expectation keys (%s)", list.name, strings.Join(slices.Sorted(maps.Keys(known)), ", "))
+		}
+		for _, k := range list.keys {
+			if !known[k] {
+				return p.errf(list.line, k, "%s names a key no expectation has (keys: %s)", list.name, strings.Join(slices.Sorted(maps.Keys(known)), ", "))
 			}
 		}
 	}

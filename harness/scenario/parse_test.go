@@ -40,6 +40,9 @@ steps:
   - end_window: w
 expect:
   - steps: {window: w, max: 10}
+  - delivered: {records: 0}
+signals: [steps.w]
+liveness: [delivered]
 `
 
 func TestParseGood(t *testing.T) {
@@ -72,6 +75,8 @@ func TestParseErrorsNameFileLineKey(t *testing.T) {
 		{"missing required", "id: x.y\n", "", 2, "id", "missing required key"},
 		{"unknown catalogue item", "covers: [KAFKA-20253]", "covers: [KAFKA-99999]", 1, "KAFKA-99999", "catalogue does not have"},
 		{"negative bound", "max: 10}", "max: -5}", 14, "", "non-negative"},
+		{"signal names no expectation", "signals: [steps.w]", "signals: [steps.x]", 16, "steps.x", "names a key no expectation has"},
+		{"regression without liveness", "liveness: [delivered]\n", "", 1, "liveness", "names its liveness"},
 		{"YAML syntax", "  - window: w\n", "  - window: w\n   bad: indent\n", 0, "", "not valid YAML"},
 	}
 	for _, tt := range tests {

@@ -113,9 +113,3 @@ func Validate() error {
 	return nil
 }
 
-// SeedShapes are the failure shapes named in KAFKA-20995 (the ones the seed
-// Jiras have): a mutant of one of them must be killed by a regression spec
-// or scenario file of the same shape.
-var SeedShapes = []catalogue.Shape{
-	catalogue.ShapeBusyLoop, catalogue.ShapeAmbiguousEmptyResult, catalogue.ShapePublicationRace, catalogue.ShapeLifecycle,
-}

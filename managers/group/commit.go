@@ -147,6 +147,14 @@ func (c *Commit) Poll(tx *reactor.Tx, v View) reactor.Result {
 		}
 	}
 	if len(c.pending) == 0 {
+		if autoActive && !c.consumedSinceCommit() {
+			// Nothing was consumed since the last commit: the timer could
+			// only wake the loop to find nothing to send (a spurious
+			// wakeup). What changes that is the application receiving
+			// records (an application event); a due timer then commits at
+			// once.
+			return reactor.Await(reactor.InputApplication, "auto-commit: nothing consumed since the last commit")
+		}
 		if autoActive {
 			return reactor.RetryAt(c.nextAuto, "auto-commit interval")
 		}
@@ -197,17 +205,28 @@ func (c *Commit) enqueueAuto(now time.Time) {
 			return
 		}
 	}
+	offsets := c.uncommitted()
+	if len(offsets) == 0 {
+		return
+	}
+	c.pending = append(c.pending, &commit{offsets: offsets, deadline: now.Add(max(c.cfg.AutoCommitInterval, 5*time.Second)), auto: true, queued: now})
+}
+
+// uncommitted returns the consumed positions that differ from the last
+// committed ones.
+func (c *Commit) uncommitted() map[managers.TopicPartition]managers.Position {
 	offsets := map[managers.TopicPartition]managers.Position{}
 	for tp, pos := range c.consumed.Consumed() {
 		if prev, ok := c.committed[tp]; !ok || prev.Offset != pos.Offset {
 			offsets[tp] = pos
 		}
 	}
-	if len(offsets) == 0 {
-		return
-	}
-	c.pending = append(c.pending, &commit{offsets: offsets, deadline: now.Add(max(c.cfg.AutoCommitInterval, 5*time.Second)), auto: true, queued: now})
+	return offsets
 }
+
+// consumedSinceCommit reports whether an auto-commit would have anything to
+// send.
+func (c *Commit) consumedSinceCommit() bool { return len(c.uncommitted()) > 0 }
 
 func (c *Commit) send(tx *reactor.Tx, v View, p *commit) reactor.Result {
 	req := kmsg.NewPtrOffsetCommitRequest()

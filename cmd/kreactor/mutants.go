@@ -1,0 +1,240 @@
+package main
+
+// kreactor mutants: the mutation runs of issue 9. It builds the regression
+// suite (the Go regression specs and every scenario file) once with the
+// `mutants` build tag, runs it once with no mutant (every spec must pass,
+// or a kill proves nothing) and once per mutant of internal/mutant's
+// catalogue, on the reactor subject and the kfake target, reads each run's
+// Ginkgo JSON report, prints the kill matrix (mutant x spec) and writes it
+// for `kreactor report -mutants FILE`. It fails when a mutant survives, when
+// a mutant of a seed failure shape is killed only by specs of other shapes,
+// or when a spec fails without a mutant.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/kreactor/kreactor/catalogue"
+	"github.com/kreactor/kreactor/internal/mutant"
+	"github.com/kreactor/kreactor/reports"
+)
+
+// mutantSuite is the package whose specs make up the matrix's columns.
+const mutantSuite = "./specs/regressions"
+
+// mutantRunTimeout bounds one run of the suite on one mutant: the null-like
+// mutants wait out every consume step and close (10 s each) in 14 specs.
+const mutantRunTimeout = 15 * time.Minute
+
+func runMutants(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("mutants", "[-out FILE] [-dir DIR] [-only NAME[,NAME...]] [-go GO]", stderr)
+	out := fs.String("out", filepath.Join("reports", "out", "mutants.json"), "kill matrix JSON to write (read by kreactor report -mutants)")
+	dir := fs.String("dir", filepath.Join("reports", "out", "mutants"), "directory for the test binary, each run's Ginkgo JSON report and log")
+	only := fs.String("only", "", "comma-separated mutant names to run (default: the whole catalogue)")
+	goTool := fs.String("go", "go", "the go command that builds the test binary")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if err := mutant.Validate(); err != nil {
+		return err
+	}
+	chosen := mutant.Mutants
+	if *only != "" {
+		chosen = nil
+		for _, n := range strings.Split(*only, ",") {
+			m, ok := mutant.Lookup(strings.TrimSpace(n))
+			if !ok {
+				fmt.Fprintf(stderr, "-only: unknown mutant %q (known: %s)\n", n, strings.Join(mutantNames(), ", "))
+				fs.Usage()
+				return errUsage
+			}
+			chosen = append(chosen, m)
+		}
+	}
+	cat, err := catalogue.Load()
+	if err != nil {
+		return err
+	}
+	absDir, err := filepath.Abs(*dir)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(absDir, 0o755); err != nil {
+		return err
+	}
+	start := time.Now()
+	bin := filepath.Join(absDir, "regressions.mutants.test")
+	fmt.Fprintf(stdout, "== mutants: building %s with -tags mutants\n", mutantSuite)
+	build := exec.Command(*goTool, "test", "-c", "-tags", "mutants", "-o", bin, mutantSuite)
+	build.Stdout, build.Stderr = stderr, stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("build the mutant test binary: %w", err)
+	}
+	suiteDir, err := filepath.Abs(filepath.FromSlash(strings.TrimPrefix(mutantSuite, "./")))
+	if err != nil {
+		return err
+	}
+	km := &reports.KillMatrix{Version: reports.KillMatrixVersion, SpecShapes: map[string][]catalogue.Shape{}, Subject: "reactor", Target: "kfake"}
+
+	run := func(name, points string) (map[string]reports.Verdict, time.Duration, error) {
+		t0 := time.Now()
+		report := filepath.Join(absDir, name+".json")
+		_ = os.Remove(report)
+		logf, err := os.Create(filepath.Join(absDir, name+".log"))
+		if err != nil {
+			return nil, 0, err
+		}
+		defer logf.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), mutantRunTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, "-test.timeout="+mutantRunTimeout.String(), "-ginkgo.no-color", "-ginkgo.json-report="+report)
+		cmd.Dir = suiteDir
+		cmd.Env = append(os.Environ(), "KREACTOR_SUBJECT=reactor", "KREACTOR_TARGET=kfake", mutant.Env+"="+points)
+		cmd.Stdout, cmd.Stderr = logf, logf
+		runErr := cmd.Run() // a failing spec is the point: the report decides
+		rows, err := reports.ParseFiles([]string{report}, reports.Options{})
+		if err != nil {
+			return nil, 0, fmt.Errorf("mutant %s: no usable report (%v; the run: %v; see %s.log)", name, err, runErr, filepath.Join(*dir, name))
+		}
+		verdicts := map[string]reports.Verdict{}
+		for _, r := range rows.Rows {
+			if r.Verdict == reports.VerdictSkipped {
+				continue
+			}
+			verdicts[r.ID] = r.Verdict
+			if !slices.Contains(km.Specs, r.ID) {
+				km.Specs = append(km.Specs, r.ID)
+				for _, c := range r.Covers {
+					if it, ok := cat.Lookup(c); ok && !slices.Contains(km.SpecShapes[r.ID], it.Shape) {
+						km.SpecShapes[r.ID] = append(km.SpecShapes[r.ID], it.Shape)
+					}
+				}
+			}
+		}
+		return verdicts, time.Since(t0), nil
+	}
+
+	fmt.Fprintf(stdout, "== mutants: control run (no mutant)\n")
+	control, d, err := run("control", "")
+	if err != nil {
+		return err
+	}
+	km.Control = control
+	fmt.Fprintf(stdout, "   %d specs, %d pass, %s\n", len(control), count(control, reports.VerdictPass), d.Round(time.Second))
+	for i, m := range chosen {
+		fmt.Fprintf(stdout, "== mutants: %d/%d %s (%s)\n", i+1, len(chosen), m.Name, m.EnvValue())
+		v, d, err := run(m.Name, m.EnvValue())
+		if err != nil {
+			return err
+		}
+		km.Mutants = append(km.Mutants, reports.Mutant{Name: m.Name, Shape: m.Shape, Description: m.Description, Where: m.Where, Source: m.Source, Verdicts: v, Seconds: d.Seconds()})
+		killed := km.KilledBy(km.Mutants[len(km.Mutants)-1])
+		fmt.Fprintf(stdout, "   killed by %d of %d specs, %s\n", len(killed), len(v), d.Round(time.Second))
+	}
+	km.Seconds = time.Since(start).Seconds()
+	slices.SortStableFunc(km.Specs, func(a, b string) int {
+		// The Go regression specs first, then the scenario files, each by id.
+		sa, sb := strings.HasPrefix(a, "scenario."), strings.HasPrefix(b, "scenario.")
+		switch {
+		case sa != sb && sa:
+			return 1
+		case sa != sb:
+			return -1
+		}
+		return strings.Compare(a, b)
+	})
+	printKillMatrix(stdout, km)
+	data, err := json.MarshalIndent(km, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(*out, append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d mutants x %d specs) in %s\n", *out, len(km.Mutants), len(km.Specs), time.Since(start).Round(time.Second))
+	if probs := km.Problems(); len(probs) > 0 {
+		for _, p := range probs {
+			fmt.Fprintf(stderr, "mutants: %s\n", p)
+		}
+		return fmt.Errorf("%d problem(s) in the kill matrix", len(probs))
+	}
+	fmt.Fprintf(stdout, "every mutant is killed, each of a seed shape by a spec of its shape\n")
+	return nil
+}
+
+// printKillMatrix prints the matrix with numbered columns (the spec ids are
+// long), then, per mutant, the specs of its own shape that killed it.
+func printKillMatrix(w io.Writer, km *reports.KillMatrix) {
+	fmt.Fprintf(w, "\nKill matrix (K: the spec failed on the mutant, .: it passed, -: did not run); subject %s, target %s\n", km.Subject, km.Target)
+	for i, s := range km.Specs {
+		shapes := make([]string, len(km.SpecShapes[s]))
+		for j, sh := range km.SpecShapes[s] {
+			shapes[j] = string(sh)
+		}
+		fmt.Fprintf(w, "  %2d %s (%s)\n", i+1, s, strings.Join(shapes, ", "))
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
+	fmt.Fprintf(tw, "\nmutant\tshape\t")
+	for i := range km.Specs {
+		fmt.Fprintf(tw, "%d\t", i+1)
+	}
+	fmt.Fprintf(tw, "killed\tby its shape\n")
+	mark := func(v reports.Verdict, ok bool) string {
+		switch {
+		case !ok:
+			return "-"
+		case v.Failed():
+			return "K"
+		}
+		return "."
+	}
+	if km.Control != nil {
+		fmt.Fprintf(tw, "(no mutant)\t\t")
+		for _, s := range km.Specs {
+			v, ok := km.Control[s]
+			fmt.Fprintf(tw, "%s\t", strings.ReplaceAll(mark(v, ok), "K", "F"))
+		}
+		fmt.Fprintf(tw, "\t\n")
+	}
+	for _, m := range km.Mutants {
+		fmt.Fprintf(tw, "%s\t%s\t", m.Name, m.Shape)
+		for _, s := range km.Specs {
+			v, ok := m.Verdicts[s]
+			fmt.Fprintf(tw, "%s\t", mark(v, ok))
+		}
+		by := km.KilledByShape(m)
+		fmt.Fprintf(tw, "%d/%d\t%s\n", len(km.KilledBy(m)), len(m.Verdicts), strings.Join(by, ", "))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+}
+
+func count(v map[string]reports.Verdict, want reports.Verdict) int {
+	n := 0
+	for _, x := range v {
+		if x == want {
+			n++
+		}
+	}
+	return n
+}
+
+func mutantNames() []string {
+	var out []string
+	for _, m := range mutant.Mutants {
+		out = append(out, m.Name)
+	}
+	return out
+}
