@@ -36,4 +36,3 @@ const (
 	// clusters use unless a spec asks otherwise (Kafka's is 30 s).
 	DefaultShareLockDuration = 2 * time.Second
 )
-

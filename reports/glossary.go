@@ -26,27 +26,40 @@ type Term struct {
 // Suffixes name the window a figure covers: "_in_window" is the spec's measured window;
 // ".outage", ".idle", ".held", ... are a scenario file's named windows.
 var Glossary = []Term{
+	{Anchor: "glossary-headroom", Term: "headroom", Contains: []string{".headroom"},
+		Unit: "x", Source: "harness.Headroom: bound / max(observed, 1), attached next to every figure with an upper bound",
+		Definition: "How many times larger than the observed value the figure's upper bound is, on the run's subject (read it on the reactor). " +
+			"Near 1: the reference barely meets the bound (a bound that may flake under load, or one that is exact by construction, such as one wake per Poll of the spec's own loop). " +
+			"Large: a regression that multiplies the figure by less than this passes. Bounds of 0 have none."},
 	{Anchor: "glossary-loop-steps", Term: "loop steps", Prefixes: []string{"loop_steps", "steps."},
 		Unit: "steps", Source: "reactor.Stats.Steps (both engines count one per pass of their loop)",
 		Definition: "Passes of the consumer's background loop in the window: drain the inbox, poll every request manager, send, publish, run effects, wait. " +
 			"An idle consumer takes a few steps per second (one per response, application event or timer); a spinning one takes thousands. " +
 			"Black-box subjects (a real client) have no loop probe: their column shows – and the CPU plot stands in."},
 	{Anchor: "glossary-spurious-wakeups", Term: "spurious wakeups", Prefixes: []string{"spurious_wakeups"},
-		Unit: "wakeups", Source: "reactor.Stats.SpuriousWakeups",
-		Definition: "Loop wakes that had no reason. Today each engine counts it where it wakes: the reactor counts a wake with neither an inbox item nor a passed deadline " +
-			"(a timer firing early); the baseline model counts a wake that found no work to do. The two columns therefore do not measure the same thing yet " +
-			"(issue 9 makes it one definition for both: a wake after which nothing was applied, sent, run or published). Goal: 0."},
+		Unit: "wakeups", Source: "reactor.Stats.SpuriousWakeups, counted in reactor.Driver.Publish, the one place every engine (reactor.Loop, baseline.Loop) publishes",
+		Definition: "Loop wakes (the inbox received an observation, or the wait timed out) after which nothing was applied, nothing was sent, no effect ran, " +
+			"and the published decision and snapshot say what the previous publication said, times aside (the same managers with the same result kinds, awaited inputs and reasons; " +
+			"a decision that differs only in when it wakes next is the same decision rescheduled). One definition, one place, for every subject with a loop probe. " +
+			"A manager that asks to be polled again in 1 ms for nothing makes every such wake spurious. Goal: 0."},
 	{Anchor: "glossary-app-wakeups", Term: "application wakeups", Prefixes: []string{"app_wakeups"},
-		Unit: "wakeups", Source: "Consumer.AppWakeups (consumer/appside.go)",
-		Definition: "Times an application call (Poll, CommitSync, Close) woke from its blocking wait, whether or not it then returned. " +
-			"A call that wakes only when its condition may have changed wakes about once; a call woken by every background step ping-pongs. " +
-			"Today the reactor counts at most one wake per Poll call while the baseline counts every release of its wait, so a bound of one per Poll cannot fail on the reactor (issue 9 makes both count every release)."},
+		Unit: "wakeups", Source: "reactor.Stats.AppWakeups, counted by the engine (Engine.WaitFor and Engine.NoteAppWakeup) for every subject with a loop probe",
+		Definition: "Every release of an application wait on the engine (Poll, CommitSync, Close, Subscribe...): a reply, a publication, a context's end, the baseline's fetch-buffer signal or timer, " +
+			"whether or not the call then returned. A call that wakes only when its condition may have changed wakes once; a call woken by every background step ping-pongs (KAFKA-20854). " +
+			"Bounds on it come from the spec's own loop (one per Poll of the spec's slice in the window), never from the number of Polls the subject made."},
 	{Anchor: "glossary-ready-without-request", Term: "Ready without request", Prefixes: []string{"ready_without_request"},
 		Unit: "results", Source: "reactor.Stats.ReadyWithoutRequest",
 		Definition: "Manager results that said Ready (send now) but carried no request: a contract violation (design invariant 1), counted and never spun on. Goal: 0."},
 	{Anchor: "glossary-past-deadline", Term: "past deadline", Prefixes: []string{"past_deadline"},
-		Unit: "results", Source: "reactor.Stats.PastDeadline",
-		Definition: "RetryAt times or Await deadlines that had already passed when a manager returned them (a zero wait: the KAFKA-20253 shape). The loop ignores them for its wait. Goal: 0."},
+		Unit: "results", Source: "reactor.Stats.PastDeadline, and the harness's own count from the published decisions (harness.PastDeadlinesIn); the figure is the larger",
+		Definition: "RetryAt results at or before their step's time (or with no time) and Await deadlines at or before it: a zero wait, the KAFKA-20253 shape, and a counted contract violation like Ready without request. " +
+			"The loop ignores them for its wait and never spins on them, so only this count shows them. Goal: 0."},
+	{Anchor: "glossary-early-returns", Term: "early returns", Prefixes: []string{"early_returns", "commit_returns"},
+		Unit: "calls", Source: "Diagnostics.CommitReturns (internal/client): the published version when a commit call's release ran, against the version of its completion",
+		Definition: "Commit calls released before the decision that contains their completion was published (invariant 4 as the application sees it). Goal: 0."},
+	{Anchor: "glossary-keys", Term: "signals, liveness, failed keys",
+		Definition: "Every regression spec names its signal (the expectation keys, i.e. figure names, that express the Jira's symptom) and its liveness keys (records delivered, a commit completing, an error surfaced). " +
+			"The negative control (baseline) must fail on a signal key; the null control (a consumer whose transport never sends) must fail on a liveness key; a failure on anything else (another key, a timeout, a panic, a setup error; \"timeline\": a step could not be carried out) does not count."},
 	{Anchor: "glossary-observations", Term: "observations", Prefixes: []string{"observations"},
 		Unit: "observations", Source: "reactor.Stats.Observations",
 		Definition: "Observations the loop applied: responses, errors, timeouts and application events taken from its inbox."},

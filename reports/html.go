@@ -75,14 +75,14 @@ var htmlFuncs = template.FuncMap{
 
 // htmlView is what the template reads.
 type htmlView struct {
-	Rep        Report
-	CSS        template.CSS
-	Reference  string
-	Control    string
+	Rep       Report
+	CSS       template.CSS
+	Reference string
+	Control   string
 	// Nulls are the null controls (Expectations.Nulls); Controls holds
 	// the control and every null control, for the summary's marks.
-	Nulls    []string
-	Controls []string
+	Nulls      []string
+	Controls   []string
 	Headline   []headlineLine
 	Code       string
 	CodeShort  string

@@ -112,4 +112,3 @@ func Validate() error {
 	}
 	return nil
 }
-

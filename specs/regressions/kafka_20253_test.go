@@ -38,21 +38,10 @@ const (
 	// spec keeps polling through it (the window is time by design: the
 	// property is about what happens while time passes with nothing to do).
 	coordinatorOutage = 3 * time.Second
-	// edgeSlack allows one request (or one timer wake) of each retry
-	// sequence straddling each edge of the window: a schedule counted
-	// from the window's start is one attempt short at either end.
-	edgeSlack = 2
-	// inFlightAtStart is how many requests may already be in flight when
-	// the window opens, per broker: a long-poll Fetch, plus a heartbeat or
-	// a Metadata request.
-	inFlightAtStart = 2
-	// eventsPerPoll: a Poll submits one application event, and one more to
-	// cancel itself when its deadline passes with no records.
-	eventsPerPoll = 2
-	// fetchRoundsSlack allows one Fetch per broker beyond one per
-	// fetch.max.wait.ms: a long poll the broker answers early (a
-	// partition's leader or epoch changed) starts the next at once.
-	fetchRoundsSlack = 1
+	// retriedInOutage are the requests that retry on the schedule while
+	// the coordinator is unavailable: FindCoordinator, the heartbeat, the
+	// commit and Metadata.
+	retriedInOutage = 4
 	// beforeOutage is how many records are consumed before the outage.
 	beforeOutage = 300
 	// afterOutage is how many records are produced after the heal.
@@ -75,34 +64,6 @@ const (
 	keyDeliveredAfter  = "delivered_after_heal"
 	keyClose           = "close"
 )
-
-// outageBudget is what a conforming consumer configured like the spec's can
-// do in the outage window, from the configuration alone.
-type outageBudget struct {
-	attempts                  int // retry schedule: most attempts of one failing request
-	requests, polls           int
-	observations, timers, all int
-	text                      string
-}
-
-func newOutageBudget(sched harness.RetrySchedule, window, heartbeat, fetchWait time.Duration, brokers int) outageBudget {
-	b := outageBudget{attempts: sched.MaxAttemptsIn(window)}
-	// Retried requests: FindCoordinator, the heartbeat, the commit and
-	// Metadata each follow the schedule; Fetch long-polls each broker.
-	retried := 4 * (b.attempts + edgeSlack)
-	fetches := brokers * (int(window/fetchWait) + 1 + fetchRoundsSlack)
-	b.requests = retried + fetches
-	b.polls = int(window/harness.PollSlice) + 1
-	// A step starts on an observation (one completion per request sent
-	// or already in flight, and the application's events: the Polls and
-	// the CommitAsync) or on a timer (a RetryAt or Await deadline: each
-	// retried request's backoff steps, the heartbeat interval).
-	b.observations = b.requests + inFlightAtStart*brokers + eventsPerPoll*b.polls + 1
-	b.timers = 4*(b.attempts+edgeSlack) + int(window/heartbeat) + 1
-	b.all = b.observations + b.timers + 1
-	b.text = fmt.Sprintf("%d attempts of %s in %s; %d requests, %d polls", b.attempts, sched, window.Round(time.Millisecond), b.requests, b.polls)
-	return b
-}
 
 var _ = Describe("A consumer whose group coordinator becomes unavailable", func() {
 	It("awaits the coordinator: at most one FindCoordinator per step of the retry schedule, loop steps within what the configuration allows, no spurious wakeup and no past deadline, and the pending commit completes after the heal",
@@ -176,41 +137,42 @@ var _ = Describe("A consumer whose group coordinator becomes unavailable", func(
 			healed := time.Now()
 
 			window := harness.Window{From: from, To: to}
-			budget := newOutageBudget(harness.Schedule(cfg), window.Duration(), cl.HeartbeatInterval(), cfg.FetchMaxWait, cl.Brokers())
-			harness.Note("budget", budget.text)
+			budget := harness.LoopBudget{Window: window.Duration(), Schedule: harness.Schedule(cfg), Retried: retriedInOutage, Brokers: cl.Brokers(),
+				FetchWait: cfg.FetchMaxWait, Heartbeat: cl.HeartbeatInterval(), PollSlice: harness.PollSlice}.Compute()
+			harness.Note("budget", budget.String())
 
 			// FindCoordinator: the first at once, then one per step of
 			// the schedule.
 			findCoordinator := harness.CountIn(rec, kmsg.FindCoordinator, clientID, window)
-			findBound := budget.attempts + edgeSlack
-			harness.BoundedFigure(keyFindCoordinator, float64(findCoordinator), "requests", float64(findBound), fmt.Sprintf("retry schedule %s: %d attempts in %s + %d", harness.Schedule(cfg), budget.attempts, window.Duration().Round(time.Millisecond), edgeSlack))
+			findBound := budget.Attempts + harness.BudgetEdgeSlack
+			harness.BoundedFigure(keyFindCoordinator, float64(findCoordinator), "requests", float64(findBound), fmt.Sprintf("retry schedule %s: %d attempts in %s + %d", harness.Schedule(cfg), budget.Attempts, window.Duration().Round(time.Millisecond), harness.BudgetEdgeSlack))
 			harness.Figure("find_coordinator_rate", harness.RateIn(rec, kmsg.FindCoordinator, clientID, window), "req/s", "")
-			harness.Figure("requests_in_window", float64(harness.RequestsIn(rec, clientID, window)), "requests", fmt.Sprintf("budget %d", budget.requests))
+			harness.Figure("requests_in_window", float64(harness.RequestsIn(rec, clientID, window)), "requests", fmt.Sprintf("budget %d", budget.Requests))
 			ex.That(keyFindCoordinator, findCoordinator >= 1, "no FindCoordinator in the window: the outage was never noticed (fault hits %d)", faultHits)
 			ex.That(keyFindCoordinator, findCoordinator <= findBound, "%d FindCoordinator requests in %s exceed the retry schedule's %d\n%s", findCoordinator, window.Duration(), findBound, harness.Diagnose(c))
 
 			if probed {
 				d := after.Sub(before)
 				past := max(d.PastDeadline, uint64(pastInTrace))
-				harness.BoundedFigure(keySteps, float64(d.Steps), "steps", float64(budget.all), fmt.Sprintf("observations <= %d + timer wakes <= %d + 1", budget.observations, budget.timers))
+				harness.BoundedFigure(keySteps, float64(d.Steps), "steps", float64(budget.Steps), fmt.Sprintf("observations <= %d + timer wakes <= %d + 1", budget.Observations, budget.Timers))
 				harness.Figure("loop_steps_per_second", float64(d.Steps)/window.Duration().Seconds(), "steps/s", "")
-				harness.BoundedFigure(keyObservations, float64(d.Observations), "observations", float64(budget.observations), fmt.Sprintf("%d requests + %d in flight + %d polls x %d + 1", budget.requests, inFlightAtStart*cl.Brokers(), budget.polls, eventsPerPoll))
-				harness.BoundedFigure(keyTimerWakes, float64(d.TimerWakes), "wakeups", float64(budget.timers), "")
+				harness.BoundedFigure(keyObservations, float64(d.Observations), "observations", float64(budget.Observations), fmt.Sprintf("%d requests + %d in flight + %d polls x %d + 1", budget.Requests, harness.BudgetInFlightAtStart*cl.Brokers(), budget.Polls, harness.BudgetEventsPerPoll))
+				harness.BoundedFigure(keyTimerWakes, float64(d.TimerWakes), "wakeups", float64(budget.Timers), "")
 				harness.Figure(keySpurious, float64(d.SpuriousWakeups), "wakeups", "== 0")
 				harness.Figure(keyReadyNoRequest, float64(d.ReadyWithoutRequest), "results", "== 0")
 				harness.Figure(keyPastDeadline, float64(past), "results", fmt.Sprintf("== 0 (engine %d, decisions %d)", d.PastDeadline, pastInTrace))
 				ex.That(keySpurious, d.SpuriousWakeups == 0, "%d spurious wakeups in the window (invariant 2)\n%s", d.SpuriousWakeups, harness.Diagnose(c))
 				ex.That(keyReadyNoRequest, d.ReadyWithoutRequest == 0, "%d Ready results without a request (invariant 1)", d.ReadyWithoutRequest)
 				ex.That(keyPastDeadline, past == 0, "%d RetryAt times or Await deadlines at or before their step (a zero wait: the KAFKA-20253 shape)\n%s", past, harness.Diagnose(c))
-				ex.That(keyObservations, d.Observations <= uint64(budget.observations), "%d observations exceed the %d the configuration allows\n%s", d.Observations, budget.observations, harness.Diagnose(c))
-				ex.That(keyTimerWakes, d.TimerWakes <= uint64(budget.timers), "%d timer wakes exceed the schedule's and the heartbeat's %d", d.TimerWakes, budget.timers)
-				ex.That(keySteps, d.Steps <= uint64(budget.all), "%d loop steps exceed the %d the configuration allows (%s)\n%s", d.Steps, budget.all, budget.text, harness.Diagnose(c))
+				ex.That(keyObservations, d.Observations <= uint64(budget.Observations), "%d observations exceed the %d the configuration allows\n%s", d.Observations, budget.Observations, harness.Diagnose(c))
+				ex.That(keyTimerWakes, d.TimerWakes <= uint64(budget.Timers), "%d timer wakes exceed the schedule's and the heartbeat's %d", d.TimerWakes, budget.Timers)
+				ex.That(keySteps, d.Steps <= uint64(budget.Steps), "%d loop steps exceed the %d the configuration allows (%s)\n%s", d.Steps, budget.Steps, budget.String(), harness.Diagnose(c))
 
 				// The application side: every Poll of the spec's loop
 				// wakes once (records, or its deadline); the number of
 				// Polls the window holds is the spec's, not the subject's.
-				harness.BoundedFigure(keyAppWakeups, float64(d.AppWakeups), "wakeups", float64(budget.polls), fmt.Sprintf("one per Poll of %s in %s", harness.PollSlice, window.Duration().Round(time.Millisecond)))
-				ex.That(keyAppWakeups, d.AppWakeups <= uint64(budget.polls), "%d application wakeups exceed one per %s Poll (%d): the application side spins\n%s", d.AppWakeups, harness.PollSlice, budget.polls, harness.Diagnose(c))
+				harness.BoundedFigure(keyAppWakeups, float64(d.AppWakeups), "wakeups", float64(budget.Polls), fmt.Sprintf("one per Poll of %s in %s", harness.PollSlice, window.Duration().Round(time.Millisecond)))
+				ex.That(keyAppWakeups, d.AppWakeups <= uint64(budget.Polls), "%d application wakeups exceed one per %s Poll (%d): the application side spins\n%s", d.AppWakeups, harness.PollSlice, budget.Polls, harness.Diagnose(c))
 			}
 
 			By("after the heal, the commit completes on a later Poll")

@@ -27,6 +27,10 @@ const (
 	// idlePollWakeups bounds application wakeups of one Poll that waits
 	// for nothing: its own deadline, plus one straddling the window.
 	idlePollWakeups = 2
+	// shareRetriedInOutage are the requests that retry on the schedule
+	// while the share group's coordinator is unavailable: FindCoordinator,
+	// the share heartbeat, ShareAcknowledge and Metadata.
+	shareRetriedInOutage = 4
 	// closeBroken is the close deadline with every broker down, and
 	// closeSlack what Close may take beyond it.
 	closeBroken = 500 * time.Millisecond
@@ -107,24 +111,30 @@ var _ = Describe("A share consumer", func() {
 			if probed {
 				s1 = probe.Stats()
 			}
+			// Every bound comes from the configuration, none from what the
+			// subject did in the window (issue 9).
 			cfg := harness.ShareConsumerConfig(cl, group, clientID)
-			findBound := harness.Backoff(consumer.Config{RetryBackoff: cfg.RetryBackoff, RetryBackoffMax: cfg.RetryBackoffMax}).MaxAttemptsIn(w.Duration()) + 2
+			sched := harness.RetrySchedule{Initial: cfg.RetryBackoff, Max: cfg.RetryBackoffMax}
+			budget := harness.LoopBudget{Window: w.Duration(), Schedule: sched, Retried: shareRetriedInOutage, Brokers: cl.Brokers(),
+				FetchWait: cfg.FetchMaxWait, Heartbeat: cl.HeartbeatInterval(), PollSlice: harness.PollSlice}.Compute()
+			findBound := budget.Attempts + harness.BudgetEdgeSlack
 			finds := harness.CountIn(cl.Recorder(), kmsg.FindCoordinator, clientID, w)
-			harness.Figure("find_coordinator", float64(finds), "requests", fmt.Sprintf("<= %d", findBound))
+			harness.BoundedFigure("find_coordinator", float64(finds), "requests", float64(findBound), fmt.Sprintf("retry schedule %s in %s + %d", sched, w.Duration().Round(time.Millisecond), harness.BudgetEdgeSlack))
 			harness.Figure("polls", float64(polls), "calls", "")
-			Expect(finds).To(BeNumerically("<=", findBound), "FindCoordinator requests in the outage exceed the backoff schedule (+2)\n%s", harness.Diagnose(c))
+			Expect(finds).To(BeNumerically("<=", findBound), "FindCoordinator requests in the outage exceed the retry schedule (%d)\n%s", findBound, harness.Diagnose(c))
 			if !probed {
 				return
 			}
-			// Steps come from observations (responses, 2 events per Poll)
-			// and timers; bound them by what happened, generously.
 			d := s1.Sub(s0)
-			stepBound := int(d.Observations) + 3*findBound + int(outage/cl.HeartbeatInterval()) + 10
-			harness.Figure("loop_steps", float64(d.Steps), "steps", fmt.Sprintf("<= %d", stepBound))
+			harness.BoundedFigure("loop_steps", float64(d.Steps), "steps", float64(budget.Steps), budget.String())
+			harness.BoundedFigure("app_wakeups", float64(d.AppWakeups), "wakeups", float64(budget.Polls), "one per Poll")
 			harness.Figure("spurious_wakeups", float64(d.SpuriousWakeups), "wakeups", "== 0")
-			Expect(d.SpuriousWakeups).To(BeZero(), "spurious wakeups in the outage (a wake with no input and no deadline)\n%s", harness.Diagnose(c))
+			harness.Figure("past_deadline", float64(d.PastDeadline), "results", "== 0")
+			Expect(d.SpuriousWakeups).To(BeZero(), "spurious wakeups in the outage\n%s", harness.Diagnose(c))
 			Expect(d.ReadyWithoutRequest).To(BeZero(), "Ready results without a request in the outage\n%s", harness.Diagnose(c))
-			Expect(int(d.Steps)).To(BeNumerically("<=", stepBound), "loop steps in the outage = %d, more than observations and timers allow (%d): a spin\n%s", d.Steps, stepBound, harness.Diagnose(c))
+			Expect(d.PastDeadline).To(BeZero(), "RetryAt times or Await deadlines at or before their step in the outage\n%s", harness.Diagnose(c))
+			Expect(int(d.Steps)).To(BeNumerically("<=", budget.Steps), "loop steps in the outage = %d, more than the configuration allows (%d: %s): a spin\n%s", d.Steps, budget.Steps, budget, harness.Diagnose(c))
+			Expect(int(d.AppWakeups)).To(BeNumerically("<=", budget.Polls), "application wakeups in the outage = %d, more than one per %s Poll (%d)\n%s", d.AppWakeups, harness.PollSlice, budget.Polls, harness.Diagnose(c))
 		})
 
 	It("waits for a ShareFetch held in flight without waking the application",
