@@ -133,6 +133,9 @@ func (a *application) pollClose(tx *reactor.Tx) reactor.Result {
 			if n := g.Commit.Pending(); n > 0 {
 				return fmt.Sprintf("%d commit(s)", n)
 			}
+			if _, known := g.Coord.Known(); !known && g.Cfg.GroupID != "" && mutant.On("close-keeps-discovery") {
+				return "coordinator discovery" // close waits for a coordinator nothing needs
+			}
 			return ""
 		},
 		PendingInputs: reactor.InputResponse | reactor.InputCoordinator,

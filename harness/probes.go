@@ -18,9 +18,10 @@ import (
 type Probe interface {
 	// Stats are the loop's counters (steps, wakes, contract violations).
 	Stats() reactor.Stats
-	// AppWakeups counts the times an application call woke from a
-	// blocking wait: once per call when every wake carries a reason,
-	// many per call when the application side spins or ping-pongs.
+	// AppWakeups counts every release of an application wait on the
+	// engine (reactor.Stats.AppWakeups, the same count): once per call
+	// when every wake carries a reason, many per call when the
+	// application side spins or ping-pongs.
 	AppWakeups() uint64
 	// CommitReturns reports how many commit calls returned with a
 	// completion, and how many returned before the decision containing

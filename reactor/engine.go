@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -241,8 +240,8 @@ func (d *Driver[V]) Publish(st Step) {
 	if d.woke != "" && d.prev != nil && st.Decision.Applied == 0 && len(st.Requests) == 0 && st.Decision.Effects == 0 &&
 		SameDecision(d.prev, st.Decision) && reflect.DeepEqual(d.prevSnap, st.Snapshot) {
 		d.e.c.spurious.Add(1)
-		if os.Getenv("KREACTOR_DEBUG_SPURIOUS") != "" {
-			fmt.Fprintf(os.Stderr, "SPURIOUS woke=%s\nPREV %s\nCUR %s\n", d.woke, d.prev.Diagnose(), st.Decision.Diagnose())
+		if d.log.Enabled(context.Background(), slog.LevelDebug) {
+			d.log.Debug("reactor: spurious wakeup", "woke", d.woke, "previous", d.prev.Diagnose(), "diagnosis", st.Decision.Diagnose())
 		}
 	}
 	d.woke, d.prev, d.prevSnap = "", st.Decision, st.Snapshot

@@ -374,6 +374,39 @@ func TestKillMatrixAndPerf(t *testing.T) {
 	}
 }
 
+// The kill matrix's own check: a survivor, a seed-shape mutant killed only by
+// another shape's spec, and a spec failing with no mutant are problems; the
+// HTML shows the control row and the "by its shape" column.
+func TestKillMatrixProblems(t *testing.T) {
+	k := KillMatrix{Version: KillMatrixVersion, Specs: []string{"loop", "close"},
+		SpecShapes: map[string][]catalogue.Shape{"loop": {catalogue.ShapeBusyLoop}, "close": {catalogue.ShapeLifecycle}},
+		Control:    map[string]Verdict{"loop": VerdictPass, "close": VerdictPass},
+		Mutants: []Mutant{
+			{Name: "spin", Shape: catalogue.ShapeBusyLoop, Verdicts: map[string]Verdict{"loop": VerdictFail, "close": VerdictPass}},
+			{Name: "no-leave", Shape: catalogue.ShapeLifecycle, Verdicts: map[string]Verdict{"loop": VerdictFail, "close": VerdictPass}},
+			{Name: "silent", Shape: catalogue.ShapeEndToEnd, Verdicts: map[string]Verdict{"loop": VerdictPass, "close": VerdictPass}},
+		}}
+	if got := k.KilledByShape(k.Mutants[0]); !slices.Equal(got, []string{"loop"}) {
+		t.Errorf("spin killed by its shape: %v", got)
+	}
+	probs := k.Problems()
+	if len(probs) != 2 || !strings.Contains(probs[0], "no-leave (lifecycle) is killed only by specs of other shapes") || !strings.Contains(probs[1], "silent (end-to-end) survived") {
+		t.Errorf("problems %q", probs)
+	}
+	k.Control["close"] = VerdictFail
+	if probs := k.Problems(); len(probs) != 3 || !strings.Contains(probs[0], "spec close is fail without a mutant") {
+		t.Errorf("problems with a failing control %q", probs)
+	}
+	rep := realRunReport(t)
+	rep.Mutants = &k
+	html := renderAll(t, rep)["html"]
+	for _, want := range []string{"(no mutant)", "By its shape", "killed only by specs of other shapes"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+}
+
 func TestReleaseMatrix(t *testing.T) {
 	cat, _ := catalogue.Parse([]byte(`{"items":[{"id":"KAFKA-1","kind":"regression","title":"It MUST not spin.","source":"KAFKA-1","shape":"busy-loop"}]}`))
 	rows := []Row{

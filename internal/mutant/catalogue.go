@@ -60,7 +60,7 @@ var Mutants = []Mutant{
 	{Name: "close-skips-leave", Shape: catalogue.ShapeLifecycle, Points: []string{"close-skips-leave"}, Where: "internal/client/close.go", Source: "added",
 		Description: "close skips the leave heartbeat and reports the member gone: the group keeps it until its session times out"},
 	{Name: "close-keeps-discovery", Shape: catalogue.ShapeLifecycle, Points: []string{"close-keeps-discovery"}, Where: "internal/client/group.go", Source: "added",
-		Description: "coordinator discovery keeps running while closing whether or not anything needs the coordinator (KAFKA-18569)"},
+		Description: "coordinator discovery keeps running while closing whether or not anything needs the coordinator, and close waits for it (KAFKA-18569: FindCoordinator after the leave, close takes its whole timeout)"},
 	{Name: "close-drops-pending-commits", Shape: catalogue.ShapeLifecycle, Points: []string{"close-drops-pending-commits"}, Where: "internal/client/close.go", Source: "added",
 		Description: "at the close deadline, pending commits are dropped instead of failed: their callbacks never run (KAFKA-19357)"},
 	{Name: "metadata-error-not-surfaced", Shape: catalogue.ShapePublicationRace, Points: []string{"metadata-error-not-surfaced"}, Where: "consumer/application.go", Source: "added",
