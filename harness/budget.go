@@ -19,6 +19,11 @@ const (
 	// BudgetEventsPerPoll: a Poll submits one application event, and one
 	// more to cancel itself when its deadline passes with no records.
 	BudgetEventsPerPoll = 2
+	// BudgetWakeupsPerPoll: a Poll whose deadline passes with no records
+	// is released twice, by its deadline and by the engine's
+	// acknowledgement of its cancel (every release of an application
+	// wait counts, reactor.Stats.AppWakeups).
+	BudgetWakeupsPerPoll = 2
 	// BudgetFetchRoundsSlack allows one fetch per broker beyond one per
 	// fetch.max.wait.ms: a long poll the broker answers early starts the
 	// next at once.
@@ -45,6 +50,9 @@ type LoopBudget struct {
 	PollSlice time.Duration // the timeout of each of the spec's Polls
 
 	Attempts, Requests, Polls, Observations, Timers, Steps int
+	// AppWakeups is the most application wakeups the spec's Polls can
+	// have: BudgetWakeupsPerPoll each.
+	AppWakeups int
 }
 
 // Compute fills the derived counts and returns b.
@@ -56,6 +64,7 @@ func (b LoopBudget) Compute() LoopBudget {
 	b.Observations = b.Requests + BudgetInFlightAtStart*b.Brokers + BudgetEventsPerPoll*b.Polls + 1
 	b.Timers = retried + int(b.Window/b.Heartbeat) + 1
 	b.Steps = b.Observations + b.Timers + 1
+	b.AppWakeups = BudgetWakeupsPerPoll * b.Polls
 	return b
 }
 

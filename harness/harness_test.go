@@ -115,7 +115,7 @@ func TestSelectedSubject(t *testing.T) {
 		t.Fatalf("KREACTOR_SUBJECT=' baseline ': %v, %v", s, err)
 	}
 	t.Setenv(EnvSubject, "nope")
-	if _, err := SelectedSubject(); err == nil || !strings.Contains(err.Error(), `KREACTOR_SUBJECT="nope"`) || !strings.Contains(err.Error(), "baseline, reactor") {
-		t.Fatalf("unknown subject error = %v, want one naming the value and listing baseline, reactor", err)
+	if _, err := SelectedSubject(); err == nil || !strings.Contains(err.Error(), `KREACTOR_SUBJECT="nope"`) || !strings.Contains(err.Error(), "baseline, null, reactor") {
+		t.Fatalf("unknown subject error = %v, want one naming the value and listing baseline, null, reactor", err)
 	}
 }

@@ -65,7 +65,7 @@ func WriteJira(w io.Writer, rep Report) error {
 		p("\nh3. Negative control\n\n")
 		p("||Regression||MUST||%s||%s||reason||", jiraText(ex.Reference), jiraText(ex.Control))
 		for _, n := range ex.Nulls {
-			p("%s (null)||reason||", jiraText(n))
+			p("%s (null control)||reason||", jiraText(n))
 		}
 		p("%s specs||\n", jiraText(ex.Control))
 		titles := map[string]string{}

@@ -84,7 +84,7 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 		p("\n\n")
 		p("| Regression | %s | %s | reason |", ex.Reference, ex.Control)
 		for _, n := range ex.Nulls {
-			p(" %s (null) | reason |", n)
+			p(" %s (null control) | reason |", n)
 		}
 		p(" %s specs |\n", ex.Control)
 		sep(b, 5+2*len(ex.Nulls))

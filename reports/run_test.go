@@ -480,7 +480,7 @@ func TestNullControl(t *testing.T) {
 		name  string
 		write func(io.Writer, Report) error
 		want  string
-	}{{"html", WriteHTML, "null control</small>"}, {"md", WriteMarkdown, "null (null) | reason |"}, {"jira", WriteJira, "null (null)||reason||"}} {
+	}{{"html", WriteHTML, "null control</small>"}, {"md", WriteMarkdown, "null (null control) | reason |"}, {"jira", WriteJira, "null (null control)||reason||"}} {
 		var b strings.Builder
 		if err := w.write(&b, rep); err != nil {
 			t.Fatal(err)

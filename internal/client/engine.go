@@ -150,8 +150,10 @@ func (d Diagnostics[S]) Diagnose() string {
 // of 1) and waits for the answer, the engine stopping, or ctx. When ctx
 // ends first it cancels through the engine (cancel), so an answer handed
 // over concurrently is returned, never lost. woke counts the application's
-// wakes (an answer or ctx). ok is false when no answer came; err is then
-// ErrClosed or CtxResult(ctx.Err()) (or Submit's error).
+// wakes: the answer, or ctx's end and then the cancel's acknowledgement
+// (a Poll whose deadline passes with no records is released twice). ok is
+// false when no answer came; err is then ErrClosed or CtxResult(ctx.Err())
+// (or Submit's error).
 func AwaitReply[T any](ctx context.Context, e *EngineSide, woke func(), reply chan T, start, cancel func(*reactor.Tx)) (r T, ok bool, err error) {
 	if err := e.Submit(ctx, "poll", start); err != nil {
 		return r, false, CtxResult(err)
@@ -174,6 +176,7 @@ func AwaitReply[T any](ctx context.Context, e *EngineSide, woke func(), reply ch
 			case <-acked:
 			case <-e.Eng.Done():
 			}
+			woke() // the cancel's acknowledgement is a wait too: every release counts
 		}
 		err = CtxResult(ctx.Err())
 	}
