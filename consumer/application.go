@@ -90,14 +90,8 @@ func (a *application) tryAnswer(tx *reactor.Tx) {
 	if !a.g.Fetch.Fetchable() {
 		return
 	}
-	recs := a.g.Fetch.Take(a.g.Cfg.MaxPollRecords)
-	out := make([]Record, len(recs))
-	pos := map[managers.TopicPartition]managers.Position{}
-	for i, r := range recs {
-		out[i] = client.FromKgo(r)
-		pos[managers.TopicPartition{Topic: r.Topic, Partition: r.Partition}] = managers.Position{Offset: r.Offset + 1, LeaderEpoch: r.LeaderEpoch}
-	}
-	a.poll.Answer(tx, pollReply{records: out, positions: pos})
+	recs, pos := a.g.Fetch.Take(a.g.Cfg.MaxPollRecords)
+	a.poll.Answer(tx, pollReply{records: recs, positions: pos})
 }
 
 // Poll answers a pending application Poll and runs the close sequence.

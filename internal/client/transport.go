@@ -101,6 +101,10 @@ func (t *transport) Send(req *reactor.Request, done func(any, error)) {
 		ctx, cancel := context.WithTimeout(t.ctx, t.timeout)
 		defer cancel()
 		resp, err := cl.SeedBrokers()[0].Request(ctx, call.Req)
+		if err == nil && call.Decode != nil {
+			finish(call.Decode(resp), nil) // off the loop (managers.Call.Decode)
+			return
+		}
 		finish(resp, err)
 	}()
 }
