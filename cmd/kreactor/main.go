@@ -5,6 +5,7 @@
 //	kreactor catalogue [-format text|markdown]                      print the behaviour catalogue
 //
 //	kreactor run       FILE... [-subject S] [-target T]                run scenario files, print verdicts and figures
+//	kreactor bench     [-targets T,...] [-subjects S,...] [-rounds N]  side-by-side benchmark (benchstat lines, perf JSON)
 //
 // `broker` (standalone fault-injecting fake broker) is planned.
 package main
@@ -38,6 +39,7 @@ var commands = []command{
 	{"catalogue", "print the catalogue of KIP-1371 properties, scenarios and regressions", runCatalogue},
 	{"broker", "start the standalone fault-injecting fake broker", nil},
 	{"run", "run scenario files against a subject and target and print verdicts and figures", runScenario},
+	{"bench", "side-by-side benchmark: reactor, baseline, kgo and Java on kfake and real Kafka (benchstat lines, perf JSON)", runBench},
 }
 
 // errUsage means the usage text was already printed; main only sets the exit status.
