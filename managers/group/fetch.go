@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/managers"
@@ -65,6 +66,7 @@ type Fetch struct {
 	assignVersion uint64
 	inFlight      map[int32]bool
 	sessions      map[int32]*fetchSession // KIP-227, by broker
+	decompressor  kgo.Decompressor        // franz-go's, for compressed record batches
 	buffered      int
 	consumed      map[managers.TopicPartition]managers.Position
 	owed          managers.Owed // errors for the application
@@ -82,6 +84,8 @@ func NewFetch(cfg FetchConfig, meta *managers.Metadata) *Fetch {
 		inFlight: map[int32]bool{},
 		sessions: map[int32]*fetchSession{},
 		consumed: map[managers.TopicPartition]managers.Position{},
+
+		decompressor: kgo.DefaultDecompressor(),
 	}
 }
 
@@ -470,10 +474,10 @@ func (f *Fetch) request(v View, node int32, tps []managers.TopicPartition) *reac
 	f.inFlight[node] = true
 	f.sent++
 	addr, _ := v.Meta.BrokerAddr(node)
-	readCommitted := f.cfg.ReadCommitted
+	readCommitted, dec := f.cfg.ReadCommitted, f.decompressor
 	return &reactor.Request{
 		Payload: &managers.Call{Node: node, Addr: addr, Req: req,
-			Decode: func(resp kmsg.Response) any { return decodeFetch(resp, sent, readCommitted) }},
+			Decode: func(resp kmsg.Response) any { return decodeFetch(resp, sent, readCommitted, dec) }},
 		OnComplete: func(tx *reactor.Tx, resp any, err error) {
 			f.onResponse(tx, node, s, sf, sent, resp, err)
 		},
@@ -484,7 +488,7 @@ func (f *Fetch) request(v View, node int32, tps []managers.TopicPartition) *reac
 // Fetch covers (sent) and that carries no error. It reads nothing but its
 // arguments: it runs on the transport's goroutine. A response of another
 // type is returned as it is (onResponse reports it).
-func decodeFetch(resp kmsg.Response, sent []fetchSent, readCommitted bool) any {
+func decodeFetch(resp kmsg.Response, sent []fetchSent, readCommitted bool, dec kgo.Decompressor) any {
 	r, ok := resp.(*kmsg.FetchResponse)
 	if !ok || r.ErrorCode != 0 {
 		return resp
@@ -499,7 +503,8 @@ func decodeFetch(resp kmsg.Response, sent []fetchSent, readCommitted bool) any {
 			if k < 0 || rp.ErrorCode != 0 {
 				continue
 			}
-			a.decoded[i][j] = decodePartition(decodeOpts{topic: sent[k].tp.Topic, partition: rp.Partition, offset: sent[k].pos.Offset, readCommitted: readCommitted}, rp)
+			a.decoded[i][j] = decodePartition(decodeOpts{topic: sent[k].tp.Topic, partition: rp.Partition, offset: sent[k].pos.Offset,
+				readCommitted: readCommitted, decompressor: dec}, rp)
 		}
 	}
 	return a
@@ -527,7 +532,7 @@ func (f *Fetch) onResponse(tx *reactor.Tx, node int32, s *fetchSession, sf sessi
 		// A transport that does not run Call.Decode (tests): decode here.
 		var r *kmsg.FetchResponse
 		if r, err = managers.As[*kmsg.FetchResponse](kmsg.Fetch, node, resp); err == nil {
-			a, _ = decodeFetch(r, sent, f.cfg.ReadCommitted).(*fetchAnswer)
+			a, _ = decodeFetch(r, sent, f.cfg.ReadCommitted, f.decompressor).(*fetchAnswer)
 			if a == nil {
 				a = &fetchAnswer{resp: r}
 			}

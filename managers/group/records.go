@@ -43,11 +43,6 @@ const (
 	attrControl       = 0x20
 )
 
-var (
-	castagnoli   = crc32.MakeTable(crc32.Castagnoli)
-	decompressor = kgo.DefaultDecompressor() // safe for concurrent use
-)
-
 // ErrCorruptRecords is a record batch whose CRC does not match or whose
 // records cannot be read (Java's CorruptRecordException, raised from Poll).
 var ErrCorruptRecords = errors.New("corrupt record batch")
@@ -58,6 +53,7 @@ type decodeOpts struct {
 	partition     int32
 	offset        int64 // the fetch offset: records before it are dropped
 	readCommitted bool
+	decompressor  kgo.Decompressor // the fetch manager's (safe for concurrent use)
 }
 
 // decoded is one partition's records from a Fetch answer.
@@ -100,7 +96,7 @@ func decodePartition(o decodeOpts, rp *kmsg.FetchResponseTopicPartition) decoded
 		}
 		batch := in[:end]
 		in = in[end:]
-		if crc32.Checksum(batch[batchAttrsAt:], castagnoli) != binary.BigEndian.Uint32(batch[batchCRCAt:]) {
+		if crc32.Checksum(batch[batchAttrsAt:], crc32.MakeTable(crc32.Castagnoli)) != binary.BigEndian.Uint32(batch[batchCRCAt:]) {
 			out.err = fmt.Errorf("%w: %s[%d] batch at offset %d: CRC mismatch", ErrCorruptRecords, o.topic, o.partition, int64(binary.BigEndian.Uint64(batch)))
 			return out
 		}
@@ -135,7 +131,7 @@ func decodeBatch(o decodeOpts, batch []byte, recs *[]managers.Record) error {
 	raw := batch[batchHeaderLen:]
 	if codec := attrs & attrCompression; codec != 0 {
 		var err error
-		if raw, err = decompressor.Decompress(raw, kgo.CompressionCodecType(codec)); err != nil {
+		if raw, err = o.decompressor.Decompress(raw, kgo.CompressionCodecType(codec)); err != nil {
 			return corrupt(fmt.Sprintf("decompressing (codec %d): %v", codec, err))
 		}
 	}
@@ -188,7 +184,7 @@ func decodeWithKgo(o decodeOpts, rp *kmsg.FetchResponseTopicPartition) decoded {
 	if o.readCommitted {
 		opts.IsolationLevel = kgo.ReadCommitted()
 	}
-	fp, next := kgo.ProcessFetchPartition(opts, rp, decompressor, nil)
+	fp, next := kgo.ProcessFetchPartition(opts, rp, o.decompressor, nil)
 	out := decoded{records: make([]managers.Record, len(fp.Records)), next: next}
 	for i, r := range fp.Records {
 		rec := managers.Record{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, LeaderEpoch: r.LeaderEpoch,

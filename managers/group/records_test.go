@@ -63,7 +63,7 @@ func encodeBatch(t *testing.T, b batchSpec) []byte {
 		NumRecords: int32(b.n), Records: recs}
 	kb.Length = int32(len(kb.AppendTo(nil)) - 12)
 	raw := kb.AppendTo(nil)
-	kb.CRC = int32(crc32.Checksum(raw[batchAttrsAt:], castagnoli))
+	kb.CRC = int32(crc32.Checksum(raw[batchAttrsAt:], crc32.MakeTable(crc32.Castagnoli)))
 	return kb.AppendTo(nil)
 }
 
@@ -98,7 +98,7 @@ func TestDecodePartitionAgreesWithKgo(t *testing.T) {
 			}
 			raw = raw[:len(raw)-tc.chop]
 			rp := &kmsg.FetchResponseTopicPartition{Partition: 2, RecordBatches: raw}
-			o := decodeOpts{topic: "t", partition: 2, offset: tc.offset}
+			o := decodeOpts{topic: "t", partition: 2, offset: tc.offset, decompressor: kgo.DefaultDecompressor()}
 			got := decodePartition(o, rp)
 			want, wantNext, wantErr := viaKgo(o, rp)
 			if got.err != nil || wantErr != nil {
@@ -129,7 +129,7 @@ func TestDecodePartitionCorrupt(t *testing.T) {
 	good := encodeBatch(t, batchSpec{base: 0, n: 3})
 	bad := encodeBatch(t, batchSpec{base: 3, n: 3})
 	bad[len(bad)-1] ^= 0xff // a value byte: the CRC no longer matches
-	d := decodePartition(decodeOpts{topic: "t"}, &kmsg.FetchResponseTopicPartition{RecordBatches: append(good, bad...)})
+	d := decodePartition(decodeOpts{topic: "t", decompressor: kgo.DefaultDecompressor()}, &kmsg.FetchResponseTopicPartition{RecordBatches: append(good, bad...)})
 	if !errors.Is(d.err, ErrCorruptRecords) || len(d.records) != 3 || d.next != 3 {
 		t.Fatalf("records %d next %d err %v: want the 3 good records, next 3, ErrCorruptRecords", len(d.records), d.next, d.err)
 	}
@@ -139,7 +139,7 @@ func TestDecodePartitionFallsBackForAbortedTransactions(t *testing.T) {
 	raw := encodeBatch(t, batchSpec{base: 0, n: 2})
 	rp := &kmsg.FetchResponseTopicPartition{RecordBatches: raw,
 		AbortedTransactions: []kmsg.FetchResponseTopicPartitionAbortedTransaction{{ProducerID: 9, FirstOffset: 0}}}
-	d := decodePartition(decodeOpts{topic: "t", readCommitted: true}, rp)
+	d := decodePartition(decodeOpts{topic: "t", readCommitted: true, decompressor: kgo.DefaultDecompressor()}, rp)
 	if len(d.records) != 2 || d.err != nil { // producer 9 wrote nothing here: both records stay
 		t.Fatalf("records %d err %v", len(d.records), d.err)
 	}
