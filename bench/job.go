@@ -13,11 +13,18 @@ const (
 	SubjectBaseline   = "baseline"    // baseline.New: the model of today's execution
 	SubjectKgo        = "kgo"         // raw franz-go kgo v1.22.3 (KIP-848), PollRecords
 	SubjectJavaDriver = "java-driver" // Java's KafkaConsumer through the JSON-lines driver (poll)
-	SubjectJava       = "java"        // the same KafkaConsumer polling inside the JVM (consume)
+	SubjectJava       = "java"        // the same KafkaConsumer polling inside the JVM (consume), first pass of a fresh JVM
+	// SubjectJavaWarm is java's second pass over the same records in the
+	// same JVM (after seekToBeginning): Java with its JIT warm. Throughput
+	// only.
+	SubjectJavaWarm = "java-warm"
 )
 
 // Subjects lists every subject the benchmark knows.
-var Subjects = []string{SubjectReactor, SubjectBaseline, SubjectKgo, SubjectJavaDriver, SubjectJava}
+var Subjects = []string{SubjectReactor, SubjectBaseline, SubjectKgo, SubjectJavaDriver, SubjectJava, SubjectJavaWarm}
+
+// isJava reports whether s runs Java's consumer.
+func isJava(s string) bool { return s == SubjectJava || s == SubjectJavaWarm || s == SubjectJavaDriver }
 
 // Kinds of measurement.
 const (

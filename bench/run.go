@@ -189,7 +189,7 @@ func (r *runner) target(ctx context.Context, name string) error {
 				j := base
 				j.Kind, j.Subject, j.Topic, j.Records, j.Round = KindThroughput, s, topicConsume, o.Records, round+1
 				j.Group = fmt.Sprintf("bench-%s-consume-%s-r%d", name, s, round+1)
-				if o.ProfileDir != "" && s != SubjectJava && s != SubjectJavaDriver {
+				if o.ProfileDir != "" && !isJava(s) {
 					stem := filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-r%d", name, s, round+1))
 					j.CPUProfile, j.MemProfile = stem+".cpu.pprof", stem+".allocs.pprof"
 				}
@@ -199,6 +199,9 @@ func (r *runner) target(ctx context.Context, name string) error {
 	}
 	if r.has(KindLatency) {
 		for _, s := range o.Subjects {
+			if s == SubjectJavaWarm {
+				continue // throughput only
+			}
 			j := base
 			j.Kind, j.Subject, j.Topic, j.StampAt, j.Round = KindLatency, s, topicLatency(s), 0, 1
 			j.Records = int(float64(o.LatencyRate) * o.LatencyDuration.Seconds())
@@ -220,7 +223,7 @@ func (r *runner) target(ctx context.Context, name string) error {
 			return err
 		}
 		for _, s := range o.Subjects {
-			if s == SubjectJavaDriver {
+			if s == SubjectJavaDriver || s == SubjectJavaWarm {
 				continue // the same JVM consumer as java; the driver would add its JSON buffers
 			}
 			j := base
@@ -234,7 +237,7 @@ func (r *runner) target(ctx context.Context, name string) error {
 		// process, group and topic.
 		var wg sync.WaitGroup
 		for _, s := range o.Subjects {
-			if s == SubjectJavaDriver {
+			if s == SubjectJavaDriver || s == SubjectJavaWarm {
 				continue // the same JVM consumer as java; one poll command a second adds little
 			}
 			j := base

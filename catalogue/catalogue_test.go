@@ -15,7 +15,7 @@ func TestLoadEmbedded(t *testing.T) {
 		t.Fatalf("Load: %v", err)
 	}
 	want := []string{
-		"E2E-1", "E2E-2", "P1", "P2", "P3", "P4", "P5", "P6",
+		"E2E-1", "E2E-2", "E2E-3", "P1", "P2", "P3", "P4", "P5", "P6",
 		"KAFKA-20253", "KAFKA-20426", "KAFKA-20970", "KAFKA-20854", "KAFKA-18641",
 		"KAFKA-20397", "KAFKA-18569", "KAFKA-19357", "KAFKA-21031", "KAFKA-21049",
 		"SHARE-1", "SHARE-2", "SHARE-3", "SHARE-4",

@@ -353,37 +353,27 @@ func (f *Fetch) Poll(tx *reactor.Tx, v View) reactor.Result {
 }
 
 // pollClosing sends no new Fetch and closes each open fetch session with a
-// final request (SessionEpoch -1) once no Fetch is in flight to its broker;
-// best effort, as Java's: the close does not wait for the answers.
+// final request (SessionEpoch -1), as Java's FetchRequestManager does on
+// close, also while a Fetch is in flight to the broker (the broker answers
+// it first). Best effort, as Java's: the close does not wait for the
+// answers, and a broker that never sees the request expires the session.
 func (f *Fetch) pollClosing(v View) reactor.Result {
 	var reqs []*reactor.Request
-	waiting := false
 	for _, node := range slicesSortedKeys(f.sessions) {
 		s := f.sessions[node]
-		if s.id == 0 {
-			continue
-		}
-		if f.inFlight[node] {
-			waiting = true
-			continue
-		}
-		addr, ok := v.Meta.BrokerAddr(node)
-		if !ok {
-			continue
-		}
-		req := s.closeRequest(int32(f.cfg.MaxWait.Milliseconds()))
 		delete(f.sessions, node)
+		addr, ok := v.Meta.BrokerAddr(node)
+		if s.id == 0 || !ok {
+			continue
+		}
 		f.sent++
 		reqs = append(reqs, &reactor.Request{
-			Payload:    &managers.Call{Node: node, Addr: addr, Req: req},
+			Payload:    &managers.Call{Node: node, Addr: addr, Req: s.closeRequest(int32(f.cfg.MaxWait.Milliseconds()))},
 			OnComplete: func(*reactor.Tx, any, error) {}, // nothing to apply: the session is gone either way
 		})
 	}
-	switch {
-	case len(reqs) > 0:
+	if len(reqs) > 0 {
 		return reactor.Ready("closing: fetch sessions closed", reqs...)
-	case waiting:
-		return reactor.Await(reactor.InputResponse, "closing: Fetch in flight before the session closes")
 	}
 	return reactor.Idle("closing: no fetching")
 }
