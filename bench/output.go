@@ -1,12 +1,15 @@
 package bench
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/kreactor/kreactor/reports"
 )
@@ -131,7 +134,7 @@ func Perf(o Options, results []Result) *reports.PerfTable {
 			continue
 		}
 		for _, m := range metrics(res) {
-			if !contains(perfUnits[res.Job.Kind], m.unit) {
+			if !slices.Contains(perfUnits[res.Job.Kind], m.unit) {
 				continue
 			}
 			k := [4]string{res.Job.Kind, res.Job.Subject, res.Job.Target, m.unit}
@@ -147,15 +150,6 @@ func Perf(o Options, results []Result) *reports.PerfTable {
 	return t
 }
 
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
 // WritePerf writes the perf table as JSON to path.
 func WritePerf(path string, t *reports.PerfTable) error {
 	b, err := json.MarshalIndent(t, "", "  ")
@@ -163,4 +157,25 @@ func WritePerf(path string, t *reports.PerfTable) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// WriteSummary renders t as a text table: per figure, subject and target,
+// min / median / max over the rounds and the ratio to t.RatioTo (ratio of
+// medians, and the smallest and largest ratio of one round's values).
+func WriteSummary(w io.Writer, t *reports.PerfTable) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "figure\ttarget\tsubject\trounds\tmin\tmedian\tmax\tratio to %s\n", t.RatioTo)
+	rows := slices.Clone(t.Rows)
+	slices.SortStableFunc(rows, func(a, b reports.PerfRow) int {
+		return cmp.Or(cmp.Compare(a.Benchmark, b.Benchmark), cmp.Compare(a.Unit, b.Unit), cmp.Compare(a.Target, b.Target))
+	})
+	for _, r := range rows {
+		s := r.Stats()
+		ratio := "-"
+		if q := t.Ratio(r); q.OK {
+			ratio = fmt.Sprintf("%.2f [%.2f-%.2f]", q.Median, q.Lo, q.Hi)
+		}
+		fmt.Fprintf(tw, "%s %s\t%s\t%s\t%d\t%.4g\t%.4g\t%.4g\t%s\n", r.Benchmark, r.Unit, r.Target, r.Subject, len(r.Values), s.Min, s.Median, s.Max, ratio)
+	}
+	tw.Flush()
 }

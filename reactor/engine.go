@@ -139,6 +139,7 @@ type Driver[V any] struct {
 	tr    Transport
 	log   *slog.Logger
 	timer *time.Timer // created by Go, reused by Wait
+	woke  Observation // what Wait returned last (a pointer to it): valid until the next Wait
 }
 
 // NewDriver validates cfg and returns the application's side (an Engine
@@ -226,8 +227,8 @@ func (d *Driver[V]) Publish(st Step) {
 // Advance tells the Core the last Step is published and its effects ran.
 func (d *Driver[V]) Advance() { d.core.Advance() }
 
-// Wait blocks until an observation arrives (returned), the timeout passes
-// (nil), or Stop is called (ok false). A negative timeout waits with no
+// Wait blocks until an observation arrives (returned, valid until the next
+// Wait), the timeout passes (nil), or Stop is called (ok false). A negative timeout waits with no
 // timer; zero only checks the inbox (a zero-length wait, counted as a timer
 // wake). A timer wake is counted as spurious (invariant 2) unless due is set
 // and has passed.
@@ -236,9 +237,9 @@ func (d *Driver[V]) Wait(timeout time.Duration, due time.Time) (o *Observation, 
 	switch {
 	case timeout == 0:
 		select {
-		case obs := <-d.e.inbox:
+		case d.woke = <-d.e.inbox:
 			d.e.c.inboxWakes.Add(1)
-			return &obs, true
+			return &d.woke, true
 		case <-d.e.stopCh:
 			return nil, false
 		default:
@@ -251,9 +252,9 @@ func (d *Driver[V]) Wait(timeout time.Duration, due time.Time) (o *Observation, 
 		timerC = d.timer.C
 	}
 	select {
-	case obs := <-d.e.inbox:
+	case d.woke = <-d.e.inbox:
 		d.e.c.inboxWakes.Add(1)
-		return &obs, true
+		return &d.woke, true
 	case <-timerC:
 		d.countTimerWake(due)
 		return nil, true

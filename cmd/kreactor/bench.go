@@ -57,12 +57,17 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	start := time.Now()
 	results, err := bench.Run(ctx, d)
-	fmt.Fprintf(stderr, "kreactor bench: %d jobs in %s\n", len(results), time.Since(start).Round(time.Second))
-	if *perf != "" && len(results) > 0 {
-		if werr := bench.WritePerf(*perf, bench.Perf(d, results)); werr != nil && err == nil {
-			err = werr
+	if len(results) > 0 {
+		t := bench.Perf(d, results)
+		fmt.Fprintln(stderr)
+		bench.WriteSummary(stderr, t)
+		if *perf != "" {
+			if werr := bench.WritePerf(*perf, t); werr != nil && err == nil {
+				err = werr
+			}
 		}
 	}
+	fmt.Fprintf(stderr, "kreactor bench: %d jobs in %s\n", len(results), time.Since(start).Round(time.Second))
 	if err != nil {
 		return err
 	}

@@ -306,50 +306,91 @@ func (f *Fetch) Poll(tx *reactor.Tx, v View) reactor.Result {
 	if len(f.parts) == 0 {
 		return reactor.Idle("no assignment")
 	}
-	var waits []reactor.Result
-	byNode := map[int32][]managers.TopicPartition{}
+	// One result per reason, not per partition (a steady-state step
+	// allocates nothing here), and the fetchable partitions by leader in
+	// leader order (most often one broker).
+	var (
+		why      [fetchReasons]reactor.Result
+		fetching []nodeFetch
+	)
 	full := f.buffered >= f.cfg.MaxBuffered
 	for _, tp := range f.order {
 		p := f.parts[tp]
 		switch {
 		case !p.hasPos:
-			waits = append(waits, reactor.Await(reactor.InputPositions, "position unknown"))
+			why[waitPosition] = reactor.Await(reactor.InputPositions, "position unknown")
 			continue
 		case p.paused:
-			waits = append(waits, reactor.Await(reactor.InputApplication, "partition paused"))
+			why[waitPaused] = reactor.Await(reactor.InputApplication, "partition paused")
 			continue
 		case full:
-			waits = append(waits, reactor.Await(reactor.InputBufferDrained, "records buffered"))
+			why[waitBuffered] = reactor.Await(reactor.InputBufferDrained, "records buffered")
 			continue
 		case tx.Now.Before(p.retry.Next()):
-			waits = append(waits, reactor.RetryAt(p.retry.Next(), "partition backoff"))
+			if at := p.retry.Next(); why[waitBackoff].Kind == 0 || at.Before(why[waitBackoff].At) {
+				why[waitBackoff] = reactor.RetryAt(at, "partition backoff")
+			}
 			continue
 		}
 		leader, ok := v.Meta.Leader(tp)
 		if !ok {
 			v.Meta.RequestRefresh(tx)
-			waits = append(waits, reactor.Await(reactor.InputMetadata, "leader unknown"))
+			why[waitLeader] = reactor.Await(reactor.InputMetadata, "leader unknown")
 			continue
 		}
 		if f.inFlight[leader] {
-			waits = append(waits, reactor.Await(reactor.InputResponse, "Fetch in flight"))
+			why[waitInFlight] = reactor.Await(reactor.InputResponse, "Fetch in flight")
 			continue
 		}
 		if _, ok := v.Meta.BrokerAddr(leader); !ok {
 			v.Meta.RequestRefresh(tx)
-			waits = append(waits, reactor.Await(reactor.InputMetadata, "leader address unknown"))
+			why[waitAddress] = reactor.Await(reactor.InputMetadata, "leader address unknown")
 			continue
 		}
-		byNode[leader] = append(byNode[leader], tp)
+		i := slices.IndexFunc(fetching, func(n nodeFetch) bool { return n.node == leader })
+		if i < 0 {
+			i = len(fetching)
+			fetching = append(fetching, nodeFetch{node: leader})
+		}
+		fetching[i].tps = append(fetching[i].tps, tp)
 	}
-	var reqs []*reactor.Request
-	for _, node := range slicesSortedKeys(byNode) {
-		reqs = append(reqs, f.request(v, node, byNode[node]))
+	if len(fetching) > 0 {
+		slices.SortFunc(fetching, func(a, b nodeFetch) int { return int(a.node) - int(b.node) })
+		reqs := make([]*reactor.Request, len(fetching))
+		for i, n := range fetching {
+			reqs[i] = f.request(v, n.node, n.tps)
+		}
+		why[readyFetch] = reactor.Ready("partitions fetchable", reqs...)
 	}
-	if len(reqs) > 0 {
-		waits = append(waits, reactor.Ready("partitions fetchable", reqs...))
+	parts := why[:0]
+	for _, r := range why {
+		if r.Kind != 0 {
+			parts = append(parts, r)
+		}
 	}
-	return reactor.Combine(waits...)
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return reactor.Combine(parts...)
+}
+
+// The reasons a fetch manager result gives, one result each.
+const (
+	readyFetch = iota
+	waitPosition
+	waitPaused
+	waitBuffered
+	waitBackoff
+	waitLeader
+	waitInFlight
+	waitAddress
+	fetchReasons
+)
+
+// nodeFetch is the partitions to fetch from one leader.
+type nodeFetch struct {
+	node int32
+	tps  []managers.TopicPartition
 }
 
 // pollClosing sends no new Fetch and closes each open fetch session with a
