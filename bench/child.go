@@ -193,7 +193,14 @@ func backlog(ctx context.Context, j Job, c client, r *Result) error {
 	if err != nil {
 		return err
 	}
-	_, r.PeakRSS, err = procMemory(memPID(c))
+	return peak(memPID(c), r)
+}
+
+// peak sets r.PeakRSS: the process's resident set high-water mark, which
+// the kernel updates lazily, so never below what was read before.
+func peak(pid string, r *Result) error {
+	rss, hwm, err := procMemory(pid)
+	r.PeakRSS = max(hwm, rss, r.RSS)
 	return err
 }
 
@@ -205,8 +212,15 @@ func memPID(c client) string {
 	return "self"
 }
 
+// idleSettle is how long an idle consumer polls before its window opens
+// (the join's aftermath, a JVM's JIT and class loading, are not idleness).
+const idleSettle = 5 * time.Second
+
 // idle polls an empty topic for j.Window (1 s polls) and measures the CPU.
 func idle(ctx context.Context, j Job, c client, r *Result) error {
+	if err := pollFor(ctx, c, idleSettle); err != nil {
+		return err
+	}
 	runtime.GC() // not in the window: the setup's garbage
 	end := time.Now().Add(j.Window)
 	return timed(j, c, r, func() error {
@@ -222,6 +236,20 @@ func idle(ctx context.Context, j Job, c client, r *Result) error {
 		}
 		return nil
 	})
+}
+
+// pollFor polls c for d (1 s polls at most).
+func pollFor(ctx context.Context, c client, d time.Duration) error {
+	end := time.Now().Add(d)
+	for time.Now().Before(end) {
+		pctx, cancel := context.WithTimeout(ctx, min(idlePoll, time.Until(end)))
+		_, err := c.poll(pctx, func([]byte) {})
+		cancel()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // runJava runs j on Java's consumer polling inside the JVM (the driver's
@@ -309,10 +337,16 @@ func runJava(ctx context.Context, j Job, r *Result, ready func(Ready)) error {
 		if rest.TimedOut {
 			return fmt.Errorf("%d of %d records within the job's timeout", r.Records, j.Records)
 		}
-		if _, r.PeakRSS, err = procMemory(strconv.Itoa(c.PID())); err != nil {
+		if err := peak(strconv.Itoa(c.PID()), r); err != nil {
 			return err
 		}
 	case KindIdle:
+		sctx, scancel := context.WithTimeout(ctx, idleSettle)
+		_, err := c.Consume(sctx, java.ConsumeArgs{Records: 1, Poll: idlePoll, StampAt: -1})
+		scancel()
+		if err != nil {
+			return fmt.Errorf("idle settle: %w", err)
+		}
 		wctx, cancel := context.WithTimeout(ctx, j.Window)
 		defer cancel()
 		res, err := c.Consume(wctx, java.ConsumeArgs{Records: max(j.Records, 1), Poll: idlePoll, StampAt: -1})

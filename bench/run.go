@@ -242,7 +242,7 @@ func (r *runner) target(ctx context.Context, name string) error {
 			}
 			j := base
 			j.Kind, j.Subject, j.Topic, j.Window, j.Round = KindIdle, s, topicIdle(s), o.IdleWindow, 1
-			j.Timeout = o.IdleWindow + o.JobTimeout
+			j.Timeout = idleSettle + o.IdleWindow + o.JobTimeout
 			j.Group = fmt.Sprintf("bench-%s-idle-%s", name, s)
 			wg.Go(func() { r.record(r.child(ctx, j, nil)) })
 		}
