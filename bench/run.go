@@ -46,7 +46,7 @@ type Options struct {
 	Exe string
 	// ProfileDir, if set, receives a CPU and an allocation profile of each
 	// Go subject's throughput job (<target>-<subject>-r<k>.cpu.pprof,
-	// .allocs.pprof).
+	// .allocs.pprof) and a CPU profile of its idle job.
 	ProfileDir string
 	// Bench receives the benchmark lines; Log the progress (nil: discard).
 	Bench, Log io.Writer
@@ -244,6 +244,9 @@ func (r *runner) target(ctx context.Context, name string) error {
 			j.Kind, j.Subject, j.Topic, j.Window, j.Round = KindIdle, s, topicIdle(s), o.IdleWindow, 1
 			j.Timeout = idleSettle + o.IdleWindow + o.JobTimeout
 			j.Group = fmt.Sprintf("bench-%s-idle-%s", name, s)
+			if o.ProfileDir != "" && !isJava(s) {
+				j.CPUProfile = filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-idle.cpu.pprof", name, s))
+			}
 			wg.Go(func() { r.record(r.child(ctx, j, nil)) })
 		}
 		wg.Wait()
