@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -165,4 +166,43 @@ func TestFetchSession(t *testing.T) {
 	if res := r.Result(r.Step(), f); res.Kind != reactor.KindIdle {
 		t.Fatalf("closing after the session's final Fetch: %s, want Idle", testrig.Describe(res, r.Now))
 	}
+}
+
+// Take returns a partition answer's records without a copy while one answer
+// fills the Poll (capacity ends at the length, so appending copies), copies
+// when a Poll spans answers or partitions, and gives each partition's
+// position after its last record taken.
+func TestFetchTake(t *testing.T) {
+	r, f := sessionRig(t)
+	tp1 := managers.TopicPartition{Topic: topic, Partition: 1}
+	r.Answer(r.Request(f), sessionAnswer(7, 0, map[int32][2]int64{0: {10, 3}, 1: {10, 2}}), nil)
+	take := func(n int) (recs []managers.Record, pos map[managers.TopicPartition]managers.Position) {
+		r.Do("take", func(*reactor.Tx) { recs, pos = f.Take(n) })
+		return recs, pos
+	}
+	recs, pos := take(2)
+	if len(recs) != 2 || cap(recs) != 2 || recs[0].Offset != 10 || recs[1].Offset != 11 || pos[tp0].Offset != 12 || len(pos) != 1 {
+		t.Fatalf("first take: %d records (cap %d) %v, positions %v; want t/0 10-11 without a copy, position 12", len(recs), cap(recs), offsets(recs), pos)
+	}
+	if f.Buffered() != 3 {
+		t.Fatalf("buffered %d, want 3", f.Buffered())
+	}
+	recs, pos = take(10)
+	if got := offsets(recs); len(recs) != 3 || got != "t/1@10 t/1@11 t/0@12" || pos[tp0].Offset != 13 || pos[tp1].Offset != 12 {
+		t.Fatalf("second take: %s, positions %v; want t/1 10-11 then t/0 12 (round-robin), positions 13 and 12", got, pos)
+	}
+	if f.Buffered() != 0 || f.Fetchable() {
+		t.Fatalf("buffered %d after taking everything", f.Buffered())
+	}
+	if recs, pos = take(5); recs != nil || pos != nil {
+		t.Fatalf("take from an empty buffer: %v %v", recs, pos)
+	}
+}
+
+func offsets(recs []managers.Record) string {
+	var out []string
+	for _, r := range recs {
+		out = append(out, fmt.Sprintf("%s/%d@%d", r.Topic, r.Partition, r.Offset))
+	}
+	return strings.Join(out, " ")
 }

@@ -13,7 +13,6 @@ package group
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"time"
@@ -42,10 +41,6 @@ const (
 	attrLogAppendTime = 0x08
 	attrControl       = 0x20
 )
-
-// ErrCorruptRecords is a record batch whose CRC does not match or whose
-// records cannot be read (Java's CorruptRecordException, raised from Poll).
-var ErrCorruptRecords = errors.New("corrupt record batch")
 
 // decodeOpts says what one partition's answer is decoded for.
 type decodeOpts struct {
