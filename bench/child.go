@@ -57,6 +57,14 @@ func runClient(ctx context.Context, j Job, r *Result, ready func(Ready)) (err er
 	if r.Untimed, err = c.await(ctx, j.Partitions); err != nil {
 		return err
 	}
+	if j.Kind == KindLatency {
+		// Positions and the first Fetch come after the assignment: the
+		// records are produced once the consumer is fetching (the first
+		// ones would otherwise measure the start, not the steady state).
+		if err := pollFor(ctx, c, latencySettle); err != nil {
+			return err
+		}
+	}
 	ready(Ready{Ready: true, Untimed: r.Untimed})
 	switch j.Kind {
 	case KindThroughput, KindLatency:
@@ -212,6 +220,10 @@ func memPID(c client) string {
 	return "self"
 }
 
+// latencySettle is how long a consumer polls its (empty) topic after the
+// assignment before the latency job's records are produced.
+const latencySettle = time.Second
+
 // idleSettle is how long an idle consumer polls before its window opens
 // (the join's aftermath, a JVM's JIT and class loading, are not idleness).
 const idleSettle = 5 * time.Second
@@ -275,6 +287,14 @@ func runJava(ctx context.Context, j Job, r *Result, ready func(Ready)) error {
 		return fmt.Errorf("assignment of %d partitions: %w", j.Partitions, context.DeadlineExceeded)
 	}
 	r.Untimed = int(w.Untimed)
+	if j.Kind == KindLatency { // as runClient: produce once Java is fetching
+		sctx, scancel := context.WithTimeout(ctx, latencySettle)
+		_, err := c.Consume(sctx, java.ConsumeArgs{Records: 1, StampAt: -1})
+		scancel()
+		if err != nil {
+			return fmt.Errorf("latency settle: %w", err)
+		}
+	}
 	ready(Ready{Ready: true, Untimed: r.Untimed})
 	take := func(res java.ConsumeResult) {
 		r.Records += int(res.Count)

@@ -124,7 +124,7 @@ func Perf(o Options, results []Result) *reports.PerfTable {
 	t := &reports.PerfTable{Version: reports.PerfVersion, RatioTo: SubjectKgo}
 	names := map[string]string{
 		KindThroughput: fmt.Sprintf("consume %d x %d B, %d partitions, max.poll.records %d", o.Records, o.ValueBytes, o.Partitions, o.MaxPollRecords),
-		KindLatency:    fmt.Sprintf("produce-to-poll latency at %d records/s for %s", o.LatencyRate, o.LatencyDuration),
+		KindLatency:    fmt.Sprintf("produce-to-poll latency at %d records/s, %s per round", o.LatencyRate, o.LatencyDuration),
 		KindBacklog:    fmt.Sprintf("memory with %d records waiting", o.BacklogRecords),
 		KindIdle:       fmt.Sprintf("idle consumer CPU (%s window)", o.IdleWindow),
 	}

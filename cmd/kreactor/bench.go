@@ -27,6 +27,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&d.MaxPollRecords, "max-poll-records", d.MaxPollRecords, "max.poll.records of every subject")
 	fs.DurationVar(&d.LatencyDuration, "latency-duration", d.LatencyDuration, "latency: how long records are produced")
 	fs.IntVar(&d.LatencyRate, "latency-rate", d.LatencyRate, "latency: records per second")
+	fs.IntVar(&d.LatencyRounds, "latency-rounds", d.LatencyRounds, "latency: rounds (subjects rotated)")
 	fs.IntVar(&d.BacklogRecords, "backlog", d.BacklogRecords, "backlog: records waiting")
 	fs.DurationVar(&d.IdleWindow, "idle-window", d.IdleWindow, "idle: measured window")
 	fs.StringVar(&d.ProfileDir, "profiles", "", "directory for CPU and allocation profiles of each Go subject's throughput job")
