@@ -88,8 +88,8 @@ func (c *Consumer) CommitSync(ctx context.Context) error { return c.g.CommitSync
 // CommitAsync commits like CommitSync without waiting; cb (may be nil)
 // runs exactly once with the outcome, on the application goroutine during a
 // later Poll, CommitSync or Close (Java's callback thread guarantee). The
-// commit's deadline is default.api.timeout.ms or the close deadline,
-// whichever comes first.
+// commit's deadline is default.api.timeout.ms, or the end of Close's commit
+// phase, whichever comes first.
 func (c *Consumer) CommitAsync(cb func(error)) { c.g.CommitAsync(cb) }
 
 // Wakeup makes a blocked Poll return ErrWakeup, or the next Poll if none is

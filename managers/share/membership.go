@@ -212,6 +212,15 @@ func (m *Membership) Poll(tx *reactor.Tx, v View) reactor.Result {
 		}
 		return m.send(tx, v, "leave share group")
 	}
+	if !v.CoordinatorKnown && !m.inFlight {
+		// The poll timer is checked when the coordinator is found (an
+		// input): without one there is no leave to send (Java's
+		// heartbeat manager skips the check too).
+		return reactor.Await(reactor.InputCoordinator, "coordinator unknown")
+	}
+	// A member waiting for an answer or its interval is polled again when
+	// max.poll.interval.ms expires: the leave goes then, a heartbeat in
+	// flight or not (Java checks the poll timer on every poll).
 	return m.poll.Bound(m.pollMember(tx, v))
 }
 
