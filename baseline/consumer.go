@@ -219,7 +219,8 @@ func (p *groupPath) Poll(ctx context.Context) ([]consumer.Record, error) {
 		b.pollEvent = true
 		b.mu.Unlock()
 		if submit {
-			if err := g.Submit(ctx, "poll", func(*reactor.Tx) {}); err != nil {
+			// Java's poll event resets the max.poll.interval.ms timer.
+			if err := g.Submit(ctx, "poll", func(tx *reactor.Tx) { g.Member.OnPoll(tx.Now) }); err != nil {
 				return nil, client.CtxResult(err)
 			}
 		}
@@ -305,10 +306,7 @@ func (p *groupPath) Wakeup() {
 // the timer expires.
 func (p *groupPath) Close(ctx context.Context) error {
 	g := p.g
-	deadline := client.CloseDeadline(ctx)
-	if rt := time.Now().Add(g.Cfg.RequestTimeout); rt.Before(deadline) {
-		deadline = rt
-	}
+	deadline := client.CloseDeadline(ctx, g.Cfg.RequestTimeout)
 	cctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	if g.Cfg.EnableAutoCommit && g.Cfg.GroupID != "" {

@@ -169,8 +169,12 @@ type ErrorClass struct {
 	API   string `json:"api"`
 	Error string `json:"error"`
 	Class string `json:"class"`
-	// Note says why, citing the protocol or Jira, when the class is not the obvious one.
+	// Note says why, citing the protocol or Jira, when the class is not the obvious one (for
+	// the managers' table: what the Java 4.4.0 consumer does, with its class and method).
 	Note string `json:"note,omitempty"`
+	// Differs says why the decision departs from the Java 4.4.0 consumer; "" when it follows
+	// it.
+	Differs string `json:"differs,omitempty"`
 }
 
 func loadJSON(path string, v any) error {

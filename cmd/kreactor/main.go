@@ -21,7 +21,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/kreactor/kreactor/catalogue"
+	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/reports"
 )
 
@@ -301,10 +304,25 @@ func ranSomething(run reports.Run) error {
 	return fmt.Errorf("no spec ran (%d rows, all skipped or pending): check the label filter or focus", len(run.Rows))
 }
 
-// errorClassification is the hook for the error-classification table: it returns the rows
-// (API x error -> class) from the managers' classification function once that exists
-// (another change adds it to package managers); nil leaves the section out.
-func errorClassification() []reports.ErrorClass { return nil }
+// errorClassification is the error-classification table (API x error -> class), one row per
+// row of the managers' own table (managers.ErrorTable), so the report shows the code's
+// decisions, not a copy of them: the error with its scope and code, the class, what the Java
+// 4.4.0 consumer does, and why the managers differ where they do.
+func errorClassification() []reports.ErrorClass {
+	rows := managers.ErrorTable()
+	out := make([]reports.ErrorClass, 0, len(rows))
+	for _, r := range rows {
+		name := r.ErrorName()
+		if r.Match == managers.MatchCode {
+			name = fmt.Sprintf("%s (%d)", name, r.Code())
+		}
+		if r.Match != managers.MatchTransport {
+			name = r.Scope.String() + ": " + name
+		}
+		out = append(out, reports.ErrorClass{API: kmsg.NameForKey(int16(r.API)), Error: name, Class: r.ClassName(), Note: r.Java, Differs: r.Differs})
+	}
+	return out
+}
 
 // writeFile writes via a temporary file in the same directory and renames it into place, so
 // a failed run never leaves a half-written report.
