@@ -37,6 +37,15 @@
 #   make java-releases
 #                     the java subject's release test on the latest patch of 4.0-4.4
 #                     (JAVA_RELEASES), each resolved from Maven Central once
+#   make bench        the side-by-side benchmark (issue 15, package bench; not in make
+#                     test: about 15 min on 2 cores): reactor, baseline, raw kgo and Java
+#                     (through the driver, polling inside a fresh JVM, and warm) on kfake
+#                     and on real Kafka 4.4.0 (Docker), $(BENCH_ROUNDS) interleaved rounds;
+#                     latency produce -> Poll, memory with a backlog, idle CPU; writes
+#                     $(BENCH_OUT)/bench.txt (benchstat reads it: go run
+#                     golang.org/x/perf/cmd/benchstat -col /subject bench.txt) and
+#                     perf.json (kreactor report -perf), prints min/median/max and the
+#                     ratios to kgo. BENCH_FLAGS adds flags, e.g. -targets kfake
 
 GO          ?= go
 GINKGO      ?= $(GO) tool ginkgo
@@ -177,3 +186,18 @@ java-test: java-driver
 java-releases: java-driver
 	@for v in $(JAVA_RELEASES); do subjects/java/build.sh clients $$v || exit 1; done
 	KREACTOR_JAVA_RELEASES="$(JAVA_RELEASES)" $(GO) test -race -run 'TestReleases' -v ./harness/subjects/java/
+
+# The side-by-side benchmark (issue 15). Each measurement runs in a child
+# process of the built binary; kfake lives in the parent, Kafka in Docker.
+BENCH_OUT    ?= reports/out/bench
+BENCH_ROUNDS ?= 6
+BENCH_FLAGS  ?=
+
+.PHONY: bench
+
+bench: kafka-image java-driver
+	@mkdir -p $(BENCH_OUT)
+	$(GO) build -o $(BENCH_OUT)/kreactor ./cmd/kreactor
+	@start=$$(date +%s); \
+	$(BENCH_OUT)/kreactor bench -rounds $(BENCH_ROUNDS) -out $(BENCH_OUT)/bench.txt -perf $(BENCH_OUT)/perf.json $(BENCH_FLAGS); \
+	status=$$?; echo "== make bench: $$(( $$(date +%s) - start )) s"; exit $$status

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/internal/client"
@@ -50,7 +49,7 @@ func New(cfg consumer.Config) (*Consumer, error) {
 // background event queue and the metadata error field.
 type fetchBuffer struct {
 	mu        sync.Mutex // guards the fields below
-	records   []*kgo.Record
+	records   []consumer.Record
 	consumed  map[managers.TopicPartition]managers.Position
 	bgErrors  []error
 	metaErr   error
@@ -105,9 +104,9 @@ func (p *groupPath) afterIteration(d *reactor.Decision) {
 	b.mu.Lock()
 	room := g.Cfg.MaxBufferedRecords - len(b.records)
 	b.mu.Unlock()
-	var recs []*kgo.Record
+	var recs []consumer.Record
 	if room > 0 {
-		recs = g.Fetch.Take(room)
+		recs, _ = g.Fetch.Take(room)
 	}
 	errs := append(g.Member.TakeErrors(), g.Fetch.TakeErrors()...)
 	var metaErr error
@@ -160,11 +159,12 @@ func (p *groupPath) collect() []consumer.Record {
 	b := p.shared
 	b.mu.Lock()
 	n := min(len(b.records), p.g.Cfg.MaxPollRecords)
-	recs := b.records[:n]
-	b.records = b.records[n:]
 	out := make([]consumer.Record, n)
-	for i, r := range recs {
-		out[i] = client.FromKgo(r)
+	copy(out, b.records[:n])
+	clear(b.records[:n])
+	b.records = b.records[n:]
+	for i := range out {
+		r := &out[i]
 		b.consumed[managers.TopicPartition{Topic: r.Topic, Partition: r.Partition}] = managers.Position{Offset: r.Offset + 1, LeaderEpoch: r.LeaderEpoch}
 	}
 	b.mu.Unlock()
@@ -220,7 +220,8 @@ func (p *groupPath) Poll(ctx context.Context) ([]consumer.Record, error) {
 		b.pollEvent = true
 		b.mu.Unlock()
 		if submit {
-			if err := g.Submit(ctx, "poll", func(*reactor.Tx) {}); err != nil {
+			// Java's poll event resets the max.poll.interval.ms timer.
+			if err := g.Submit(ctx, "poll", func(tx *reactor.Tx) { g.Member.OnPoll(tx.Now) }); err != nil {
 				return nil, client.CtxResult(err)
 			}
 		}
@@ -306,10 +307,7 @@ func (p *groupPath) Wakeup() {
 // the timer expires.
 func (p *groupPath) Close(ctx context.Context) error {
 	g := p.g
-	deadline := client.CloseDeadline(ctx)
-	if rt := time.Now().Add(g.Cfg.RequestTimeout); rt.Before(deadline) {
-		deadline = rt
-	}
+	deadline := client.CloseDeadline(ctx, g.Cfg.RequestTimeout)
 	cctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	if g.Cfg.EnableAutoCommit && g.Cfg.GroupID != "" {

@@ -122,13 +122,13 @@ func (p *sharePath) Poll(ctx context.Context) ([]consumer.ShareRecord, error) {
 	s := p.s
 	settled := make(chan error, 1)
 	if err := s.Submit(ctx, "poll", func(tx *reactor.Tx) {
-		s.App.SetDemand(true)
+		s.App.SetDemand(tx.Now, true)
 		settled <- s.App.Settle()
 	}); err != nil {
 		return nil, client.CtxResult(err)
 	}
 	defer func() {
-		_ = s.Submit(context.Background(), "poll-returned", func(*reactor.Tx) { s.App.SetDemand(false) })
+		_ = s.Submit(context.Background(), "poll-returned", func(tx *reactor.Tx) { s.App.SetDemand(tx.Now, false) })
 	}()
 	select {
 	case err := <-settled:
@@ -173,7 +173,7 @@ func (p *sharePath) Wakeup() { p.buf.wakeup() }
 // to close, leave, wait for the leave; each wait bounded by the timer alone.
 func (p *sharePath) Close(ctx context.Context) error {
 	s := p.s
-	cctx, cancel := context.WithDeadline(context.Background(), client.CloseDeadline(ctx))
+	cctx, cancel := context.WithDeadline(context.Background(), client.CloseDeadline(ctx, s.Cfg.RequestTimeout))
 	defer cancel()
 	_ = s.Submit(cctx, "close-acknowledgements", func(*reactor.Tx) {
 		s.Consume.AcknowledgeAll(share.AckAccept)

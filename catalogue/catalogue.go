@@ -1,6 +1,7 @@
 // Package catalogue is the machine-readable list of every behaviour the kreactor suite checks:
-// the KIP-1371 properties (P1..P6), the end-to-end scenarios, each Jira regression, and the fake
-// broker's fidelity to Apache Kafka (FIDELITY*), with one MUST sentence per item. Specs name the items they cover with `covers:<id>` labels; the
+// the KIP-1371 properties (P1..P6), the end-to-end scenarios, each Jira regression, the Java
+// consumer contract the reference consumers keep (CONTRACT-*), and the fake broker's fidelity to
+// Apache Kafka (FIDELITY*), with one MUST sentence per item. Specs name the items they cover with `covers:<id>` labels; the
 // conformance report (package reports) joins spec results to this catalogue.
 //
 // The catalogue lives in catalogue.json next to this file and is embedded at build time, so the
@@ -34,10 +35,15 @@ const (
 	// the real broker as the oracle). An item excluded on a target is a known
 	// difference there.
 	KindFidelity Kind = "fidelity"
+	// KindContract: the Java consumer's documented contract (javadoc,
+	// kafka-clients 4.4.0 behaviour) that the reference consumers keep so
+	// KIP reviewers compare like with like (issue 10). Not a regression:
+	// it must pass on the reference subject; the control need not fail it.
+	KindContract Kind = "contract"
 )
 
 // Kinds lists every valid Kind in catalogue order of presentation.
-var Kinds = []Kind{KindProperty, KindRegression, KindScenario, KindFidelity}
+var Kinds = []Kind{KindProperty, KindRegression, KindScenario, KindContract, KindFidelity}
 
 // Shape is the failure shape an item guards against (the four shapes named in KAFKA-20995, plus
 // structural properties and end-to-end scenarios).
@@ -54,12 +60,16 @@ const (
 	// ShapeFidelity: a fake broker answering differently from Apache Kafka
 	// (KindFidelity items).
 	ShapeFidelity Shape = "fidelity"
+	// ShapeContract: a departure from the Java consumer's documented
+	// contract that is none of the KIP-1371 shapes (a callback not run, an
+	// error not raised, offsets not committed).
+	ShapeContract Shape = "contract"
 )
 
 // Shapes lists every valid Shape.
 var Shapes = []Shape{
 	ShapeBusyLoop, ShapeAmbiguousEmptyResult, ShapePublicationRace,
-	ShapeLifecycle, ShapeStructural, ShapeEndToEnd, ShapeFidelity,
+	ShapeLifecycle, ShapeStructural, ShapeEndToEnd, ShapeFidelity, ShapeContract,
 }
 
 // Exclusion records that an item is deliberately not checked on a target, and why.

@@ -15,10 +15,11 @@ func TestLoadEmbedded(t *testing.T) {
 		t.Fatalf("Load: %v", err)
 	}
 	want := []string{
-		"E2E-1", "E2E-2", "P1", "P2", "P3", "P4", "P5", "P6",
+		"E2E-1", "E2E-2", "E2E-3", "P1", "P2", "P3", "P4", "P5", "P6",
 		"KAFKA-20253", "KAFKA-20426", "KAFKA-20970", "KAFKA-20854", "KAFKA-18641",
 		"KAFKA-20397", "KAFKA-18569", "KAFKA-19357", "KAFKA-21031", "KAFKA-21049",
 		"SHARE-1", "SHARE-2", "SHARE-3", "SHARE-4",
+		"CONTRACT-1", "CONTRACT-2", "CONTRACT-3", "CONTRACT-4", "CONTRACT-5", "CONTRACT-6", "CONTRACT-7",
 		"FIDELITY", "FIDELITY-SHARE-BATCHES", "FIDELITY-HEARTBEAT-UNKNOWN-GROUP", "FIDELITY-STOP-LAST-BROKER",
 	}
 	for i, id := range want {

@@ -45,9 +45,12 @@ func newApplication(g *client.Group) *application {
 	return &application{g: g, poll: client.NewPollSlot(func(err error) pollReply { return pollReply{err: err} })}
 }
 
-// onPoll applies a Poll event: mark what the application received, then
-// answer at once (records, error, wakeup) or leave the Poll pending.
+// onPoll applies a Poll event: Poll activity for max.poll.interval.ms (a
+// member that left for want of it joins again), mark what the application
+// received, then answer at once (records, error, wakeup) or leave the Poll
+// pending.
 func (a *application) onPoll(tx *reactor.Tx, reply chan pollReply, received map[managers.TopicPartition]managers.Position) {
+	a.g.Member.OnPoll(tx.Now)
 	a.g.Fetch.MarkConsumed(received)
 	a.poll.Set(tx, reply)
 	a.pollStarting = true
@@ -55,9 +58,22 @@ func (a *application) onPoll(tx *reactor.Tx, reply chan pollReply, received map[
 	a.pollStarting = false
 }
 
-// onClose starts the close sequence with one deadline.
-func (a *application) onClose(deadline time.Time, done chan error) {
-	a.closing = &client.CloseSequence{Deadline: deadline, Done: done}
+// onCancel forgets the Poll answering on reply (its caller stopped
+// waiting): Poll activity ends now.
+func (a *application) onCancel(tx *reactor.Tx, reply chan pollReply) {
+	a.g.Member.OnPoll(tx.Now)
+	a.poll.Cancel(reply)
+}
+
+// onClose starts the close sequence at tx.Now with one deadline (phases:
+// client.CloseSequence). received are the positions after every record
+// Poll returned: Close means the application is done with what it was
+// given, so the final auto-commit commits them (Java's close commits the
+// consumed positions); while polling, a commit never passes what a
+// completed Poll handed over (KAFKA-18641).
+func (a *application) onClose(tx *reactor.Tx, deadline time.Time, done chan error, received map[managers.TopicPartition]managers.Position) {
+	a.g.Fetch.MarkConsumed(received)
+	a.closing = client.NewCloseSequence(tx.Now, deadline, done)
 	a.g.Closing = true
 }
 
@@ -100,14 +116,8 @@ func (a *application) tryAnswer(tx *reactor.Tx) {
 		}
 		return
 	}
-	recs := a.g.Fetch.Take(a.g.Cfg.MaxPollRecords)
-	out := make([]Record, len(recs))
-	pos := map[managers.TopicPartition]managers.Position{}
-	for i, r := range recs {
-		out[i] = client.FromKgo(r)
-		pos[managers.TopicPartition{Topic: r.Topic, Partition: r.Partition}] = managers.Position{Offset: r.Offset + 1, LeaderEpoch: r.LeaderEpoch}
-	}
-	a.poll.Answer(tx, pollReply{records: out, positions: pos})
+	recs, pos := a.g.Fetch.Take(a.g.Cfg.MaxPollRecords)
+	a.poll.Answer(tx, pollReply{records: recs, positions: pos})
 }
 
 // Poll answers a pending application Poll and runs the close sequence.
@@ -125,7 +135,7 @@ func (a *application) pollClose(tx *reactor.Tx) reactor.Result {
 	if !a.finalQueued {
 		a.finalQueued = true
 		if g.Cfg.EnableAutoCommit && g.Cfg.GroupID != "" && g.Member.InGroup() {
-			g.Commit.Enqueue(tx, g.Fetch.Consumed(), cs.Deadline, nil)
+			g.Commit.Enqueue(tx, g.Fetch.Consumed(), cs.PreLeaveDeadline(), nil)
 		}
 	}
 	return cs.Poll(tx, client.CloseWork{

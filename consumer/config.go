@@ -28,12 +28,52 @@ type Config struct {
 	EnableAutoCommit   bool          // enable.auto.commit; default true
 	AutoCommitInterval time.Duration // auto.commit.interval.ms; default 5000 ms
 
-	RetryBackoff      time.Duration // retry.backoff.ms; default 100 ms; must be >= 1 ms (KAFKA-21049)
-	RetryBackoffMax   time.Duration // retry.backoff.max.ms; default 1000 ms
-	RequestTimeout    time.Duration // request.timeout.ms; default 30000 ms
-	DefaultAPITimeout time.Duration // default.api.timeout.ms; default 60000 ms (CommitAsync deadline, Close without a deadline uses 30 s like Java)
-	RebalanceTimeout  time.Duration // max.poll.interval.ms (the KIP-848 rebalance timeout); default 300000 ms
-	MetadataMaxAge    time.Duration // metadata.max.age.ms; default 300000 ms
+	// RetryBackoff is retry.backoff.ms: the first wait of every request
+	// retry path (coordinator discovery, heartbeats and rejoins, commits,
+	// offset lookups, per-partition fetch errors), doubling per
+	// consecutive failure up to RetryBackoffMax with 20% jitter (KIP-580).
+	// Default 100 ms; must be >= 1 ms (KAFKA-21049).
+	RetryBackoff time.Duration
+	// RetryBackoffMax is retry.backoff.max.ms: the cap of that growth.
+	// Default 1000 ms; must be >= RetryBackoff.
+	RetryBackoffMax time.Duration
+	// ReconnectBackoff is reconnect.backoff.ms: after a failed connection
+	// attempt to a broker, the next attempt to that broker waits this
+	// long, doubling per consecutive failure up to ReconnectBackoffMax
+	// with 20% jitter (Java's ClusterConnectionStates); requests for it
+	// fail at once meanwhile and their managers retry after it. Default
+	// 50 ms; must be >= 1 ms.
+	ReconnectBackoff time.Duration
+	// ReconnectBackoffMax is reconnect.backoff.max.ms: the cap of that
+	// growth. Default 1000 ms; must be >= ReconnectBackoff.
+	ReconnectBackoffMax time.Duration
+	// SocketConnectionSetupTimeout is socket.connection.setup.timeout.ms:
+	// how long one connection attempt may take, doubling per consecutive
+	// failure to the same broker up to SocketConnectionSetupTimeoutMax
+	// with 20% jitter. Default 10000 ms; must be >= 1 ms.
+	SocketConnectionSetupTimeout time.Duration
+	// SocketConnectionSetupTimeoutMax is
+	// socket.connection.setup.timeout.max.ms. Default 30000 ms; must be
+	// >= SocketConnectionSetupTimeout.
+	SocketConnectionSetupTimeoutMax time.Duration
+	// RequestTimeout is request.timeout.ms: how long a request waits for
+	// its answer; it also caps Close's budget, as Java's close timer is
+	// min(timeout, request.timeout.ms). Default 30000 ms.
+	RequestTimeout time.Duration
+	// DefaultAPITimeout is default.api.timeout.ms: the deadline of a
+	// CommitAsync and of a CommitSync whose ctx has none. Default 60000 ms
+	// (Close without a deadline uses 30000 ms, as Java's close()).
+	DefaultAPITimeout time.Duration
+	// MaxPollInterval is max.poll.interval.ms: the longest the application
+	// may go without Poll activity (a Poll waiting, or returning) while in
+	// a group. When it passes, the member sends a leave heartbeat (epoch
+	// -1), gives up its assignment and stops heartbeating; the next Poll
+	// joins again (Java's AsyncKafkaConsumer; KIP-848). It is also the
+	// rebalance timeout sent when joining (RebalanceTimeoutMs). Default
+	// 300000 ms.
+	MaxPollInterval time.Duration
+	// MetadataMaxAge is metadata.max.age.ms. Default 300000 ms.
+	MetadataMaxAge time.Duration
 
 	MaxPollRecords         int           // max.poll.records; default 500
 	FetchMaxWait           time.Duration // fetch.max.wait.ms; default 500 ms
@@ -108,9 +148,13 @@ func (c Config) Validate() error {
 	}{
 		{"RetryBackoff", "retry.backoff.ms", c.RetryBackoff, time.Millisecond, "must be >= 1ms: a zero backoff turns every retry into a busy loop (KAFKA-21049)"},
 		{"RetryBackoffMax", "retry.backoff.max.ms", c.RetryBackoffMax, time.Millisecond, "must be >= 1ms"},
+		{"ReconnectBackoff", "reconnect.backoff.ms", c.ReconnectBackoff, time.Millisecond, "must be >= 1ms: a zero backoff redials a down broker in a busy loop"},
+		{"ReconnectBackoffMax", "reconnect.backoff.max.ms", c.ReconnectBackoffMax, time.Millisecond, "must be >= 1ms"},
+		{"SocketConnectionSetupTimeout", "socket.connection.setup.timeout.ms", c.SocketConnectionSetupTimeout, time.Millisecond, "must be >= 1ms"},
+		{"SocketConnectionSetupTimeoutMax", "socket.connection.setup.timeout.max.ms", c.SocketConnectionSetupTimeoutMax, time.Millisecond, "must be >= 1ms"},
 		{"RequestTimeout", "request.timeout.ms", c.RequestTimeout, time.Millisecond, "must be >= 1ms"},
 		{"DefaultAPITimeout", "default.api.timeout.ms", c.DefaultAPITimeout, time.Millisecond, "must be >= 1ms"},
-		{"RebalanceTimeout", "max.poll.interval.ms", c.RebalanceTimeout, time.Millisecond, "must be >= 1ms"},
+		{"MaxPollInterval", "max.poll.interval.ms", c.MaxPollInterval, time.Millisecond, "must be >= 1ms"},
 		{"MetadataMaxAge", "metadata.max.age.ms", c.MetadataMaxAge, time.Millisecond, "must be >= 1ms"},
 		{"FetchMaxWait", "fetch.max.wait.ms", c.FetchMaxWait, 0, "must be >= 0"},
 	}
@@ -131,8 +175,18 @@ func (c Config) Validate() error {
 	if c.EnableAutoCommit && c.AutoCommitInterval < time.Millisecond {
 		return &ConfigError{"AutoCommitInterval", "auto.commit.interval.ms", c.AutoCommitInterval, "must be >= 1ms when auto-commit is enabled"}
 	}
-	if c.RetryBackoffMax < c.RetryBackoff {
-		return &ConfigError{"RetryBackoffMax", "retry.backoff.max.ms", c.RetryBackoffMax, fmt.Sprintf("must be >= RetryBackoff (%s)", c.RetryBackoff)}
+	ordered := []struct {
+		field, java, lowField string
+		v, low                time.Duration
+	}{
+		{"RetryBackoffMax", "retry.backoff.max.ms", "RetryBackoff", c.RetryBackoffMax, c.RetryBackoff},
+		{"ReconnectBackoffMax", "reconnect.backoff.max.ms", "ReconnectBackoff", c.ReconnectBackoffMax, c.ReconnectBackoff},
+		{"SocketConnectionSetupTimeoutMax", "socket.connection.setup.timeout.max.ms", "SocketConnectionSetupTimeout", c.SocketConnectionSetupTimeoutMax, c.SocketConnectionSetupTimeout},
+	}
+	for _, o := range ordered {
+		if o.v < o.low {
+			return &ConfigError{o.field, o.java, o.v, fmt.Sprintf("must be >= %s (%s)", o.lowField, o.low)}
+		}
 	}
 	ints := []struct {
 		field, java string

@@ -51,6 +51,7 @@ func NewOn(cfg Config, tr reactor.Transport) (*Consumer, error) {
 // starts them.
 func start(g *client.Group) (*Consumer, error) {
 	app := newApplication(g)
+	g.PollPending = app.poll.Pending
 	// The application manager goes first: what it starts (the final
 	// commit, the leave) is polled by its owner in the same round.
 	loop, err := reactor.New(g.EngineConfig(g.Fetch, app))
@@ -98,8 +99,11 @@ func (c *Consumer) Poll(ctx context.Context) ([]Record, error) { return c.g.Poll
 
 // CommitSync commits the positions of every record returned by completed
 // Polls (for assigned partitions) and waits for the coordinator to accept
-// them, until ctx's deadline (default.api.timeout.ms without one).
-// Completed CommitAsync callbacks run first. Errors: *group.CommitError
+// them, until ctx's deadline (default.api.timeout.ms without one). Commits
+// complete in the order made: when CommitSync returns, every CommitAsync
+// made before it has completed (unless its own deadline came first) and its
+// callback has run, on this goroutine (Java's commitSync contract), each
+// callback exactly once. Errors: *group.CommitError
 // (wrapping the kerr error or group.ErrCommitTimeout), ErrNoGroup,
 // ErrClosed, ErrConcurrentUse, ctx.Err().
 func (c *Consumer) CommitSync(ctx context.Context) error { return c.g.CommitSync(ctx) }
@@ -107,21 +111,28 @@ func (c *Consumer) CommitSync(ctx context.Context) error { return c.g.CommitSync
 // CommitAsync commits like CommitSync without waiting; cb (may be nil)
 // runs exactly once with the outcome, on the application goroutine during a
 // later Poll, CommitSync or Close (Java's callback thread guarantee). The
-// commit's deadline is default.api.timeout.ms or the close deadline,
-// whichever comes first.
+// commit's deadline is default.api.timeout.ms, or the end of Close's commit
+// phase, whichever comes first.
 func (c *Consumer) CommitAsync(cb func(error)) { c.g.CommitAsync(cb) }
 
 // Wakeup makes a blocked Poll return ErrWakeup, or the next Poll if none is
 // blocked. Safe from any goroutine.
 func (c *Consumer) Wakeup() { c.g.Wakeup() }
 
-// Close commits consumed positions (with auto-commit), then leaves the
-// group, then stops, all by ctx's deadline (30 s without one, as Java's
-// close()). Work still outstanding at the deadline is failed: pending
-// commits complete with *group.CommitError wrapping ErrCloseDeadline, and
-// Close returns an error wrapping ErrCloseDeadline listing what was left.
-// Completed CommitAsync callbacks run before Close returns. A second Close
-// returns ErrClosed.
+// Close commits the positions after every record Poll returned (with
+// auto-commit: Java's close commits the consumed positions), then leaves the
+// group (a heartbeat with member epoch -1), then stops, by one deadline:
+// ctx's, capped at request.timeout.ms from now as Java's close timer is
+// (30 s without one, as Java's close()). The deadline is shared out in
+// phases: the commits (the final one and CommitAsync calls still pending)
+// get all but the last quarter of it (at least 50 ms kept back); whatever is
+// still outstanding then fails (*group.CommitError wrapping
+// ErrCloseDeadline) and the leave is sent anyway, answered or not by the
+// deadline. A ctx already done (Close(0)) fails the commits at once and
+// still sends the leave, waiting at most 50 ms past the deadline for its
+// answer (client.CloseLeaveFloor). Close returns an error wrapping
+// ErrCloseDeadline listing what was left. Every CommitAsync callback runs
+// exactly once, before Close returns. A second Close returns ErrClosed.
 func (c *Consumer) Close(ctx context.Context) error { return c.g.Close(ctx) }
 
 // Assignment returns the partitions the consumer owns, as last published.

@@ -22,7 +22,7 @@ func (p *reactorPath) Poll(ctx context.Context) ([]Record, error) {
 	received := g.Received()
 	r, ok, err := client.AwaitReply(ctx, &g.EngineSide, g.Woke, reply,
 		func(tx *reactor.Tx) { p.app.onPoll(tx, reply, received) },
-		func(*reactor.Tx) { p.app.poll.Cancel(reply) })
+		func(tx *reactor.Tx) { p.app.onCancel(tx, reply) })
 	if !ok {
 		return nil, err
 	}
@@ -52,7 +52,12 @@ func (p *reactorPath) Wakeup() {
 	_ = p.g.Submit(context.Background(), "wakeup", func(tx *reactor.Tx) { p.app.poll.Wakeup(tx) })
 }
 
+// Close hands the close sequence the positions after every record Poll
+// returned: with auto-commit, the final commit commits them (Java's
+// commitSyncAllConsumed on close), the application being done with what it
+// was given.
 func (p *reactorPath) Close(ctx context.Context) error {
-	deadline := client.CloseDeadline(ctx)
-	return p.g.CloseOnEngine(func(done chan error) { p.app.onClose(deadline, done) })
+	deadline := client.CloseDeadline(ctx, p.g.Cfg.RequestTimeout)
+	received := p.g.Received()
+	return p.g.CloseOnEngine(func(tx *reactor.Tx, done chan error) { p.app.onClose(tx, deadline, done, received) })
 }

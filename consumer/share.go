@@ -102,11 +102,15 @@ func (c *ShareConsumer) Wakeup() { c.s.Wakeup() }
 
 // Close acknowledges the delivered records (implicit mode: accept; explicit
 // mode: release the unacknowledged), sends every acknowledgement in each
-// share session's closing request, then leaves the share group, all by ctx's
-// deadline (30 s without one). What is outstanding at the deadline fails: its
-// acknowledgements reach the callback with ErrCloseDeadline, and Close
-// returns an error wrapping ErrCloseDeadline. Callbacks run before Close
-// returns. A second Close returns ErrClosed.
+// share session's closing request, then leaves the share group, by one
+// deadline: ctx's, capped at request.timeout.ms (30 s without one), shared
+// out in phases as Consumer.Close's: the acknowledgements get all but the
+// last quarter (at least 50 ms kept back for the leave); what is outstanding
+// then fails, those in a request still unanswered included: their offsets
+// reach the callback with ErrCloseDeadline (every acknowledged offset is
+// reported exactly once, accepted or failed), and the leave is sent anyway.
+// Close returns an error wrapping ErrCloseDeadline. Callbacks run before
+// Close returns. A second Close returns ErrClosed.
 func (c *ShareConsumer) Close(ctx context.Context) error { return c.s.Close(ctx) }
 
 // Assignment returns the assigned partitions, as last published.
@@ -124,7 +128,7 @@ func (p *sharePath) Poll(ctx context.Context) ([]ShareRecord, error) {
 	reply := make(chan client.SharePollReply, 1)
 	r, ok, err := client.AwaitReply(ctx, &p.s.EngineSide, p.s.Woke, reply,
 		func(tx *reactor.Tx) { p.s.App.OnPoll(tx, reply) },
-		func(*reactor.Tx) { p.s.App.OnCancel(reply) })
+		func(tx *reactor.Tx) { p.s.App.OnCancel(tx, reply) })
 	if !ok {
 		return nil, err
 	}
@@ -136,6 +140,6 @@ func (p *sharePath) Wakeup() {
 }
 
 func (p *sharePath) Close(ctx context.Context) error {
-	deadline := client.CloseDeadline(ctx)
-	return p.s.CloseOnEngine(func(done chan error) { p.s.App.OnClose(deadline, done) })
+	deadline := client.CloseDeadline(ctx, p.s.Cfg.RequestTimeout)
+	return p.s.CloseOnEngine(func(tx *reactor.Tx, done chan error) { p.s.App.OnClose(tx.Now, deadline, done) })
 }

@@ -19,11 +19,32 @@ type ShareConfig struct {
 	GroupID          string   // group.id: the share group; required
 	ClientID         string   // client.id; default "kreactor-share"
 
-	RetryBackoff      time.Duration // retry.backoff.ms; default 100 ms; must be >= 1 ms
-	RetryBackoffMax   time.Duration // retry.backoff.max.ms; default 1000 ms
-	RequestTimeout    time.Duration // request.timeout.ms; default 30000 ms
-	DefaultAPITimeout time.Duration // default.api.timeout.ms; default 60000 ms
-	MetadataMaxAge    time.Duration // metadata.max.age.ms; default 300000 ms
+	// RetryBackoff, RetryBackoffMax, ReconnectBackoff,
+	// ReconnectBackoffMax, SocketConnectionSetupTimeout,
+	// SocketConnectionSetupTimeoutMax, RequestTimeout and
+	// DefaultAPITimeout are Config's (retry.backoff.ms 100 ms,
+	// retry.backoff.max.ms 1000 ms, reconnect.backoff.ms 50 ms,
+	// reconnect.backoff.max.ms 1000 ms,
+	// socket.connection.setup.timeout.ms 10000 ms,
+	// socket.connection.setup.timeout.max.ms 30000 ms, request.timeout.ms
+	// 30000 ms, default.api.timeout.ms 60000 ms), with the same rules.
+	RetryBackoff                    time.Duration
+	RetryBackoffMax                 time.Duration
+	ReconnectBackoff                time.Duration
+	ReconnectBackoffMax             time.Duration
+	SocketConnectionSetupTimeout    time.Duration
+	SocketConnectionSetupTimeoutMax time.Duration
+	RequestTimeout                  time.Duration
+	DefaultAPITimeout               time.Duration
+	// MaxPollInterval is max.poll.interval.ms: the longest the application
+	// may go without Poll activity while in the share group. When it
+	// passes, the member sends a leave heartbeat (epoch -1), gives up its
+	// assignment and stops heartbeating; the next Poll joins again, as the
+	// KIP-932 Java client does (kafka-clients 4.4.0: ShareHeartbeatRequest-
+	// Manager's poll timer, reset by each SharePollEvent). Default
+	// 300000 ms.
+	MaxPollInterval time.Duration
+	MetadataMaxAge  time.Duration // metadata.max.age.ms; default 300000 ms
 
 	MaxPollRecords         int           // max.poll.records (also ShareFetch MaxRecords); default 500
 	FetchMaxWait           time.Duration // fetch.max.wait.ms; default 500 ms

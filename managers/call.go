@@ -16,6 +16,12 @@ type Call struct {
 	Addrs []string
 	// Req is the Kafka request (built with kmsg.NewPtr...).
 	Req kmsg.Request
+	// Decode, if set, runs on the transport's goroutine with the response
+	// before its completion is queued; what it returns replaces the
+	// response handed to the request's OnComplete. For work that reads no
+	// manager state (decoding record batches), kept off the state owner.
+	// A transport may leave it unrun: OnComplete then gets the response.
+	Decode func(kmsg.Response) any
 }
 
 // Broker is a broker's id and address as learned from Metadata or

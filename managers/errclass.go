@@ -35,9 +35,10 @@ const (
 	// with member epoch 0, at once the first time, after the growing
 	// backoff when fenced again before a heartbeat succeeds.
 	ClassFenced
-	// ClassSessionReset: the share session is gone: open a new one (share
-	// session epoch 0), at once the first time, after the growing backoff
-	// when it happens again before a request succeeds.
+	// ClassSessionReset: the share or fetch session is gone: open a new
+	// one (share session epoch 0; a full Fetch, KIP-227), at once the
+	// first time, after the growing backoff when it happens again before a
+	// request succeeds.
 	ClassSessionReset
 	// ClassOffsetReset: the fetch position is out of range: reset it by
 	// auto.offset.reset (surfaced when that is "none").

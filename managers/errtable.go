@@ -300,9 +300,9 @@ func listOffsetsRows() []Row {
 // Fetch (key 1): AbstractFetch and FetchCollector.
 func fetchRows() []Row {
 	return slices.Concat(
-		rowsFor(Row{API: kmsg.Fetch, Scope: ScopeResponse, Class: ClassRetriable,
-			Java:    "FetchSessionHandler.handleResponse: the fetch session is reset; the partitions are fetched again at the next poll",
-			Differs: "not applicable: we send session-less full fetches (SessionID 0, SessionEpoch -1); the partitions back off and are fetched again"},
+		rowsFor(Row{API: kmsg.Fetch, Scope: ScopeResponse, Class: ClassSessionReset,
+			Java:    "FetchSessionHandler.handleResponse: FETCH_SESSION_ID_NOT_FOUND: the next fetch is a full fetch opening a new session (INITIAL); other errors: a full fetch that closes the session and opens a new one (nextCloseExisting); the partitions are fetched again at the next poll",
+			Differs: differsSession},
 			kerr.FetchSessionIDNotFound, kerr.InvalidFetchSessionEpoch),
 		rowsFor(Row{API: kmsg.Fetch, Scope: ScopeResponse, Class: ClassMetadata,
 			Java: "AbstractFetch.handleFetchSuccess: metadata.requestUpdate"},

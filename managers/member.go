@@ -61,6 +61,10 @@ const (
 	MemberLeft
 	// MemberFatal: the coordinator answered a non-retriable error.
 	MemberFatal
+	// MemberStale: the member left the group because the application did
+	// not call Poll within max.poll.interval.ms (Java's MemberState.STALE);
+	// no heartbeats, no assignment; the next Poll joins again with epoch 0.
+	MemberStale
 )
 
 func (s MemberState) String() string {
@@ -77,6 +81,8 @@ func (s MemberState) String() string {
 		return "left"
 	case MemberFatal:
 		return "fatal"
+	case MemberStale:
+		return "stale"
 	}
 	return fmt.Sprintf("invalid(%d)", uint8(s))
 }

@@ -42,6 +42,7 @@ type Metadata struct {
 	maxAge    time.Duration
 
 	brokers  map[int32]string // node -> host:port
+	addrs    []string         // Addrs' answer, built once per change of brokers (nil: build)
 	topics   map[string]*TopicMeta
 	byID     map[[16]byte]string
 	inFlight bool
@@ -78,10 +79,14 @@ func NewMetadata(bootstrap []string, maxAge time.Duration, backoff Backoff) *Met
 func (m *Metadata) Name() string { return "metadata" }
 
 // Addrs returns broker addresses to send "any broker" requests to: the known
-// brokers sorted by node id, else the bootstrap addresses.
+// brokers sorted by node id, else the bootstrap addresses. The slice is
+// shared (built once per change of the brokers): callers must not modify it.
 func (m *Metadata) Addrs() []string {
 	if len(m.brokers) == 0 {
 		return m.bootstrap
+	}
+	if m.addrs != nil {
+		return m.addrs
 	}
 	nodes := make([]int32, 0, len(m.brokers))
 	for n := range m.brokers {
@@ -92,6 +97,7 @@ func (m *Metadata) Addrs() []string {
 	for i, n := range nodes {
 		out[i] = m.brokers[n]
 	}
+	m.addrs = out
 	return out
 }
 
@@ -218,6 +224,7 @@ func (m *Metadata) onResponse(tx *reactor.Tx, resp any, err error) {
 	m.version++
 	if len(r.Brokers) > 0 {
 		clear(m.brokers)
+		m.addrs = nil
 		for _, b := range r.Brokers {
 			m.brokers[b.NodeID] = net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port)))
 		}

@@ -45,6 +45,12 @@ type Core[V any] struct {
 	repoll      bool // Tx.Repoll called during the current poll round
 	pending     bool // a Step was returned and not yet Advanced
 	stopped     bool // a Closed Step was returned
+	// Scratch reused across steps (the steady-state step allocates only
+	// what it publishes): which managers to poll again, the Tx of the
+	// polls, the effects of the Step being published.
+	repollBuf []bool
+	pollTx    Tx
+	effectFns []func()
 }
 
 // CoreConfig configures a Core. View is required.
@@ -108,7 +114,7 @@ func NewCore[V any](cfg CoreConfig[V]) (*Core[V], error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Core[V]{cfg: cfg}, nil
+	return &Core[V]{cfg: cfg, repollBuf: make([]bool, len(cfg.Managers))}, nil
 }
 
 // Step is what one Core.Step returns: the driver hands Requests to the
@@ -128,7 +134,8 @@ type Step struct {
 	Requests []*Request
 	// Effects are the effects queued by the observations applied and the
 	// polls made since the previous Step, in order. Invariant 4: run them
-	// only after Decision is published.
+	// only after Decision is published. The slice is the core's and valid
+	// until the next Step or Close.
 	Effects []func()
 	// ReadyWithoutRequest counts Ready results that carried no request
 	// (invariant 1: a contract violation, never spun on).
@@ -177,8 +184,14 @@ func (c *Core[V]) Step(now time.Time) Step {
 	c.step++
 	var st Step
 	ms := c.cfg.Managers
-	results := make([]ManagerResult, len(ms))
-	repoll := make([]bool, len(ms))
+	results := make([]ManagerResult, len(ms)) // published with the Decision: fresh per step
+	repoll := c.repollBuf[:len(ms)]
+	clear(repoll)
+	// One Tx serves every poll: Now and Version do not change while the
+	// managers are polled, and a Tx is valid only during the call it is
+	// handed to.
+	c.pollTx = Tx{Now: now, Version: c.version, host: c}
+	tx := &c.pollTx
 	stillReady := false
 	all := true // the first round polls every manager
 	for round := 0; round < c.cfg.MaxRounds; round++ {
@@ -189,7 +202,7 @@ func (c *Core[V]) Step(now time.Time) Step {
 			if !all && !repoll[i] {
 				continue
 			}
-			r := m.Poll(&Tx{Now: now, Version: c.version, host: c}, view)
+			r := m.Poll(tx, view)
 			prevSent := results[i].Sent
 			results[i] = ManagerResult{Manager: m.Name(), Kind: r.Kind, At: r.At, Inputs: r.Inputs, Reason: r.Reason, Sent: prevSent}
 			repoll[i] = false
@@ -276,14 +289,17 @@ func (c *Core[V]) finish(st Step, d *Decision) Step {
 	}
 	d.Effects = len(c.effects) + c.ranAtOnce
 	c.ranAtOnce = 0
-	st.Effects = make([]func(), len(c.effects))
-	for i, e := range c.effects {
+	clear(c.effectFns) // the previous Step's, run by now (Advance)
+	c.effectFns = c.effectFns[:0]
+	for _, e := range c.effects {
 		if e.version > d.Version {
 			panic(fmt.Sprintf("reactor: effect queued at version %d would run after publication of version %d", e.version, d.Version))
 		}
-		st.Effects[i] = e.fn
+		c.effectFns = append(c.effectFns, e.fn)
 	}
-	c.effects = nil
+	st.Effects = c.effectFns
+	clear(c.effects)
+	c.effects = c.effects[:0]
 	c.stepVersion = d.Version
 	c.pending = true
 	c.stopped = d.Closed

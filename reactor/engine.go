@@ -155,6 +155,7 @@ type Driver[V any] struct {
 	woke     string
 	prev     *Decision
 	prevSnap any
+	wokeObs  Observation // what Wait returned last (a pointer to it): valid until the next Wait
 }
 
 // NewDriver validates cfg and returns the application's side (an Engine
@@ -255,8 +256,8 @@ func (d *Driver[V]) Publish(st Step) {
 // Advance tells the Core the last Step is published and its effects ran.
 func (d *Driver[V]) Advance() { d.core.Advance() }
 
-// Wait blocks until an observation arrives (returned), the timeout passes
-// (nil), or Stop is called (ok false). A negative timeout waits with no
+// Wait blocks until an observation arrives (returned, valid until the next
+// Wait), the timeout passes (nil), or Stop is called (ok false). A negative timeout waits with no
 // timer; zero only checks the inbox (a zero-length wait, counted as a timer
 // wake). Whether the wake was spurious is decided when the next step is
 // published (Publish): by what the step did, not by why the wait ended.
@@ -265,8 +266,8 @@ func (d *Driver[V]) Wait(timeout time.Duration) (o *Observation, ok bool) {
 	switch {
 	case timeout == 0:
 		select {
-		case obs := <-d.e.inbox:
-			return d.inboxWake(obs), true
+		case d.wokeObs = <-d.e.inbox:
+			return d.inboxWake(), true
 		case <-d.e.stopCh:
 			return nil, false
 		default:
@@ -279,8 +280,8 @@ func (d *Driver[V]) Wait(timeout time.Duration) (o *Observation, ok bool) {
 		timerC = d.timer.C
 	}
 	select {
-	case obs := <-d.e.inbox:
-		return d.inboxWake(obs), true
+	case d.wokeObs = <-d.e.inbox:
+		return d.inboxWake(), true
 	case <-timerC:
 		d.timerWake()
 		return nil, true
@@ -289,10 +290,10 @@ func (d *Driver[V]) Wait(timeout time.Duration) (o *Observation, ok bool) {
 	}
 }
 
-func (d *Driver[V]) inboxWake(obs Observation) *Observation {
+func (d *Driver[V]) inboxWake() *Observation {
 	d.e.c.inboxWakes.Add(1)
 	d.woke = "inbox"
-	return &obs
+	return &d.wokeObs
 }
 
 func (d *Driver[V]) timerWake() {

@@ -549,3 +549,29 @@ func TestCheckExpectations(t *testing.T) {
 		t.Fatalf("problems %v, want the reference failure", ex.Problems)
 	}
 }
+
+// A contract item (issue 10) must pass on the reference only: the control
+// may pass or fail it, and the check lists no problem either way.
+func TestCheckContractItemReferenceOnly(t *testing.T) {
+	cat, err := catalogue.Parse([]byte(`{"items":[
+		{"id":"CONTRACT-1","kind":"contract","title":"It MUST run the callbacks.","source":"javadoc","shape":"contract"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, control := range []Verdict{VerdictPass, VerdictFail} {
+		rows := []Row{
+			{ID: "c", Covers: []string{"CONTRACT-1"}, Subject: "reactor", Target: "kfake", Verdict: VerdictPass},
+			{ID: "c", Covers: []string{"CONTRACT-1"}, Subject: "baseline", Target: "kfake", Verdict: control},
+		}
+		ex := Build(cat, rows).Check("reactor", "baseline")
+		if len(ex.Problems) != 0 || len(ex.Regressions) != 0 {
+			t.Fatalf("control %s: problems %v, regressions %v; want none", control, ex.Problems, ex.Regressions)
+		}
+	}
+	rows := []Row{{ID: "c", Covers: []string{"CONTRACT-1"}, Subject: "reactor", Target: "kfake", Verdict: VerdictFail}}
+	if ex := Build(cat, rows).Check("reactor", "baseline"); !slices.ContainsFunc(ex.Problems, func(p string) bool {
+		return strings.Contains(p, "CONTRACT-1 on reactor/kfake: fail")
+	}) {
+		t.Fatalf("problems %v, want the reference failure of CONTRACT-1", ex.Problems)
+	}
+}

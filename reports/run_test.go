@@ -541,3 +541,28 @@ func TestRunIndexFromFile(t *testing.T) {
 		}
 	}
 }
+
+func TestPerfRatios(t *testing.T) {
+	tab := &PerfTable{Version: PerfVersion, RatioTo: "kgo", Rows: []PerfRow{
+		{Benchmark: "consume", Subject: "kgo", Target: "kfake", Unit: "records/s", Values: []float64{100, 200, 150}},
+		{Benchmark: "consume", Subject: "reactor", Target: "kfake", Unit: "records/s", Values: []float64{150, 200, 300}},
+	}}
+	if s := tab.Rows[1].Stats(); s.Min != 150 || s.Median != 200 || s.Max != 300 {
+		t.Fatalf("stats %+v", s)
+	}
+	q := tab.Ratio(tab.Rows[1])
+	if !q.OK || q.Median != 200.0/150 || q.Lo != 1 || q.Hi != 2 {
+		t.Fatalf("ratio %+v", q)
+	}
+	if tab.Ratio(tab.Rows[0]).OK {
+		t.Fatal("the reference subject has a ratio to itself")
+	}
+	rep := realRunReport(t)
+	rep.Perf = tab
+	html := renderAll(t, rep)["html"]
+	for _, want := range []string{`id="perf"`, "Ratio to kgo", "1.33 [1.00-2.00]"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+}

@@ -146,6 +146,62 @@ type PerfRow struct {
 	Values    []float64 `json:"values"`
 }
 
+// PerfStats are a row's min, median and max over its rounds.
+type PerfStats struct{ Min, Median, Max float64 }
+
+// Stats returns the row's min, median and max over its rounds.
+func (r PerfRow) Stats() PerfStats {
+	v := slices.Clone(r.Values)
+	slices.Sort(v)
+	if len(v) == 0 {
+		return PerfStats{}
+	}
+	return PerfStats{v[0], median(v), v[len(v)-1]}
+}
+
+// PerfRatio compares a row with the row of the table's RatioTo subject for
+// the same benchmark, target and unit: the ratio of their medians, and the
+// smallest and largest ratio of a round's values (rounds are paired by
+// index: the benchmark interleaves them). OK is false for the RatioTo
+// subject itself and when it has no such row.
+type PerfRatio struct {
+	Median, Lo, Hi float64
+	OK             bool
+}
+
+// Ratio returns row r's ratio to the RatioTo subject.
+func (t *PerfTable) Ratio(r PerfRow) PerfRatio {
+	if r.Subject == t.RatioTo {
+		return PerfRatio{}
+	}
+	for _, b := range t.Rows {
+		if b.Subject != t.RatioTo || b.Benchmark != r.Benchmark || b.Target != r.Target || b.Unit != r.Unit {
+			continue
+		}
+		rm, bm := r.Stats().Median, b.Stats().Median
+		if bm == 0 {
+			return PerfRatio{}
+		}
+		out := PerfRatio{Median: rm / bm, OK: true}
+		first := true
+		for i := range min(len(r.Values), len(b.Values)) {
+			if b.Values[i] == 0 {
+				continue
+			}
+			q := r.Values[i] / b.Values[i]
+			if first || q < out.Lo {
+				out.Lo = q
+			}
+			if first || q > out.Hi {
+				out.Hi = q
+			}
+			first = false
+		}
+		return out
+	}
+	return PerfRatio{}
+}
+
 // LoadPerf reads a perf file.
 func LoadPerf(path string) (*PerfTable, error) {
 	var p PerfTable
@@ -169,8 +225,12 @@ type ErrorClass struct {
 	API   string `json:"api"`
 	Error string `json:"error"`
 	Class string `json:"class"`
-	// Note says why, citing the protocol or Jira, when the class is not the obvious one.
+	// Note says why, citing the protocol or Jira, when the class is not the obvious one (for
+	// the managers' table: what the Java 4.4.0 consumer does, with its class and method).
 	Note string `json:"note,omitempty"`
+	// Differs says why the decision departs from the Java 4.4.0 consumer; "" when it follows
+	// it.
+	Differs string `json:"differs,omitempty"`
 }
 
 func loadJSON(path string, v any) error {

@@ -6,6 +6,7 @@
 //
 //	kreactor run       FILE... [-subject S] [-target T]                run scenario files, print verdicts and figures
 //	kreactor mutants   [-out FILE] [-only NAME,...]                   the kill matrix of the reactor path's mutants (make mutants)
+//	kreactor bench     [-targets T,...] [-subjects S,...] [-rounds N]  side-by-side benchmark (benchstat lines, perf JSON)
 //
 // `broker` (standalone fault-injecting fake broker) is planned.
 package main
@@ -21,7 +22,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/kreactor/kreactor/catalogue"
+	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/reports"
 )
 
@@ -40,6 +44,7 @@ var commands = []command{
 	{"broker", "start the standalone fault-injecting fake broker", nil},
 	{"run", "run scenario files against a subject and target and print verdicts and figures", runScenario},
 	{"mutants", "run the regression specs and scenario files on each mutant of the reactor path (build tag mutants) and write the kill matrix", runMutants},
+	{"bench", "side-by-side benchmark: reactor, baseline, kgo and Java on kfake and real Kafka (benchstat lines, perf JSON)", runBench},
 }
 
 // errUsage means the usage text was already printed; main only sets the exit status.
@@ -312,10 +317,25 @@ func ranSomething(run reports.Run) error {
 	return fmt.Errorf("no spec ran (%d rows, all skipped or pending): check the label filter or focus", len(run.Rows))
 }
 
-// errorClassification is the hook for the error-classification table: it returns the rows
-// (API x error -> class) from the managers' classification function once that exists
-// (another change adds it to package managers); nil leaves the section out.
-func errorClassification() []reports.ErrorClass { return nil }
+// errorClassification is the error-classification table (API x error -> class), one row per
+// row of the managers' own table (managers.ErrorTable), so the report shows the code's
+// decisions, not a copy of them: the error with its scope and code, the class, what the Java
+// 4.4.0 consumer does, and why the managers differ where they do.
+func errorClassification() []reports.ErrorClass {
+	rows := managers.ErrorTable()
+	out := make([]reports.ErrorClass, 0, len(rows))
+	for _, r := range rows {
+		name := r.ErrorName()
+		if r.Match == managers.MatchCode {
+			name = fmt.Sprintf("%s (%d)", name, r.Code())
+		}
+		if r.Match != managers.MatchTransport {
+			name = r.Scope.String() + ": " + name
+		}
+		out = append(out, reports.ErrorClass{API: kmsg.NameForKey(int16(r.API)), Error: name, Class: r.ClassName(), Note: r.Java, Differs: r.Differs})
+	}
+	return out
+}
 
 // writeFile writes via a temporary file in the same directory and renames it into place, so
 // a failed run never leaves a half-written report.

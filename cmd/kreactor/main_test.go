@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/kreactor/kreactor/managers"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -92,7 +94,7 @@ func TestCommands(t *testing.T) {
 	}{
 		{args: nil, code: 2, inStderr: []string{"usage: kreactor <command>", "report", "catalogue", "broker", "not yet implemented"}},
 		{args: []string{"help"}, code: 0, inStderr: []string{"usage: kreactor"}},
-		{args: []string{"frobnicate"}, code: 2, inStderr: []string{`unknown command "frobnicate"; known commands: report, catalogue, run, mutants (not yet implemented: broker)`}},
+		{args: []string{"frobnicate"}, code: 2, inStderr: []string{`unknown command "frobnicate"; known commands: report, catalogue, run, mutants, bench (not yet implemented: broker)`}},
 		{args: []string{"broker"}, code: 2, inStderr: []string{"kreactor broker: not yet implemented"}},
 		{args: []string{"report", "-nope"}, code: 2, inStderr: []string{"flag provided but not defined: -nope", "usage: kreactor report"}},
 		{args: []string{"report", "-h"}, code: 0, inStderr: []string{"-in", "reports/out/ginkgo.json", "-lenient"}},
@@ -154,5 +156,40 @@ func TestReportJiraToStdout(t *testing.T) {
 	}
 	if code, _, stderr := runCLI("report", "-in", fixture, "-format", "pdf"); code != 2 || !strings.Contains(stderr, `unknown -format "pdf"`) {
 		t.Errorf("pdf: exit %d %q", code, stderr)
+	}
+}
+
+// The report's error classification is the managers' table, row for row
+// (issue 10: generated from the code, not written twice), and the HTML
+// renders it.
+func TestReportErrorClassificationFromManagers(t *testing.T) {
+	rows, table := errorClassification(), managers.ErrorTable()
+	if len(rows) != len(table) || len(rows) < 200 {
+		t.Fatalf("%d report rows for %d table rows", len(rows), len(table))
+	}
+	differs := 0
+	for i, r := range rows {
+		if r.API == "" || r.Error == "" || r.Class != table[i].ClassName() || r.Note != table[i].Java || r.Differs != table[i].Differs {
+			t.Fatalf("row %d %+v does not match the table's %+v", i, r, table[i])
+		}
+		if r.Differs != "" {
+			differs++
+		}
+	}
+	if differs == 0 {
+		t.Fatal("no row says it differs from Java 4.4.0")
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if code, _, stderr := runCLI("report", "-in", fixture, "-out", out); code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	html, err := os.ReadFile(filepath.Join(out, "conformance.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<section id="errors">`, "GROUP_AUTHORIZATION_FAILED", "UNKNOWN_MEMBER_ID", "fenced", "Differs"} {
+		if !strings.Contains(string(html), want) {
+			t.Fatalf("conformance.html lacks %q in its error classification", want)
+		}
 	}
 }

@@ -59,10 +59,19 @@ type ClientSpec struct {
 	AutoCommitInterval *time.Duration
 	RetryBackoff       *time.Duration
 	RetryBackoffMax    *time.Duration
-	RequestTimeout     *time.Duration
-	MetadataMaxAge     *time.Duration
-	FetchMaxWait       *time.Duration
-	MaxPollRecords     *int
+	// ReconnectBackoff ... SocketConnectionSetupTimeoutMax are the
+	// connection settings (reconnect.backoff.ms, reconnect.backoff.max.ms,
+	// socket.connection.setup.timeout.ms and .max.ms).
+	ReconnectBackoff                *time.Duration
+	ReconnectBackoffMax             *time.Duration
+	SocketConnectionSetupTimeout    *time.Duration
+	SocketConnectionSetupTimeoutMax *time.Duration
+	DefaultAPITimeout               *time.Duration // default.api.timeout.ms
+	MaxPollInterval                 *time.Duration // max.poll.interval.ms
+	RequestTimeout                  *time.Duration
+	MetadataMaxAge                  *time.Duration
+	FetchMaxWait                    *time.Duration
+	MaxPollRecords                  *int
 }
 
 // Error is a problem in a scenario file, with its position.
@@ -315,12 +324,22 @@ func (p *parser) client(n *yaml.Node, c *ClientSpec) error {
 			c.EnableAutoCommit = &b
 			return p.bool(n, &b)
 		},
-		"auto_commit_interval": func(n *yaml.Node) error { return durPtr(p, n, &c.AutoCommitInterval) },
-		"retry_backoff":        func(n *yaml.Node) error { return durPtr(p, n, &c.RetryBackoff) },
-		"retry_backoff_max":    func(n *yaml.Node) error { return durPtr(p, n, &c.RetryBackoffMax) },
-		"request_timeout":      func(n *yaml.Node) error { return durPtr(p, n, &c.RequestTimeout) },
-		"metadata_max_age":     func(n *yaml.Node) error { return durPtr(p, n, &c.MetadataMaxAge) },
-		"fetch_max_wait":       func(n *yaml.Node) error { return durPtr(p, n, &c.FetchMaxWait) },
+		"auto_commit_interval":  func(n *yaml.Node) error { return durPtr(p, n, &c.AutoCommitInterval) },
+		"retry_backoff":         func(n *yaml.Node) error { return durPtr(p, n, &c.RetryBackoff) },
+		"retry_backoff_max":     func(n *yaml.Node) error { return durPtr(p, n, &c.RetryBackoffMax) },
+		"reconnect_backoff":     func(n *yaml.Node) error { return durPtr(p, n, &c.ReconnectBackoff) },
+		"reconnect_backoff_max": func(n *yaml.Node) error { return durPtr(p, n, &c.ReconnectBackoffMax) },
+		"socket_connection_setup_timeout": func(n *yaml.Node) error {
+			return durPtr(p, n, &c.SocketConnectionSetupTimeout)
+		},
+		"socket_connection_setup_timeout_max": func(n *yaml.Node) error {
+			return durPtr(p, n, &c.SocketConnectionSetupTimeoutMax)
+		},
+		"default_api_timeout": func(n *yaml.Node) error { return durPtr(p, n, &c.DefaultAPITimeout) },
+		"max_poll_interval":   func(n *yaml.Node) error { return durPtr(p, n, &c.MaxPollInterval) },
+		"request_timeout":     func(n *yaml.Node) error { return durPtr(p, n, &c.RequestTimeout) },
+		"metadata_max_age":    func(n *yaml.Node) error { return durPtr(p, n, &c.MetadataMaxAge) },
+		"fetch_max_wait":      func(n *yaml.Node) error { return durPtr(p, n, &c.FetchMaxWait) },
 		"max_poll_records": func(n *yaml.Node) error {
 			var v int
 			c.MaxPollRecords = &v

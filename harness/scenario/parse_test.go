@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 )
@@ -111,5 +112,44 @@ func TestLoadMissingFileNamesIt(t *testing.T) {
 	_, err := Load("no/such/file.yaml")
 	if err == nil || !strings.Contains(err.Error(), "no/such/file.yaml") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// The consumer section sets the Java keys of issue 10 (max.poll.interval.ms,
+// reconnect.backoff.ms, reconnect.backoff.max.ms,
+// socket.connection.setup.timeout.ms and .max.ms, default.api.timeout.ms)
+// into the consumer's configuration; a bad value names its key.
+func TestParseContractConfigKeys(t *testing.T) {
+	src := strings.Replace(good, "  group: true\n", `  group: true
+  max_poll_interval: 1s
+  reconnect_backoff: 20ms
+  reconnect_backoff_max: 400ms
+  socket_connection_setup_timeout: 2s
+  socket_connection_setup_timeout_max: 4s
+  default_api_timeout: 7s
+`, 1)
+	sc, err := Parse("keys.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	cs := sc.Client
+	for name, kv := range map[string]struct {
+		got  *time.Duration
+		want time.Duration
+	}{
+		"max_poll_interval": {cs.MaxPollInterval, time.Second}, "reconnect_backoff": {cs.ReconnectBackoff, 20 * time.Millisecond},
+		"reconnect_backoff_max": {cs.ReconnectBackoffMax, 400 * time.Millisecond}, "socket_connection_setup_timeout": {cs.SocketConnectionSetupTimeout, 2 * time.Second},
+		"socket_connection_setup_timeout_max": {cs.SocketConnectionSetupTimeoutMax, 4 * time.Second}, "default_api_timeout": {cs.DefaultAPITimeout, 7 * time.Second},
+	} {
+		if kv.got == nil || *kv.got != kv.want {
+			t.Fatalf("%s parsed as %v, want %s", name, kv.got, kv.want)
+		}
+	}
+
+	bad := strings.Replace(src, "max_poll_interval: 1s", "max_poll_interval: soon", 1)
+	var pe *Error
+	if _, err := Parse("bad.yaml", []byte(bad)); !errors.As(err, &pe) || pe.Line == 0 {
+		t.Fatalf("bad max_poll_interval: %v, want an *Error with its line", err)
 	}
 }

@@ -14,49 +14,57 @@ import (
 // Config is consumer.Config field for field (see its documentation):
 // consumer.Config converts to it, and back.
 type Config struct {
-	BootstrapServers       []string
-	GroupID                string
-	ClientID               string
-	AutoOffsetReset        string
-	EnableAutoCommit       bool
-	AutoCommitInterval     time.Duration
-	RetryBackoff           time.Duration
-	RetryBackoffMax        time.Duration
-	RequestTimeout         time.Duration
-	DefaultAPITimeout      time.Duration
-	RebalanceTimeout       time.Duration
-	MetadataMaxAge         time.Duration
-	MaxPollRecords         int
-	FetchMaxWait           time.Duration
-	FetchMinBytes          int32
-	FetchMaxBytes          int32
-	MaxPartitionFetchBytes int32
-	MaxBufferedRecords     int
-	IsolationLevel         string
-	Dial                   func(ctx context.Context, network, address string) (net.Conn, error)
-	Logger                 *slog.Logger
+	BootstrapServers                []string
+	GroupID                         string
+	ClientID                        string
+	AutoOffsetReset                 string
+	EnableAutoCommit                bool
+	AutoCommitInterval              time.Duration
+	RetryBackoff                    time.Duration
+	RetryBackoffMax                 time.Duration
+	ReconnectBackoff                time.Duration
+	ReconnectBackoffMax             time.Duration
+	SocketConnectionSetupTimeout    time.Duration
+	SocketConnectionSetupTimeoutMax time.Duration
+	RequestTimeout                  time.Duration
+	DefaultAPITimeout               time.Duration
+	MaxPollInterval                 time.Duration
+	MetadataMaxAge                  time.Duration
+	MaxPollRecords                  int
+	FetchMaxWait                    time.Duration
+	FetchMinBytes                   int32
+	FetchMaxBytes                   int32
+	MaxPartitionFetchBytes          int32
+	MaxBufferedRecords              int
+	IsolationLevel                  string
+	Dial                            func(ctx context.Context, network, address string) (net.Conn, error)
+	Logger                          *slog.Logger
 }
 
 // DefaultConfig is Java's consumer defaults (consumer.DefaultConfig).
 func DefaultConfig() Config {
 	return Config{
-		ClientID:               "kreactor",
-		AutoOffsetReset:        group.ResetLatest,
-		EnableAutoCommit:       true,
-		AutoCommitInterval:     5 * time.Second,
-		RetryBackoff:           100 * time.Millisecond,
-		RetryBackoffMax:        time.Second,
-		RequestTimeout:         30 * time.Second,
-		DefaultAPITimeout:      60 * time.Second,
-		RebalanceTimeout:       5 * time.Minute,
-		MetadataMaxAge:         5 * time.Minute,
-		MaxPollRecords:         500,
-		FetchMaxWait:           500 * time.Millisecond,
-		FetchMinBytes:          1,
-		FetchMaxBytes:          52428800,
-		MaxPartitionFetchBytes: 1048576,
-		MaxBufferedRecords:     2000,
-		IsolationLevel:         "read_uncommitted",
+		ClientID:                        "kreactor",
+		AutoOffsetReset:                 group.ResetLatest,
+		EnableAutoCommit:                true,
+		AutoCommitInterval:              5 * time.Second,
+		RetryBackoff:                    100 * time.Millisecond,
+		RetryBackoffMax:                 time.Second,
+		ReconnectBackoff:                50 * time.Millisecond,
+		ReconnectBackoffMax:             time.Second,
+		SocketConnectionSetupTimeout:    10 * time.Second,
+		SocketConnectionSetupTimeoutMax: 30 * time.Second,
+		RequestTimeout:                  30 * time.Second,
+		DefaultAPITimeout:               60 * time.Second,
+		MaxPollInterval:                 5 * time.Minute,
+		MetadataMaxAge:                  5 * time.Minute,
+		MaxPollRecords:                  500,
+		FetchMaxWait:                    500 * time.Millisecond,
+		FetchMinBytes:                   1,
+		FetchMaxBytes:                   52428800,
+		MaxPartitionFetchBytes:          1048576,
+		MaxBufferedRecords:              2000,
+		IsolationLevel:                  "read_uncommitted",
 	}
 }
 
@@ -72,21 +80,26 @@ func Backoff(initial, maxBackoff time.Duration) managers.Backoff {
 // ShareConfig is consumer.ShareConfig field for field (see its
 // documentation).
 type ShareConfig struct {
-	BootstrapServers       []string
-	GroupID                string
-	ClientID               string
-	RetryBackoff           time.Duration
-	RetryBackoffMax        time.Duration
-	RequestTimeout         time.Duration
-	DefaultAPITimeout      time.Duration
-	MetadataMaxAge         time.Duration
-	MaxPollRecords         int
-	FetchMaxWait           time.Duration
-	FetchMaxBytes          int32
-	MaxPartitionFetchBytes int32
-	MaxBufferedRecords     int
-	Dial                   func(ctx context.Context, network, address string) (net.Conn, error)
-	Logger                 *slog.Logger
+	BootstrapServers                []string
+	GroupID                         string
+	ClientID                        string
+	RetryBackoff                    time.Duration
+	RetryBackoffMax                 time.Duration
+	ReconnectBackoff                time.Duration
+	ReconnectBackoffMax             time.Duration
+	SocketConnectionSetupTimeout    time.Duration
+	SocketConnectionSetupTimeoutMax time.Duration
+	RequestTimeout                  time.Duration
+	DefaultAPITimeout               time.Duration
+	MaxPollInterval                 time.Duration
+	MetadataMaxAge                  time.Duration
+	MaxPollRecords                  int
+	FetchMaxWait                    time.Duration
+	FetchMaxBytes                   int32
+	MaxPartitionFetchBytes          int32
+	MaxBufferedRecords              int
+	Dial                            func(ctx context.Context, network, address string) (net.Conn, error)
+	Logger                          *slog.Logger
 }
 
 // DefaultShareConfig is Java's share consumer defaults
@@ -95,7 +108,9 @@ func DefaultShareConfig() ShareConfig {
 	d := DefaultConfig()
 	return ShareConfig{
 		ClientID: "kreactor-share", RetryBackoff: d.RetryBackoff, RetryBackoffMax: d.RetryBackoffMax,
-		RequestTimeout: d.RequestTimeout, DefaultAPITimeout: d.DefaultAPITimeout, MetadataMaxAge: d.MetadataMaxAge,
+		ReconnectBackoff: d.ReconnectBackoff, ReconnectBackoffMax: d.ReconnectBackoffMax,
+		SocketConnectionSetupTimeout: d.SocketConnectionSetupTimeout, SocketConnectionSetupTimeoutMax: d.SocketConnectionSetupTimeoutMax,
+		RequestTimeout: d.RequestTimeout, DefaultAPITimeout: d.DefaultAPITimeout, MaxPollInterval: d.MaxPollInterval, MetadataMaxAge: d.MetadataMaxAge,
 		MaxPollRecords: d.MaxPollRecords, FetchMaxWait: d.FetchMaxWait, FetchMaxBytes: d.FetchMaxBytes,
 		MaxPartitionFetchBytes: d.MaxPartitionFetchBytes, MaxBufferedRecords: 1000,
 	}
@@ -107,22 +122,37 @@ func (s ShareConfig) AsConfig() Config {
 	c := DefaultConfig()
 	c.BootstrapServers, c.GroupID, c.ClientID = s.BootstrapServers, s.GroupID, s.ClientID
 	c.RetryBackoff, c.RetryBackoffMax, c.RequestTimeout = s.RetryBackoff, s.RetryBackoffMax, s.RequestTimeout
+	c.ReconnectBackoff, c.ReconnectBackoffMax = s.ReconnectBackoff, s.ReconnectBackoffMax
+	c.SocketConnectionSetupTimeout, c.SocketConnectionSetupTimeoutMax, c.MaxPollInterval = s.SocketConnectionSetupTimeout, s.SocketConnectionSetupTimeoutMax, s.MaxPollInterval
 	c.DefaultAPITimeout, c.MetadataMaxAge, c.FetchMaxWait = s.DefaultAPITimeout, s.MetadataMaxAge, s.FetchMaxWait
 	c.MaxPollRecords, c.FetchMaxBytes, c.MaxPartitionFetchBytes = s.MaxPollRecords, s.FetchMaxBytes, s.MaxPartitionFetchBytes
 	c.MaxBufferedRecords, c.Dial, c.Logger = s.MaxBufferedRecords, s.Dial, s.Logger
 	return c
 }
 
-// CloseDeadline is ctx's deadline, now for a ctx already done (a canceled
-// Close fails what is outstanding at once), else 30 s (Java's close()).
-func CloseDeadline(ctx context.Context) time.Time {
+// DefaultCloseTimeout is Close's budget when ctx has no deadline (Java's
+// close(): 30000 ms).
+const DefaultCloseTimeout = 30 * time.Second
+
+// CloseDeadline is Close's deadline as Java's close timer sets it:
+// min(ctx's deadline, now + request.timeout.ms) (Java's
+// createTimerForCloseRequests: min(timeout, requestTimeoutMs)), now + 30 s
+// (DefaultCloseTimeout) capped the same way when ctx has none, and now for
+// a ctx already done (Close(0): what is outstanding fails at once; the
+// leave is still sent, see CloseLeaveFloor).
+func CloseDeadline(ctx context.Context, requestTimeout time.Duration) time.Time {
+	now := time.Now()
 	if ctx.Err() != nil {
-		return time.Now()
+		return now
 	}
-	if d, ok := ctx.Deadline(); ok {
-		return d
+	d, ok := ctx.Deadline()
+	if !ok {
+		d = now.Add(DefaultCloseTimeout)
 	}
-	return time.Now().Add(30 * time.Second)
+	if requestTimeout > 0 && now.Add(requestTimeout).Before(d) {
+		d = now.Add(requestTimeout)
+	}
+	return d
 }
 
 // CtxResult maps a passed deadline to "no records, no error", as Java's

@@ -189,11 +189,12 @@ func AwaitReply[T any](ctx context.Context, e *EngineSide, woke func(), reply ch
 }
 
 // CloseOnEngine submits the close event start, which starts the close
-// sequence and eventually sends Close's result on done (from an effect),
-// and waits for that result or for the engine to stop (nil without one).
-func (e *EngineSide) CloseOnEngine(start func(done chan error)) error {
+// sequence (at tx.Now) and eventually sends Close's result on done (from an
+// effect), and waits for that result or for the engine to stop (nil without
+// one).
+func (e *EngineSide) CloseOnEngine(start func(tx *reactor.Tx, done chan error)) error {
 	done := make(chan error, 1)
-	if e.Submit(context.Background(), "close", func(*reactor.Tx) { start(done) }) != nil {
+	if e.Submit(context.Background(), "close", func(tx *reactor.Tx) { start(tx, done) }) != nil {
 		return nil // already stopped
 	}
 	select {

@@ -58,6 +58,11 @@ type Group struct {
 	// NeedsCoordinator says whether discovery must run; set by the
 	// variant before Start (OutstandingNeedsCoordinator on the reactor).
 	NeedsCoordinator func(v group.View) bool
+	// PollPending says whether an application Poll waits on the engine
+	// (the view's Polling: Poll activity for max.poll.interval.ms); set by
+	// the variant before Start, nil when its Poll does not wait on the
+	// engine (it reports each poll event with Member.OnPoll instead).
+	PollPending func() bool
 	// Closing is set when the close sequence starts (the view's Closing).
 	Closing       bool
 	manual        []managers.TopicPartition
@@ -92,7 +97,7 @@ func newGroup(cfg Config, tr sender) *Group {
 	g.tr = tr
 	g.Coord = managers.NewCoordinator(cfg.GroupID, managers.KeyTypeGroup, backoff)
 	g.Meta = managers.NewMetadata(cfg.BootstrapServers, cfg.MetadataMaxAge, backoff)
-	g.Member = group.NewMembership(cfg.GroupID, cfg.RebalanceTimeout, backoff, g.Coord)
+	g.Member = group.NewMembership(cfg.GroupID, cfg.MaxPollInterval, backoff, g.Coord)
 	g.Fetch = group.NewFetch(group.FetchConfig{
 		MaxWait: cfg.FetchMaxWait, MinBytes: cfg.FetchMinBytes, MaxBytes: cfg.FetchMaxBytes,
 		PartitionMaxBytes: cfg.MaxPartitionFetchBytes, MaxBuffered: cfg.MaxBufferedRecords,
@@ -132,6 +137,7 @@ func (g *Group) View(time.Time) group.View {
 		Coordinator: coord, CoordinatorKnown: known, Meta: g.Meta, GroupID: g.Cfg.GroupID,
 		InGroup: g.Member.InGroup(), MemberID: g.Member.MemberID(), MemberEpoch: g.Member.Epoch(),
 		Assignment: assignment, AssignmentVersion: version, Closing: g.Closing,
+		Polling: g.PollPending != nil && g.PollPending(),
 	}
 }
 
@@ -345,7 +351,11 @@ func (g *Group) Poll(ctx context.Context) ([]Record, error) {
 	return guarded(&g.common, func() ([]Record, error) { return g.path.Poll(ctx) })
 }
 
-// CommitSync commits what Poll returned and waits.
+// CommitSync commits what Poll returned and waits. Commits complete in the
+// order made, so when it returns every CommitAsync made before it has
+// completed (unless its deadline passed first) and its callback has run, on
+// this goroutine, before CommitSync returns (Java's commitSync:
+// awaitPendingAsyncCommitsAndExecuteCommitCallbacks).
 func (g *Group) CommitSync(ctx context.Context) error {
 	if err := g.Acquire(); err != nil {
 		return err
@@ -355,7 +365,9 @@ func (g *Group) CommitSync(ctx context.Context) error {
 		return ErrNoGroup
 	}
 	g.RunCallbacks()
-	return g.path.CommitSync(ctx)
+	err := g.path.CommitSync(ctx)
+	g.RunCallbacks()
+	return err
 }
 
 // CommitAsync commits without waiting; cb runs on the application

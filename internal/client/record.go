@@ -1,27 +1,17 @@
 package client
 
 import (
-	"time"
-
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kreactor/kreactor/managers"
 )
 
-// Record is one consumed record (consumer.Record).
-type Record struct {
-	Topic       string
-	Partition   int32
-	Offset      int64
-	LeaderEpoch int32 // -1 if unknown
-	Timestamp   time.Time
-	Key, Value  []byte
-	Headers     []Header
-}
+// Record is one consumed record (consumer.Record); the regular fetch
+// manager decodes into it directly.
+type Record = managers.Record
 
 // Header is a record header (consumer.Header).
-type Header struct {
-	Key   string
-	Value []byte
-}
+type Header = managers.Header
 
 // ShareRecord is a record acquired from a share group, with how many times
 // it has been delivered, this time included (consumer.ShareRecord).
@@ -30,8 +20,7 @@ type ShareRecord struct {
 	DeliveryCount int16
 }
 
-// FromKgo converts a record franz-go decoded from a Fetch or ShareFetch
-// answer.
+// FromKgo converts a record franz-go decoded from a ShareFetch answer.
 func FromKgo(r *kgo.Record) Record {
 	out := Record{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, LeaderEpoch: r.LeaderEpoch,
 		Timestamp: r.Timestamp, Key: r.Key, Value: r.Value}

@@ -66,7 +66,7 @@ func NewShare(cfg ShareConfig) *Share {
 	backoff := Backoff(cfg.RetryBackoff, cfg.RetryBackoffMax)
 	s.Coord = managers.NewCoordinator(cfg.GroupID, managers.KeyTypeGroup, backoff)
 	s.Meta = managers.NewMetadata(cfg.BootstrapServers, cfg.MetadataMaxAge, backoff)
-	s.Member = share.NewMembership(cfg.GroupID, backoff, s.Coord)
+	s.Member = share.NewMembership(cfg.GroupID, cfg.MaxPollInterval, backoff, s.Coord)
 	s.Consume = share.NewConsume(share.ConsumeConfig{
 		MaxWait: cfg.FetchMaxWait, MaxBytes: cfg.FetchMaxBytes, PartitionMaxBytes: cfg.MaxPartitionFetchBytes,
 		MaxRecords: int32(cfg.MaxPollRecords), MaxBuffered: cfg.MaxBufferedRecords, Backoff: backoff,
@@ -212,6 +212,9 @@ func (s *Share) CommitSync(ctx context.Context) (map[managers.TopicPartition]err
 	}); err != nil {
 		return nil, err
 	}
+	// Commits complete in the order made: the outcomes of earlier
+	// CommitAsync calls are queued before this one's, and run here.
+	defer s.RunCallbacks()
 	select {
 	case r := <-done:
 		s.Woke()

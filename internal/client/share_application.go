@@ -52,6 +52,7 @@ func (a *ShareApplication) Settle() error {
 // OnPoll applies a Poll event (reply: a channel with a buffer of 1):
 // settle the previous batch, then answer at once or leave the Poll pending.
 func (a *ShareApplication) OnPoll(tx *reactor.Tx, reply chan SharePollReply) {
+	a.s.Member.OnPoll(tx.Now)
 	a.poll.Set(tx, reply)
 	if err := a.Settle(); err != nil {
 		a.poll.Fail(tx, err)
@@ -60,15 +61,23 @@ func (a *ShareApplication) OnPoll(tx *reactor.Tx, reply chan SharePollReply) {
 	a.tryAnswer(tx)
 }
 
-// OnCancel forgets the Poll answering on reply (its caller stopped waiting).
-func (a *ShareApplication) OnCancel(reply chan SharePollReply) { a.poll.Cancel(reply) }
+// OnCancel forgets the Poll answering on reply (its caller stopped
+// waiting): Poll activity ends now, for max.poll.interval.ms.
+func (a *ShareApplication) OnCancel(tx *reactor.Tx, reply chan SharePollReply) {
+	a.s.Member.OnPoll(tx.Now)
+	a.poll.Cancel(reply)
+}
 
 // OnWakeup applies a Wakeup.
 func (a *ShareApplication) OnWakeup(tx *reactor.Tx) { a.poll.Wakeup(tx) }
 
-// SetDemand says whether the application thread is inside Poll (the
-// baseline, whose Poll does not wait on the engine).
-func (a *ShareApplication) SetDemand(inPoll bool) { a.demand = inPoll }
+// SetDemand says, at now, whether the application thread is inside Poll
+// (the baseline, whose Poll does not wait on the engine); each call is Poll
+// activity for max.poll.interval.ms (Java's SharePollEvent).
+func (a *ShareApplication) SetDemand(now time.Time, inPoll bool) {
+	a.s.Member.OnPoll(now)
+	a.demand = inPoll
+}
 
 func (a *ShareApplication) commit(tx *reactor.Tx, done func(map[managers.TopicPartition]error, uint64)) {
 	if !a.explicit {
@@ -77,14 +86,18 @@ func (a *ShareApplication) commit(tx *reactor.Tx, done func(map[managers.TopicPa
 	a.s.Consume.Commit(tx, done)
 }
 
-func (a *ShareApplication) OnClose(deadline time.Time, done chan error) {
+// OnClose starts the close sequence at now with deadline: the delivered
+// records are acknowledged (implicit mode: accept; explicit mode: release
+// the unacknowledged), sent with each session's closing request, then the
+// leave (see CloseSequence for the phases).
+func (a *ShareApplication) OnClose(now, deadline time.Time, done chan error) {
 	if a.explicit {
 		a.s.Consume.AcknowledgeAll(share.AckRelease)
 	} else {
 		a.s.Consume.AcknowledgeAll(share.AckAccept)
 	}
 	a.s.Consume.Close()
-	a.closing = &CloseSequence{Deadline: deadline, Done: done}
+	a.closing = NewCloseSequence(now, deadline, done)
 }
 
 func (a *ShareApplication) tryAnswer(tx *reactor.Tx) {

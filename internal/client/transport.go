@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,13 +47,25 @@ func (f *foreign) close()        {}
 // handle. kgo supplies connections, ApiVersions negotiation, SASL/TLS.
 // Send never blocks the loop: each request runs on its own goroutine and
 // completes through done.
+//
+// Connections back off per broker as Java's ClusterConnectionStates does
+// (issue 10, "backoff that grows"): after a failed connection attempt the
+// next one to that broker waits reconnect.backoff.ms doubling to
+// reconnect.backoff.max.ms with 20% jitter (managers.Reconnect); a request
+// for a broker still in backoff is answered at once with a
+// *managers.ReconnectBackoffError and nothing is dialed (the managers'
+// retries honour its end). Each connection attempt may take
+// socket.connection.setup.timeout.ms, doubling per consecutive failure to
+// socket.connection.setup.timeout.max.ms (jittered likewise).
 type transport struct {
-	opts    []kgo.Opt
-	timeout time.Duration // request.timeout.ms
-	ctx     context.Context
-	cancel  context.CancelFunc
-	rr      atomic.Uint64
-	flight  atomic.Int64 // requests sent and not yet completed
+	opts      []kgo.Opt
+	timeout   time.Duration // request.timeout.ms
+	reconnect *managers.Reconnect
+	setup     managers.Backoff // socket.connection.setup.timeout.ms growing to .max.ms
+	ctx       context.Context
+	cancel    context.CancelFunc
+	rr        atomic.Uint64
+	flight    atomic.Int64 // requests sent and not yet completed
 
 	mu      sync.Mutex // guards clients, closed
 	clients map[string]*kgo.Client
@@ -61,17 +74,28 @@ type transport struct {
 }
 
 func newTransport(cfg *Config) *transport {
-	opts := []kgo.Opt{
+	ctx, cancel := context.WithCancel(context.Background())
+	t := &transport{timeout: cfg.RequestTimeout, ctx: ctx, cancel: cancel, clients: map[string]*kgo.Client{},
+		reconnect: managers.NewReconnect(managers.NewBackoff(cfg.ReconnectBackoff, cfg.ReconnectBackoffMax)),
+		setup:     managers.NewBackoff(cfg.SocketConnectionSetupTimeout, cfg.SocketConnectionSetupTimeoutMax)}
+	dial := cfg.Dial
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
+	t.opts = []kgo.Opt{
 		kgo.ClientID(cfg.ClientID),
 		kgo.DisableClientMetrics(), // no KIP-714 telemetry traffic of kgo's own
 		kgo.RequestRetries(0),
-		kgo.DialTimeout(min(cfg.RequestTimeout, 10*time.Second)),
+		kgo.Dialer(func(ctx context.Context, network, addr string) (net.Conn, error) {
+			// socket.connection.setup.timeout.ms, growing with this
+			// broker's consecutive connection failures (Java's
+			// ClusterConnectionStates.connectionSetupTimeoutMs).
+			ctx, cancel := context.WithTimeout(ctx, t.setup.Delay(t.reconnect.Failures(addr)+1))
+			defer cancel()
+			return dial(ctx, network, addr)
+		}),
 	}
-	if cfg.Dial != nil {
-		opts = append(opts, kgo.Dialer(cfg.Dial))
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	return &transport{opts: opts, timeout: cfg.RequestTimeout, ctx: ctx, cancel: cancel, clients: map[string]*kgo.Client{}}
+	return t
 }
 
 func (t *transport) client(addr string) (*kgo.Client, error) {
@@ -123,6 +147,10 @@ func (t *transport) Send(req *reactor.Request, done func(any, error)) {
 			finish(nil, fmt.Errorf("consumer: no address for node %d", call.Node))
 			return
 		}
+		if err := t.reconnect.Wait(addr, time.Now()); err != nil {
+			finish(nil, err) // reconnect.backoff.ms: no attempt before it ends
+			return
+		}
 		cl, err := t.client(addr)
 		if err != nil {
 			finish(nil, err)
@@ -131,6 +159,11 @@ func (t *transport) Send(req *reactor.Request, done func(any, error)) {
 		ctx, cancel := context.WithTimeout(t.ctx, t.timeout)
 		defer cancel()
 		resp, err := cl.SeedBrokers()[0].Request(ctx, call.Req)
+		err = t.reconnect.Observe(addr, time.Now(), err)
+		if err == nil && call.Decode != nil {
+			finish(call.Decode(resp), nil) // off the loop (managers.Call.Decode)
+			return
+		}
 		finish(resp, err)
 	}()
 }

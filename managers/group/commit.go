@@ -10,7 +10,11 @@ package group
 // reset when a commit is queued, not when it is sent), KAFKA-19357 (a pending
 // commit fails with a clear error at its deadline, never silently kept),
 // KAFKA-18641 (auto-commit commits only positions the application has
-// received from a completed Poll).
+// received from a completed Poll). Issue 10: commits complete in the order
+// made, so a CommitSync completes after every commit made before it (with
+// nothing to commit it waits for them as a barrier), and the callbacks of
+// earlier CommitAsync calls are queued before its completion (Java's
+// commitSync awaits the last pending commitAsync and runs its callbacks).
 
 import (
 	"errors"
@@ -41,6 +45,9 @@ type commit struct {
 	done     func(err error, version uint64) // run as an effect with the state version of the completion; may be nil
 	attempts int
 	lastErr  error
+	// barrier marks an entry with nothing to send: it completes once every
+	// commit queued before it has (a CommitSync with nothing new).
+	barrier bool
 }
 
 // CommitConfig configures the commit manager.
@@ -75,10 +82,18 @@ func (c *Commit) Name() string { return "commit" }
 
 // Enqueue queues a commit of offsets that must complete by deadline; done
 // runs as an effect (after publication) with nil or a *CommitError and the
-// state version at which the commit completed. An empty offsets map
-// completes at once with nil.
+// state version at which the commit completed. Commits complete in the
+// order queued (a later one never before an earlier one, unless the earlier
+// one's deadline passes first). An empty offsets map completes with nil at
+// once when nothing is queued, else as a barrier once every earlier commit
+// has completed (or with a *CommitError wrapping ErrCommitTimeout at its
+// deadline).
 func (c *Commit) Enqueue(tx *reactor.Tx, offsets map[managers.TopicPartition]managers.Position, deadline time.Time, done func(err error, version uint64)) {
 	if len(offsets) == 0 {
+		if len(c.pending) > 0 {
+			c.pending = append(c.pending, &commit{deadline: deadline, done: done, barrier: true})
+			return
+		}
 		if done != nil {
 			v := tx.Version
 			tx.Effect(func() { done(nil, v) })
@@ -118,18 +133,20 @@ func (c *Commit) complete(tx *reactor.Tx, p *commit, err error) {
 // Poll answers what the commit manager can do now.
 func (c *Commit) Poll(tx *reactor.Tx, v View) reactor.Result {
 	now := tx.Now
-	// Expire commits whose deadline passed (never keep them silently).
-	if !c.inFlight {
-		kept := c.pending[:0]
-		for _, p := range c.pending {
-			if !now.Before(p.deadline) {
-				c.complete(tx, p, &CommitError{Partitions: len(p.offsets), Attempts: p.attempts, Err: errors.Join(ErrCommitTimeout, p.lastErr)})
-				continue
-			}
-			kept = append(kept, p)
+	// Expire commits whose deadline passed (never keep them silently); the
+	// one in flight (the head) waits for its answer.
+	kept := c.pending[:0]
+	for i, p := range c.pending {
+		if !now.Before(p.deadline) && !(c.inFlight && i == 0) {
+			c.complete(tx, p, &CommitError{Partitions: len(p.offsets), Attempts: p.attempts, Err: errors.Join(ErrCommitTimeout, p.lastErr)})
+			continue
 		}
-		clear(c.pending[len(kept):])
-		c.pending = kept
+		kept = append(kept, p)
+	}
+	clear(c.pending[len(kept):])
+	c.pending = kept
+	if !c.inFlight {
+		c.releaseBarriers(tx)
 	}
 	autoActive := c.cfg.AutoCommit && len(v.Assignment) > 0 && !v.Closing
 	if c.cfg.AutoCommit && c.nextAuto.IsZero() {
@@ -160,9 +177,11 @@ func (c *Commit) Poll(tx *reactor.Tx, v View) reactor.Result {
 		}
 		return reactor.Idle("no commit pending")
 	}
-	deadline := c.pending[0].deadline
+	// The earliest deadline still ahead (the head in flight may be past
+	// its own: it completes with its answer, bounded by request.timeout.ms).
+	var deadline time.Time
 	for _, p := range c.pending {
-		if p.deadline.Before(deadline) {
+		if p.deadline.After(now) && (deadline.IsZero() || p.deadline.Before(deadline)) {
 			deadline = p.deadline
 		}
 	}
@@ -190,8 +209,19 @@ func (c *Commit) Poll(tx *reactor.Tx, v View) reactor.Result {
 	return c.send(tx, v, c.pending[0])
 }
 
+// releaseBarriers completes the barriers at the head of the queue: every
+// commit queued before them has completed.
+func (c *Commit) releaseBarriers(tx *reactor.Tx) {
+	for len(c.pending) > 0 && c.pending[0].barrier {
+		p := c.pending[0]
+		c.pending = c.pending[1:]
+		c.complete(tx, p, nil)
+	}
+}
+
+// minTime is the earlier of a and b; a zero b (no deadline) is ignored.
 func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
+	if !b.IsZero() && b.Before(a) {
 		return b
 	}
 	return a
@@ -285,6 +315,7 @@ func (c *Commit) onResponse(tx *reactor.Tx, node int32, meta *managers.Metadata,
 		c.coord.Confirm()
 		c.remove(p)
 		c.complete(tx, p, nil)
+		c.releaseBarriers(tx)
 		return
 	}
 	p.lastErr = err
@@ -296,6 +327,7 @@ func (c *Commit) onResponse(tx *reactor.Tx, node int32, meta *managers.Metadata,
 	default: // failed, authorization, fatal: the commit fails with the error
 		c.remove(p)
 		c.complete(tx, p, &CommitError{Partitions: len(p.offsets), Attempts: p.attempts, Err: err})
+		c.releaseBarriers(tx)
 		return
 	}
 	c.next = tx.Now.Add(c.cfg.Backoff.Delay(p.attempts))

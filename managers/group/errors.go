@@ -28,3 +28,9 @@ func (e *CommitError) Unwrap() error { return e.Err }
 // ErrNoOffsetForPartition is the error for a partition with no committed
 // offset when auto.offset.reset is "none".
 var ErrNoOffsetForPartition = errors.New("no committed offset and auto.offset.reset is none")
+
+// ErrCorruptRecords is wrapped (in a *PartitionError from Poll) for a
+// fetched record batch whose CRC-32C does not match or whose records cannot
+// be read: Java's CorruptRecordException. Records before it are delivered
+// first.
+var ErrCorruptRecords = errors.New("corrupt record batch")

@@ -2,10 +2,16 @@ package group
 
 // Fetch.
 //
-// Kafka API: Fetch (key 1) v4+ (topic ids from v13, KIP-516) to each
-// partition's leader; full fetch requests (no fetch session: SessionID 0,
-// SessionEpoch -1). A partition with buffered records is not fetched again
-// until the application takes them; the whole buffer is bounded.
+// Kafka API: Fetch (key 1) v7+ (topic ids from v13, KIP-516) to each
+// partition's leader, one in flight per broker, in a fetch session per
+// broker (KIP-227, fetch_session.go): incremental fetches name only the
+// partitions that changed. Answers are decoded off the loop, on the
+// transport's goroutine (managers.Call.Decode), straight into the records
+// Poll returns (records.go). The buffer is bounded (MaxBuffered records):
+// while it holds fewer, every fetchable partition is fetched, buffered
+// records or not, so the next answer is on its way while the application
+// takes the last ones. On close, no new fetch; each open session is closed
+// (SessionEpoch -1).
 // Answers: KAFKA-20854 (nothing fetchable is an Await naming why: positions,
 // metadata, a fetch in flight, a full buffer; it never wakes the
 // application), KAFKA-21049 (no zero-wait path: a failed fetch backs off).
@@ -37,13 +43,16 @@ type FetchConfig struct {
 }
 
 type fetchPartition struct {
-	hasPos   bool
-	reset    bool // position must come from auto.offset.reset (OFFSET_OUT_OF_RANGE)
-	pos      managers.Position
-	gen      uint64 // a Fetch-wide fresh value on assignment, reset or set; guards stale answers (P3)
-	buffered []*kgo.Record
-	paused   bool
-	retry    managers.Retry // partition errors: backoff growing from retry.backoff.ms, reset by a good answer
+	hasPos bool
+	reset  bool // position must come from auto.offset.reset (OFFSET_OUT_OF_RANGE)
+	pos    managers.Position
+	gen    uint64 // a Fetch-wide fresh value on assignment, reset or set; guards stale answers (P3)
+	// chunks are the decoded records not yet taken, oldest first (each a
+	// partition answer's records, or what is left of them); n counts them.
+	chunks [][]managers.Record
+	n      int
+	paused bool
+	retry  managers.Retry // partition errors: backoff growing from retry.backoff.ms, reset by a good answer
 }
 
 // Fetch owns fetch positions, the record buffer and the consumed positions.
@@ -57,6 +66,8 @@ type Fetch struct {
 	rr            int
 	assignVersion uint64
 	inFlight      map[int32]bool
+	sessions      map[int32]*fetchSession // KIP-227, by broker
+	decompressor  kgo.Decompressor        // franz-go's, for compressed record batches
 	buffered      int
 	consumed      map[managers.TopicPartition]managers.Position
 	owed          managers.Owed // errors for the application
@@ -72,7 +83,10 @@ func NewFetch(cfg FetchConfig, meta *managers.Metadata) *Fetch {
 		meta:     meta,
 		parts:    map[managers.TopicPartition]*fetchPartition{},
 		inFlight: map[int32]bool{},
+		sessions: map[int32]*fetchSession{},
 		consumed: map[managers.TopicPartition]managers.Position{},
+
+		decompressor: kgo.DefaultDecompressor(),
 	}
 }
 
@@ -108,7 +122,7 @@ func (f *Fetch) sync(v View) {
 	}
 	for tp, p := range f.parts {
 		if _, ok := next[tp]; !ok {
-			f.buffered -= len(p.buffered)
+			f.buffered -= p.n
 			delete(f.consumed, tp)
 		}
 	}
@@ -201,7 +215,7 @@ func (f *Fetch) Fetchable() bool {
 		return false
 	}
 	for _, p := range f.parts {
-		if len(p.buffered) > 0 && !p.paused {
+		if p.n > 0 && !p.paused {
 			return true
 		}
 	}
@@ -209,9 +223,16 @@ func (f *Fetch) Fetchable() bool {
 }
 
 // Take removes up to max buffered records of partitions that are not paused,
-// visiting partitions round-robin and keeping per-partition order.
-func (f *Fetch) Take(max int) []*kgo.Record {
-	var out []*kgo.Record
+// visiting partitions round-robin and keeping per-partition order, and
+// returns them with each partition's position after its last record taken
+// (nil when none). Records of one partition answer are returned without a
+// copy (the slice's capacity ends at its length, so appending to it copies).
+func (f *Fetch) Take(max int) ([]managers.Record, map[managers.TopicPartition]managers.Position) {
+	var (
+		out     []managers.Record
+		aliased bool // out is a chunk's memory: copy before appending
+		pos     map[managers.TopicPartition]managers.Position
+	)
 	for range len(f.order) {
 		if len(out) >= max {
 			break
@@ -219,19 +240,41 @@ func (f *Fetch) Take(max int) []*kgo.Record {
 		tp := f.order[f.rr%len(f.order)]
 		f.rr++
 		p := f.parts[tp]
-		if len(p.buffered) == 0 || p.paused {
+		if p.n == 0 || p.paused {
 			continue
 		}
-		n := min(len(p.buffered), max-len(out))
-		out = append(out, p.buffered[:n]...)
-		clear(p.buffered[:n])
-		p.buffered = p.buffered[n:]
-		if len(p.buffered) == 0 {
-			p.buffered = nil
+		for p.n > 0 && len(out) < max {
+			c := p.chunks[0]
+			k := min(len(c), max-len(out))
+			switch {
+			case out == nil:
+				out, aliased = c[:k:k], true
+			case aliased:
+				grown := make([]managers.Record, len(out), max)
+				copy(grown, out)
+				out, aliased = append(grown, c[:k]...), false
+			default:
+				out = append(out, c[:k]...)
+			}
+			if k == len(c) {
+				p.chunks[0] = nil
+				p.chunks = p.chunks[1:]
+			} else {
+				p.chunks[0] = c[k:]
+			}
+			p.n -= k
+			f.buffered -= k
 		}
-		f.buffered -= n
+		if pos == nil {
+			pos = make(map[managers.TopicPartition]managers.Position, 1)
+		}
+		last := &out[len(out)-1]
+		pos[tp] = managers.Position{Offset: last.Offset + 1, LeaderEpoch: last.LeaderEpoch}
+		if p.n == 0 {
+			p.chunks = nil
+		}
 	}
-	return out
+	return out, pos
 }
 
 // MarkConsumed records positions the application has received from a
@@ -257,33 +300,43 @@ func (f *Fetch) Consumed() map[managers.TopicPartition]managers.Position {
 // Poll builds one Fetch per leader for the fetchable partitions and says
 // precisely why the others cannot be fetched.
 func (f *Fetch) Poll(tx *reactor.Tx, v View) reactor.Result {
+	if v.Closing {
+		return f.pollClosing(v)
+	}
 	f.sync(v)
 	if len(f.parts) == 0 {
 		return reactor.Idle("no assignment")
 	}
-	var waits []reactor.Result
-	byNode := map[int32][]managers.TopicPartition{}
+	// One result per reason, not per partition (a steady-state step
+	// allocates nothing here), and the fetchable partitions by leader in
+	// leader order (most often one broker).
+	var (
+		why      [fetchReasons]reactor.Result
+		fetching []nodeFetch
+	)
 	full := f.buffered >= f.cfg.MaxBuffered
 	for _, tp := range f.order {
 		p := f.parts[tp]
 		switch {
 		case !p.hasPos:
-			waits = append(waits, reactor.Await(reactor.InputPositions, "position unknown"))
+			why[waitPosition] = reactor.Await(reactor.InputPositions, "position unknown")
 			continue
 		case p.paused:
-			waits = append(waits, reactor.Await(reactor.InputApplication, "partition paused"))
+			why[waitPaused] = reactor.Await(reactor.InputApplication, "partition paused")
 			continue
-		case len(p.buffered) > 0 || full:
-			waits = append(waits, reactor.Await(reactor.InputBufferDrained, "records buffered"))
+		case full:
+			why[waitBuffered] = reactor.Await(reactor.InputBufferDrained, "records buffered")
 			continue
 		case tx.Now.Before(p.retry.Next()):
-			waits = append(waits, reactor.RetryAt(p.retry.Next(), "partition backoff"))
+			if at := p.retry.Next(); why[waitBackoff].Kind == 0 || at.Before(why[waitBackoff].At) {
+				why[waitBackoff] = reactor.RetryAt(at, "partition backoff")
+			}
 			continue
 		}
 		leader, ok := v.Meta.Leader(tp)
 		if !ok {
 			v.Meta.RequestRefresh(tx)
-			waits = append(waits, reactor.Await(reactor.InputMetadata, "leader unknown"))
+			why[waitLeader] = reactor.Await(reactor.InputMetadata, "leader unknown")
 			continue
 		}
 		if f.inFlight[leader] && mutant.On("fetch-in-flight-1ms-wake") {
@@ -291,24 +344,84 @@ func (f *Fetch) Poll(tx *reactor.Tx, v View) reactor.Result {
 			continue
 		}
 		if f.inFlight[leader] {
-			waits = append(waits, reactor.Await(reactor.InputResponse, "Fetch in flight"))
+			why[waitInFlight] = reactor.Await(reactor.InputResponse, "Fetch in flight")
 			continue
 		}
 		if _, ok := v.Meta.BrokerAddr(leader); !ok {
 			v.Meta.RequestRefresh(tx)
-			waits = append(waits, reactor.Await(reactor.InputMetadata, "leader address unknown"))
+			why[waitAddress] = reactor.Await(reactor.InputMetadata, "leader address unknown")
 			continue
 		}
-		byNode[leader] = append(byNode[leader], tp)
+		i := slices.IndexFunc(fetching, func(n nodeFetch) bool { return n.node == leader })
+		if i < 0 {
+			i = len(fetching)
+			fetching = append(fetching, nodeFetch{node: leader})
+		}
+		fetching[i].tps = append(fetching[i].tps, tp)
 	}
+	if len(fetching) > 0 {
+		slices.SortFunc(fetching, func(a, b nodeFetch) int { return int(a.node) - int(b.node) })
+		reqs := make([]*reactor.Request, len(fetching))
+		for i, n := range fetching {
+			reqs[i] = f.request(v, n.node, n.tps)
+		}
+		why[readyFetch] = reactor.Ready("partitions fetchable", reqs...)
+	}
+	parts := why[:0]
+	for _, r := range why {
+		if r.Kind != 0 {
+			parts = append(parts, r)
+		}
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return reactor.Combine(parts...)
+}
+
+// The reasons a fetch manager result gives, one result each.
+const (
+	readyFetch = iota
+	waitPosition
+	waitPaused
+	waitBuffered
+	waitBackoff
+	waitLeader
+	waitInFlight
+	waitAddress
+	fetchReasons
+)
+
+// nodeFetch is the partitions to fetch from one leader.
+type nodeFetch struct {
+	node int32
+	tps  []managers.TopicPartition
+}
+
+// pollClosing sends no new Fetch and closes each open fetch session with a
+// final request (SessionEpoch -1), as Java's FetchRequestManager does on
+// close, also while a Fetch is in flight to the broker (the broker answers
+// it first). Best effort, as Java's: the close does not wait for the
+// answers, and a broker that never sees the request expires the session.
+func (f *Fetch) pollClosing(v View) reactor.Result {
 	var reqs []*reactor.Request
-	for _, node := range slicesSortedKeys(byNode) {
-		reqs = append(reqs, f.request(v, node, byNode[node]))
+	for _, node := range slicesSortedKeys(f.sessions) {
+		s := f.sessions[node]
+		delete(f.sessions, node)
+		addr, ok := v.Meta.BrokerAddr(node)
+		if s.id == 0 || !ok {
+			continue
+		}
+		f.sent++
+		reqs = append(reqs, &reactor.Request{
+			Payload:    &managers.Call{Node: node, Addr: addr, Req: s.closeRequest(int32(f.cfg.MaxWait.Milliseconds()))},
+			OnComplete: func(*reactor.Tx, any, error) {}, // nothing to apply: the session is gone either way
+		})
 	}
 	if len(reqs) > 0 {
-		waits = append(waits, reactor.Ready("partitions fetchable", reqs...))
+		return reactor.Ready("closing: fetch sessions closed", reqs...)
 	}
-	return reactor.Combine(waits...)
+	return reactor.Idle("closing: no fetching")
 }
 
 func slicesSortedKeys[V any](m map[int32]V) []int32 {
@@ -320,13 +433,40 @@ func slicesSortedKeys[V any](m map[int32]V) []int32 {
 	return out
 }
 
+// fetchSent is a partition a Fetch covers: named or held by its session.
 type fetchSent struct {
-	tp  managers.TopicPartition
-	gen uint64
-	pos managers.Position
+	tp      managers.TopicPartition
+	topicID [16]byte
+	gen     uint64
+	pos     managers.Position
+}
+
+// fetchAnswer is a Fetch response with its partitions decoded (off the
+// loop, by the request's Decode).
+type fetchAnswer struct {
+	resp    *kmsg.FetchResponse
+	decoded [][]decoded // [topic][partition] as in resp; only partitions sent and without error
 }
 
 func (f *Fetch) request(v View, node int32, tps []managers.TopicPartition) *reactor.Request {
+	s := f.sessions[node]
+	if s == nil {
+		s = &fetchSession{}
+		f.sessions[node] = s
+	}
+	sent := make([]fetchSent, len(tps))
+	parts := make(map[managers.TopicPartition]sessionPart, len(tps))
+	for i, tp := range tps {
+		p := f.parts[tp]
+		var id [16]byte
+		if tm, ok := v.Meta.Topic(tp.Topic); ok {
+			id = tm.ID
+		}
+		sent[i] = fetchSent{tp: tp, topicID: id, gen: p.gen, pos: p.pos}
+		parts[tp] = sessionPart{offset: p.pos.Offset, leaderEpoch: -1, maxBytes: f.cfg.PartitionMaxBytes, topicID: id}
+	}
+	sf := s.plan(tps, parts)
+
 	req := kmsg.NewPtrFetchRequest()
 	req.ReplicaID = -1
 	req.MaxWaitMillis = int32(f.cfg.MaxWait.Milliseconds())
@@ -335,113 +475,180 @@ func (f *Fetch) request(v View, node int32, tps []managers.TopicPartition) *reac
 	if f.cfg.ReadCommitted {
 		req.IsolationLevel = 1
 	}
-	req.SessionID = 0
-	req.SessionEpoch = -1
-	var sent []fetchSent
+	req.SessionID, req.SessionEpoch = sf.id, sf.epoch
 	idx := map[string]int{}
-	for _, tp := range tps {
-		p := f.parts[tp]
+	for _, tp := range sf.send {
+		sp := parts[tp]
 		i, ok := idx[tp.Topic]
 		if !ok {
 			t := kmsg.NewFetchRequestTopic()
-			t.Topic = tp.Topic
-			if tm, ok := v.Meta.Topic(tp.Topic); ok {
-				t.TopicID = tm.ID
-			}
+			t.Topic, t.TopicID = tp.Topic, sp.topicID
 			req.Topics = append(req.Topics, t)
 			i = len(req.Topics) - 1
 			idx[tp.Topic] = i
 		}
 		fp := kmsg.NewFetchRequestTopicPartition()
 		fp.Partition = tp.Partition
-		fp.FetchOffset = p.pos.Offset
-		fp.CurrentLeaderEpoch = -1
+		fp.FetchOffset = sp.offset
+		fp.CurrentLeaderEpoch = sp.leaderEpoch
 		fp.LogStartOffset = -1
-		fp.PartitionMaxBytes = f.cfg.PartitionMaxBytes
+		fp.PartitionMaxBytes = sp.maxBytes
 		req.Topics[i].Partitions = append(req.Topics[i].Partitions, fp)
-		sent = append(sent, fetchSent{tp: tp, gen: p.gen, pos: p.pos})
+	}
+	forgot := map[string]int{}
+	for _, tp := range sf.forget {
+		i, ok := forgot[tp.Topic]
+		if !ok {
+			t := kmsg.NewFetchRequestForgottenTopic()
+			t.Topic, t.TopicID = tp.Topic, s.parts[tp].topicID
+			req.ForgottenTopics = append(req.ForgottenTopics, t)
+			i = len(req.ForgottenTopics) - 1
+			forgot[tp.Topic] = i
+		}
+		req.ForgottenTopics[i].Partitions = append(req.ForgottenTopics[i].Partitions, tp.Partition)
 	}
 	f.inFlight[node] = true
 	f.sent++
 	addr, _ := v.Meta.BrokerAddr(node)
+	readCommitted, dec := f.cfg.ReadCommitted, f.decompressor
 	return &reactor.Request{
-		Payload: &managers.Call{Node: node, Addr: addr, Req: req},
+		Payload: &managers.Call{Node: node, Addr: addr, Req: req,
+			Decode: func(resp kmsg.Response) any { return decodeFetch(resp, sent, readCommitted, dec) }},
 		OnComplete: func(tx *reactor.Tx, resp any, err error) {
-			f.onResponse(tx, node, sent, resp, err)
+			f.onResponse(tx, node, s, sf, sent, resp, err)
 		},
 	}
 }
 
-func (f *Fetch) onResponse(tx *reactor.Tx, node int32, sent []fetchSent, resp any, err error) {
-	delete(f.inFlight, node)
-	var r *kmsg.FetchResponse
-	if err == nil {
-		r, err = managers.As[*kmsg.FetchResponse](kmsg.Fetch, node, resp)
+// decodeFetch decodes the records of every partition of resp that the
+// Fetch covers (sent) and that carries no error. It reads nothing but its
+// arguments: it runs on the transport's goroutine. A response of another
+// type is returned as it is (onResponse reports it).
+func decodeFetch(resp kmsg.Response, sent []fetchSent, readCommitted bool, dec kgo.Decompressor) any {
+	r, ok := resp.(*kmsg.FetchResponse)
+	if !ok || r.ErrorCode != 0 {
+		return resp
 	}
+	a := &fetchAnswer{resp: r, decoded: make([][]decoded, len(r.Topics))}
+	for i := range r.Topics {
+		t := &r.Topics[i]
+		a.decoded[i] = make([]decoded, len(t.Partitions))
+		for j := range t.Partitions {
+			rp := &t.Partitions[j]
+			k := findSent(sent, t.Topic, t.TopicID, rp.Partition)
+			if k < 0 || rp.ErrorCode != 0 {
+				continue
+			}
+			a.decoded[i][j] = decodePartition(decodeOpts{topic: sent[k].tp.Topic, partition: rp.Partition, offset: sent[k].pos.Offset,
+				readCommitted: readCommitted, decompressor: dec}, rp)
+		}
+	}
+	return a
+}
+
+// findSent is the index in sent of the partition a response partition
+// answers, named by topic (Fetch < v13) or topic id (v13+); -1 if none.
+func findSent(sent []fetchSent, topic string, id [16]byte, partition int32) int {
+	for k := range sent {
+		s := &sent[k]
+		if s.tp.Partition == partition && ((topic != "" && s.tp.Topic == topic) || (topic == "" && s.topicID == id)) {
+			return k
+		}
+	}
+	return -1
+}
+
+func (f *Fetch) onResponse(tx *reactor.Tx, node int32, s *fetchSession, sf sessionFetch, sent []fetchSent, resp any, err error) {
+	delete(f.inFlight, node)
+	if f.sessions[node] != s {
+		s = &fetchSession{} // the session was closed meanwhile: apply to a throwaway
+	}
+	a, _ := resp.(*fetchAnswer)
+	if a == nil && err == nil {
+		// A transport that does not run Call.Decode (tests): decode here.
+		var r *kmsg.FetchResponse
+		if r, err = managers.As[*kmsg.FetchResponse](kmsg.Fetch, node, resp); err == nil {
+			a, _ = decodeFetch(r, sent, f.cfg.ReadCommitted, f.decompressor).(*fetchAnswer)
+			if a == nil {
+				a = &fetchAnswer{resp: r}
+			}
+		}
+	}
+	var code int16
 	if err == nil {
-		err = kerr.ErrorForCode(r.ErrorCode)
+		code = a.resp.ErrorCode
+		err = kerr.ErrorForCode(code)
 	}
 	if err != nil {
 		// Whole-request failure (the table's transport or response row):
-		// every partition sent backs off, metadata is refreshed when the
-		// class asks.
-		scope := managers.ScopeResponse
-		row := managers.Classify(kmsg.Fetch, scope, err)
-		for _, s := range sent {
-			if p, ok := f.parts[s.tp]; ok && p.gen == s.gen {
-				f.partitionFailed(tx, s.tp, p, row.Class, err)
+		// the session is reset; every partition sent backs off, or for a
+		// first session reset is fetched again at once (in full);
+		// metadata is refreshed when the class asks.
+		s.failed(code)
+		row := managers.Classify(kmsg.Fetch, managers.ScopeResponse, err)
+		for _, st := range sent {
+			if p, ok := f.parts[st.tp]; ok && p.gen == st.gen {
+				if row.Class == managers.ClassSessionReset && s.resets <= 1 {
+					continue
+				}
+				f.partitionFailed(tx, st.tp, p, row.Class, err)
 			}
 		}
 		return
 	}
-	want := map[managers.TopicPartition]fetchSent{}
-	for _, s := range sent {
-		want[s.tp] = s
-	}
-	for i := range r.Topics {
-		t := &r.Topics[i]
-		topic := t.Topic
-		if topic == "" {
-			topic, _ = f.meta.TopicName(t.TopicID)
-		}
+	s.accepted(sf, a.resp.SessionID)
+	answered := make([]bool, len(sent))
+	for i := range a.resp.Topics {
+		t := &a.resp.Topics[i]
 		for j := range t.Partitions {
 			rp := &t.Partitions[j]
-			tp := managers.TopicPartition{Topic: topic, Partition: rp.Partition}
-			s, ok := want[tp]
-			p, assigned := f.parts[tp]
-			if !ok || !assigned || p.gen != s.gen || p.pos != s.pos {
+			k := findSent(sent, t.Topic, t.TopicID, rp.Partition)
+			if k < 0 {
+				continue
+			}
+			answered[k] = true
+			st := sent[k]
+			p, assigned := f.parts[st.tp]
+			if !assigned || p.gen != st.gen || p.pos != st.pos {
 				continue // stale: reassigned or repositioned since sent (P3)
 			}
-			f.applyPartition(tx, tp, p, rp)
+			var d decoded
+			if i < len(a.decoded) && j < len(a.decoded[i]) {
+				d = a.decoded[i][j]
+			}
+			f.applyPartition(tx, st.tp, p, rp, d)
+		}
+	}
+	// A partition the answer leaves out (an incremental answer names only
+	// partitions with news) had no error either.
+	for k, st := range sent {
+		if p, ok := f.parts[st.tp]; ok && !answered[k] && p.gen == st.gen {
+			p.retry.Succeed()
 		}
 	}
 }
 
-func (f *Fetch) applyPartition(tx *reactor.Tx, tp managers.TopicPartition, p *fetchPartition, rp *kmsg.FetchResponseTopicPartition) {
+func (f *Fetch) applyPartition(tx *reactor.Tx, tp managers.TopicPartition, p *fetchPartition, rp *kmsg.FetchResponseTopicPartition, d decoded) {
 	if perr := kerr.ErrorForCode(rp.ErrorCode); perr != nil {
 		f.partitionFailed(tx, tp, p, managers.Class(kmsg.Fetch, managers.ScopePartition, perr), perr)
 		return
 	}
-	opts := kgo.ProcessFetchPartitionOpts{Offset: p.pos.Offset, Topic: tp.Topic, Partition: tp.Partition}
-	if f.cfg.ReadCommitted {
-		opts.IsolationLevel = kgo.ReadCommitted()
-	}
-	fp, next := kgo.ProcessFetchPartition(opts, rp, kgo.DefaultDecompressor(), nil)
-	if fp.Err != nil && len(fp.Records) == 0 {
+	if d.err != nil && len(d.records) == 0 {
 		// Undecodable record batches: Java's CompletedFetch raises a
 		// KafkaException (corrupt record) from poll.
-		f.partitionFailed(tx, tp, p, managers.ClassFailed, fp.Err)
+		f.partitionFailed(tx, tp, p, managers.ClassFailed, d.err)
 		return
 	}
 	p.retry.Succeed()
-	if len(fp.Records) > 0 {
-		last := fp.Records[len(fp.Records)-1]
-		p.buffered = append(p.buffered, fp.Records...)
-		f.buffered += len(fp.Records)
+	if n := len(d.records); n > 0 {
+		last := &d.records[n-1]
+		p.chunks = append(p.chunks, d.records)
+		p.n += n
+		f.buffered += n
 		p.pos = managers.Position{Offset: last.Offset + 1, LeaderEpoch: last.LeaderEpoch}
 	}
-	if next > p.pos.Offset { // control batches or aborted data skipped
-		p.pos.Offset = next
+	if d.next > p.pos.Offset { // control batches or aborted data skipped
+		p.pos.Offset = d.next
 	}
 }
 
@@ -456,7 +663,7 @@ func (f *Fetch) partitionFailed(tx *reactor.Tx, tp managers.TopicPartition, p *f
 		return
 	case managers.ClassMetadata:
 		f.meta.RequestRefresh(tx)
-	case managers.ClassRetriable, managers.ClassIgnored:
+	case managers.ClassRetriable, managers.ClassIgnored, managers.ClassSessionReset:
 	default: // authorization, failed: raised from Poll
 		f.owed.Report(&PartitionError{TP: tp, Err: err})
 	}

@@ -9,7 +9,12 @@ package group
 // Answers: KAFKA-20426 (an unsubscribed member is Idle, never "heartbeat due
 // at 0"), KAFKA-21031 (a heartbeat in flight after its timer expired is an
 // Await(response), not a zero wait), KAFKA-20253 (coordinator unknown is an
-// Await(coordinator)).
+// Await(coordinator)). Issue 10: the leave heartbeat goes even while another
+// heartbeat is in flight and during a heartbeat backoff (Java's
+// shouldSendLeaveHeartbeatNow and pollOnClose), and max.poll.interval.ms is
+// enforced: without Poll activity for that long the member leaves the group
+// (epoch -1), stops heartbeating (MemberStale) and joins again at the next
+// Poll (Java's AbstractHeartbeatRequestManager.poll and resetPollTimer).
 
 import (
 	"slices"
@@ -35,6 +40,7 @@ const (
 	MemberLeaving      = managers.MemberLeaving
 	MemberLeft         = managers.MemberLeft
 	MemberFatal        = managers.MemberFatal
+	MemberStale        = managers.MemberStale
 )
 
 // Membership owns the member id, member epoch, subscription and reconciled
@@ -51,8 +57,12 @@ type Membership struct {
 	sendSubs     bool // subscription not yet acknowledged by a heartbeat
 	interval     time.Duration
 	nextBeat     time.Time
-	inFlight     bool
+	inFlight     bool        // a heartbeat whose answer applies is in flight
+	flight       uint64      // sequence of that heartbeat: an older answer is ignored
+	flightState  MemberState // the state that heartbeat was sent in
 	errs         managers.HeartbeatErrors
+	poll         managers.PollTimer // max.poll.interval.ms
+	stale        bool               // the leave under way is the poll timer's: end in MemberStale
 
 	owned        map[[16]byte][]int32 // reconciled assignment by topic id
 	ownedTPs     []managers.TopicPartition
@@ -62,13 +72,16 @@ type Membership struct {
 	sendOwned    bool                 // acknowledge the owned partitions in the next heartbeat
 }
 
-// NewMembership returns the membership manager of group. coord is told when
-// the coordinator must be rediscovered.
-func NewMembership(group string, rebalanceTimeout time.Duration, backoff managers.Backoff, coord *managers.Coordinator) *Membership {
+// NewMembership returns the membership manager of group. maxPollInterval
+// is max.poll.interval.ms: the rebalance timeout sent when joining
+// (RebalanceTimeoutMs, as Java sends it) and the poll timer. coord is told
+// when the coordinator must be rediscovered.
+func NewMembership(group string, maxPollInterval time.Duration, backoff managers.Backoff, coord *managers.Coordinator) *Membership {
 	return &Membership{
 		group:            group,
 		memberID:         managers.NewMemberID(),
-		rebalanceTimeout: rebalanceTimeout,
+		rebalanceTimeout: maxPollInterval,
+		poll:             managers.PollTimer{Interval: maxPollInterval},
 		errs:             managers.HeartbeatErrors{API: kmsg.ConsumerGroupHeartbeat, Coord: coord, Retry: managers.Retry{Backoff: backoff}},
 		coord:            coord,
 		state:            MemberUnsubscribed,
@@ -127,7 +140,7 @@ func (m *Membership) Subscribe(topics []string) {
 	m.subscription = topics
 	m.sendSubs = true
 	switch m.state {
-	case MemberUnsubscribed, MemberLeft:
+	case MemberUnsubscribed, MemberLeft, MemberStale:
 		m.state, m.epoch = MemberJoining, 0
 	case MemberStable:
 		m.nextBeat = time.Time{} // tell the coordinator now
@@ -136,10 +149,12 @@ func (m *Membership) Subscribe(topics []string) {
 	}
 }
 
-// Leave starts leaving the group (epoch -1). A member that never joined is
-// left at once.
+// Leave starts leaving the group (epoch -1). A member that never joined, or
+// left already because of max.poll.interval.ms, is left at once.
 func (m *Membership) Leave() {
 	m.rejoin = false
+	m.stale = false
+	m.poll.Stop()
 	switch m.state {
 	case MemberStable:
 		m.state = MemberLeaving
@@ -149,38 +164,117 @@ func (m *Membership) Leave() {
 		} else {
 			m.state = MemberLeaving
 		}
-	case MemberUnsubscribed:
+	case MemberUnsubscribed, MemberStale:
 		m.state = MemberLeft
 	}
 	m.setOwned(map[[16]byte][]int32{}, nil)
 }
 
-// Done reports whether nothing is left to do for close: left, fatal, or
-// never subscribed.
+// OnPoll records an application Poll at now (Java's poll event): the
+// max.poll.interval.ms timer restarts, and a member that left because it
+// expired joins again (from MemberStale at once; while its leave is still
+// under way, once the leave is answered).
+func (m *Membership) OnPoll(now time.Time) {
+	m.poll.Polled(now)
+	switch {
+	case m.state == MemberStale:
+		m.state, m.epoch, m.sendSubs = MemberJoining, 0, true
+	case m.state == MemberLeaving && m.stale:
+		m.rejoin = true
+	}
+}
+
+// expire leaves the group because max.poll.interval.ms passed without Poll
+// activity (Java's transitionToSendingLeaveGroup(true)): the assignment is
+// given up and a leave heartbeat (epoch -1) goes at once; the member then
+// stays MemberStale, sending nothing, until OnPoll.
+func (m *Membership) expire() {
+	m.poll.Stop()
+	m.rejoin = false
+	m.setOwned(map[[16]byte][]int32{}, nil)
+	m.target, m.sendOwned = nil, false
+	if m.state == MemberJoining && m.epoch == 0 && !m.inFlight {
+		m.state = MemberStale // never joined: nothing to leave
+		return
+	}
+	m.state, m.stale = MemberLeaving, true
+}
+
+// Done reports whether nothing is left to do for close: left, fatal, stale
+// (left already) or never subscribed.
 func (m *Membership) Done() bool {
-	return m.state == MemberLeft || m.state == MemberFatal || m.state == MemberUnsubscribed
+	return m.state == MemberLeft || m.state == MemberFatal || m.state == MemberUnsubscribed || m.state == MemberStale
 }
 
 // Poll answers what membership can do now.
 func (m *Membership) Poll(tx *reactor.Tx, v View) reactor.Result {
 	m.errs.RaiseCoordinatorFailure(tx)
-	switch {
-	case m.state == MemberUnsubscribed && mutant.On("unsubscribed-heartbeat-due"):
-		return reactor.RetryAt(m.nextBeat, "heartbeat interval")
-	case m.state == MemberUnsubscribed:
+	if v.Polling {
+		m.poll.Polled(tx.Now) // an application Poll is waiting: the interval restarts
+	}
+	if m.state == MemberJoining || m.state == MemberStable {
+		m.poll.Start(tx.Now)
+		if m.poll.Expired(tx.Now) {
+			m.expire()
+		}
+	}
+	switch m.state {
+	case MemberUnsubscribed:
+		if mutant.On("unsubscribed-heartbeat-due") {
+			return reactor.RetryAt(m.nextBeat, "heartbeat interval")
+		}
 		return reactor.Idle("not subscribed")
-	case m.state == MemberLeft:
+	case MemberLeft:
 		return reactor.Idle("left the group")
-	case m.state == MemberFatal:
+	case MemberFatal:
 		return reactor.Idle("fatal: " + m.LastError().Error())
+	case MemberStale:
+		return reactor.Idle("left the group: no Poll within max.poll.interval.ms; joins again at the next Poll")
+	case MemberLeaving:
+		return m.pollLeaving(tx, v)
+	}
+	if !v.CoordinatorKnown && !m.inFlight {
+		// The poll timer is checked when the coordinator is found (an
+		// input): without one there is no leave to send (Java's
+		// heartbeat manager skips the check too).
+		switch {
+		case mutant.On("retry-at-now-coordinator-unknown"):
+			return reactor.RetryAt(tx.Now, "coordinator unknown")
+		case mutant.On("coordinator-unknown-10hz-wake"):
+			return reactor.Await(reactor.InputCoordinator, "coordinator unknown").Until(tx.Now.Add(100 * time.Millisecond))
+		}
+		return reactor.Await(reactor.InputCoordinator, "coordinator unknown")
+	}
+	// A member waiting for an answer or its interval is polled again when
+	// max.poll.interval.ms expires: the leave goes then, a heartbeat in
+	// flight or not (Java checks the poll timer on every poll).
+	return m.poll.Bound(m.pollMember(tx, v))
+}
+
+// pollLeaving sends the leave heartbeat as soon as the coordinator is
+// known: during a heartbeat backoff and while an older heartbeat is in
+// flight too (that heartbeat's answer is then ignored), as Java's leave
+// does.
+func (m *Membership) pollLeaving(tx *reactor.Tx, v View) reactor.Result {
+	switch {
+	case m.inFlight && m.flightState == MemberLeaving:
+		return reactor.Await(reactor.InputResponse, "leave heartbeat in flight")
+	case !v.CoordinatorKnown:
+		return reactor.Await(reactor.InputCoordinator, "leave pending, coordinator unknown")
+	}
+	if m.stale {
+		return m.send(tx, v, "leave group: no Poll within max.poll.interval.ms")
+	}
+	return m.send(tx, v, "leave group")
+}
+
+// pollMember is Poll for a joining or stable member.
+func (m *Membership) pollMember(tx *reactor.Tx, v View) reactor.Result {
+	switch {
 	case m.inFlight && mutant.On("heartbeat-in-flight-zero-wait") && !m.nextBeat.IsZero() && !tx.Now.Before(m.nextBeat):
 		return reactor.RetryAt(m.nextBeat, "heartbeat interval")
 	case m.inFlight:
 		return reactor.Await(reactor.InputResponse, "heartbeat in flight")
-	case !v.CoordinatorKnown && mutant.On("retry-at-now-coordinator-unknown"):
-		return reactor.RetryAt(tx.Now, "coordinator unknown")
-	case !v.CoordinatorKnown && mutant.On("coordinator-unknown-10hz-wake"):
-		return reactor.Await(reactor.InputCoordinator, "coordinator unknown").Until(tx.Now.Add(100 * time.Millisecond))
 	case !v.CoordinatorKnown:
 		return reactor.Await(reactor.InputCoordinator, "coordinator unknown")
 	}
@@ -190,10 +284,7 @@ func (m *Membership) Poll(tx *reactor.Tx, v View) reactor.Result {
 	if m.target != nil {
 		m.reconcile(tx, v.Meta)
 	}
-	switch m.state {
-	case MemberLeaving:
-		return m.send(tx, v, "leave group")
-	case MemberJoining:
+	if m.state == MemberJoining {
 		return m.send(tx, v, "join group")
 	}
 	if m.sendOwned {
@@ -231,11 +322,16 @@ func (m *Membership) send(tx *reactor.Tx, v View, reason string) reactor.Result 
 		}
 	}
 	sentEpoch, sentState, sentOwned, sentSubs := req.MemberEpoch, m.state, req.Topics != nil, req.SubscribedTopicNames != nil
-	m.inFlight = true
+	m.inFlight, m.flightState = true, m.state
+	m.flight++
+	seq := m.flight
 	m.nextBeat = tx.Now.Add(m.interval) // the interval restarts on send, as in today's heartbeat state
 	return reactor.Ready(reason, &reactor.Request{
 		Payload: &managers.Call{Node: v.Coordinator.Node, Addr: v.Coordinator.Addr, Req: req},
 		OnComplete: func(tx *reactor.Tx, resp any, err error) {
+			if seq != m.flight {
+				return // a later heartbeat (the leave) superseded this one: its answer describes an older state
+			}
 			m.onResponse(tx, v.Coordinator.Node, sentEpoch, sentState, sentOwned, sentSubs, resp, err)
 		},
 	})
@@ -272,6 +368,9 @@ func (m *Membership) onResponse(tx *reactor.Tx, node, sentEpoch int32, sentState
 		// find it again for membership (KAFKA-18569).
 		m.errs.Leave(node, err)
 		m.state, m.epoch = MemberLeft, -1
+		if m.stale {
+			m.state, m.stale = MemberStale, false
+		}
 		if m.rejoin && len(m.subscription) > 0 {
 			m.rejoin = false
 			m.state, m.epoch, m.sendSubs = MemberJoining, 0, true
@@ -379,7 +478,7 @@ func (m *Membership) Subscription() []string { return m.subscription }
 // member has not left, including while unsubscribed (its interval starts at
 // 0: the KAFKA-20426 shape) and while a heartbeat is in flight (KAFKA-21031).
 func (m *Membership) LocalTimer() (time.Time, bool) {
-	if m.group == "" || m.state == MemberLeft || m.state == MemberFatal {
+	if m.group == "" || m.state == MemberLeft || m.state == MemberFatal || m.state == MemberStale {
 		return time.Time{}, false
 	}
 	return m.nextBeat, true

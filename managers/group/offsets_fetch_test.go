@@ -193,6 +193,13 @@ func TestFetchErrorsByClass(t *testing.T) {
 					if needs := f.NeedingPosition(); len(needs) != 1 || !needs[0].Reset {
 						t.Fatalf("needing %v, want t/0 to be reset", needs)
 					}
+				case managers.ClassSessionReset:
+					// The first reset refetches at once, in full (a
+					// new fetch session, KIP-227).
+					fr := r.Only(st, f).Payload.(*managers.Call).Req.(*kmsg.FetchRequest)
+					if fr.SessionEpoch != 0 || len(owed) != 0 {
+						t.Fatalf("after %v: Fetch with epoch %d, owed %v; want a full Fetch (epoch 0) at once, nothing owed", c.Err, fr.SessionEpoch, owed)
+					}
 				case managers.ClassAuthorization, managers.ClassFailed:
 					var pe *group.PartitionError
 					if len(owed) != 1 || !errors.As(owed[0], &pe) || !errors.Is(owed[0], c.Err) {

@@ -35,6 +35,8 @@ type rig struct {
 	member   *group.Membership
 	assigned []managers.TopicPartition
 	groupID  string
+	closing  bool // the view's Closing
+	polling  bool // an application Poll waits (the view's Polling)
 }
 
 func newRig(t *testing.T) *rig {
@@ -54,7 +56,7 @@ func (r *rig) startMember(m *group.Membership) {
 func (r *rig) view(time.Time) group.View {
 	coord, known := r.Coord.Known()
 	v := group.View{Coordinator: coord, CoordinatorKnown: known, Meta: r.Meta, GroupID: r.groupID,
-		Assignment: r.assigned, AssignmentVersion: uint64(len(r.assigned))}
+		Assignment: r.assigned, AssignmentVersion: uint64(len(r.assigned)), Closing: r.closing, Polling: r.polling}
 	if m := r.member; m != nil {
 		owned, ver := m.Owned()
 		v.InGroup, v.MemberID, v.MemberEpoch = m.InGroup(), m.MemberID(), m.Epoch()

@@ -28,6 +28,10 @@ type View struct {
 	AssignmentVersion uint64
 	// Closing is set once Close has started.
 	Closing bool
+	// Polling says an application Poll is waiting on the engine: Poll
+	// activity for max.poll.interval.ms (the reactor; the baseline reports
+	// each poll event through Membership.OnPoll instead).
+	Polling bool
 }
 
 // CommitIdentity returns the member id and epoch an OffsetCommit or

@@ -10,8 +10,12 @@ package share
 // heartbeat). Fetching is demand-driven: records are acquired only while the
 // application waits in Poll (acquired records are locked for this member).
 // Every acknowledgement is reported exactly once: accepted, or
-// failed with the broker's or the session's error; never dropped.
-// One request per session is in flight at a time (epochs are sequential).
+// failed with the broker's or the session's error; never dropped: those a
+// request still carries when FailAll runs (the close deadline) are reported
+// failed then, and that request's late answer reports nothing (issue 10,
+// item 7). Commits complete in the order made (a CommitSync after every
+// CommitAsync before it). One request per session is in flight at a time
+// (epochs are sequential).
 
 import (
 	"fmt"
@@ -58,13 +62,20 @@ type session struct {
 	// errors; reset by an answer without them.
 	fetchRetry managers.Retry
 	closed     bool
+	// carrying is the acknowledgements the request in flight carries
+	// (the map its completion reports from); nil when none is in flight.
+	// FailAll reports them and empties the map, so a late answer reports
+	// nothing.
+	carrying map[managers.TopicPartition][]ackEntry
 }
 
 type commitReq struct {
-	acks    map[managers.TopicPartition][]ackEntry // not yet sent
-	waiting int                                    // requests in flight
-	results map[managers.TopicPartition]error
-	done    func(results map[managers.TopicPartition]error, version uint64)
+	acks     map[managers.TopicPartition][]ackEntry // not yet sent
+	waiting  int                                    // requests in flight
+	sent     map[managers.TopicPartition]bool       // partitions in a request in flight
+	results  map[managers.TopicPartition]error
+	done     func(results map[managers.TopicPartition]error, version uint64)
+	finished bool // every partition has its result; done runs once the commits before it finished
 }
 
 // Consume owns the share sessions, the record buffer, the delivered records
@@ -214,13 +225,12 @@ func (c *Consume) Flush() {
 // once with an empty map.
 func (c *Consume) Commit(tx *reactor.Tx, done func(map[managers.TopicPartition]error, uint64)) {
 	c.Flush()
-	cr := &commitReq{acks: c.pending, results: map[managers.TopicPartition]error{}, done: done}
+	cr := &commitReq{acks: c.pending, sent: map[managers.TopicPartition]bool{}, results: map[managers.TopicPartition]error{}, done: done}
 	c.pending = map[managers.TopicPartition][]ackEntry{}
-	if len(cr.acks) == 0 {
-		c.finishCommit(tx, cr)
-		return
-	}
 	c.commits = append(c.commits, cr)
+	if len(cr.acks) == 0 {
+		c.finishCommit(tx, cr) // completes once the commits before it have
+	}
 }
 
 // PendingCommits is the number of commits not yet answered.
@@ -248,23 +258,35 @@ func (c *Consume) Done() bool {
 }
 
 // FailAll reports every acknowledgement not yet answered as failed with err
-// and ends every session (close deadline).
+// and ends every session (close deadline): those awaiting sending, those of
+// commits, and those a request in flight carries (its answer, if it still
+// comes, then reports nothing). Every commit completes.
 func (c *Consume) FailAll(tx *reactor.Tx, err error) {
-	var outcomes []AckOutcome
-	for tp, es := range c.pending {
-		outcomes = append(outcomes, AckOutcome{TP: tp, Offsets: offsetsOf(es), Err: err})
-	}
+	errFor := func(managers.TopicPartition) error { return err }
+	outcomes, _ := c.outcomes(c.pending, errFor)
 	c.pending = map[managers.TopicPartition][]ackEntry{}
-	for _, cr := range c.commits {
-		for tp, es := range cr.acks {
-			cr.results[tp] = err
-			outcomes = append(outcomes, AckOutcome{TP: tp, Offsets: offsetsOf(es), Err: err})
-		}
-		c.finishCommit(tx, cr)
-	}
-	c.commits = nil
 	for _, s := range c.sessions {
+		if len(s.carrying) > 0 {
+			out, _ := c.outcomes(s.carrying, errFor)
+			outcomes = append(outcomes, out...)
+			clear(s.carrying) // the in-flight request's completion reads this map: it reports nothing now
+		}
 		s.closed = true
+	}
+	for _, cr := range slices.Clone(c.commits) {
+		if cr.finished {
+			continue
+		}
+		out, _ := c.outcomes(cr.acks, errFor)
+		outcomes = append(outcomes, out...)
+		for tp := range cr.acks {
+			cr.results[tp] = err
+		}
+		for tp := range cr.sent {
+			cr.results[tp] = err // reported above with the request carrying it
+		}
+		clear(cr.acks)
+		c.finishCommit(tx, cr)
 	}
 	c.report(tx, outcomes)
 }
@@ -275,10 +297,22 @@ func (c *Consume) report(tx *reactor.Tx, outcomes []AckOutcome) {
 	}
 }
 
+// finishCommit marks cr finished and completes, in the order they were
+// made, every finished commit no unfinished commit precedes: a commit's
+// done never runs before the done of a commit made earlier.
 func (c *Consume) finishCommit(tx *reactor.Tx, cr *commitReq) {
-	if cr.done != nil {
-		done, results, v := cr.done, cr.results, tx.Version
-		tx.Effect(func() { done(results, v) })
+	if cr.finished {
+		return
+	}
+	cr.finished = true
+	for len(c.commits) > 0 && c.commits[0].finished {
+		head := c.commits[0]
+		c.commits[0] = nil
+		c.commits = c.commits[1:]
+		if head.done != nil {
+			done, results, v := head.done, head.results, tx.Version
+			tx.Effect(func() { done(results, v) })
+		}
 	}
 }
 
@@ -487,7 +521,6 @@ func (c *Consume) failUnsendable(tx *reactor.Tx, w *nodeWork, err error) {
 			outcomes = append(outcomes, AckOutcome{TP: tp, Offsets: offsetsOf(es), Err: err})
 		}
 		if len(cr.acks) == 0 && cr.waiting == 0 {
-			c.commits = slices.DeleteFunc(c.commits, func(x *commitReq) bool { return x == cr })
 			c.finishCommit(tx, cr)
 		}
 	}
@@ -556,7 +589,7 @@ func (c *Consume) shareFetch(tx *reactor.Tx, v View, node int32, addr string, s 
 			req.ForgottenTopicsData = append(req.ForgottenTopicsData, f)
 		}
 	}
-	s.inFlight = true
+	s.inFlight, s.carrying = true, sentAcks
 	c.sentFetch++
 	epoch := s.epoch
 	return &reactor.Request{
@@ -604,6 +637,7 @@ func (c *Consume) shareAcknowledge(tx *reactor.Tx, v View, node int32, addr stri
 			if _, ok := cr.acks[tp]; ok {
 				tps = append(tps, tp)
 				delete(cr.acks, tp)
+				cr.sent[tp] = true
 			}
 		}
 		cr.waiting++
@@ -612,19 +646,22 @@ func (c *Consume) shareAcknowledge(tx *reactor.Tx, v View, node int32, addr stri
 	for tp := range acks {
 		delete(c.pending, tp)
 	}
-	s.inFlight = true
+	s.inFlight, s.carrying = true, acks
 	c.sentAck++
 	return &reactor.Request{
 		Payload: &managers.Call{Node: node, Addr: addr, Req: req},
 		OnComplete: func(tx *reactor.Tx, resp any, err error) {
 			results := c.onShareAcknowledge(tx, node, s, epoch, acks, resp, err)
 			for _, sh := range shares {
+				if sh.cr.finished {
+					continue // failed by FailAll while this was in flight: already reported and completed
+				}
 				for _, tp := range sh.tps {
 					sh.cr.results[tp] = results[tp]
+					delete(sh.cr.sent, tp)
 				}
 				sh.cr.waiting--
 				if sh.cr.waiting == 0 && len(sh.cr.acks) == 0 {
-					c.commits = slices.DeleteFunc(c.commits, func(x *commitReq) bool { return x == sh.cr })
 					c.finishCommit(tx, sh.cr)
 				}
 			}
@@ -634,7 +671,7 @@ func (c *Consume) shareAcknowledge(tx *reactor.Tx, v View, node int32, addr stri
 
 // advance moves a session on after an answered request.
 func (s *session) advance(sent int32) {
-	s.inFlight = false
+	s.inFlight, s.carrying = false, nil
 	s.retry.Succeed()
 	s.resets = 0
 	switch {
@@ -656,7 +693,7 @@ func (s *session) advance(sent int32) {
 // from Poll. The acknowledgements the request carried are reported by the
 // caller.
 func (c *Consume) fail(tx *reactor.Tx, api kmsg.Key, s *session, err error) {
-	s.inFlight = false
+	s.inFlight, s.carrying = false, nil
 	switch managers.Class(api, managers.ScopeResponse, err) {
 	case managers.ClassSessionReset:
 		s.epoch = 0

@@ -8,7 +8,14 @@ package share
 // in share groups), leave with member epoch -1.
 // Answers: KAFKA-20253's shape for share groups (coordinator unknown is an
 // Await(coordinator)), KAFKA-21031's (heartbeat in flight is an
-// Await(response)).
+// Await(response)). Issue 10: the leave heartbeat goes even while another
+// heartbeat is in flight and during a heartbeat backoff, and
+// max.poll.interval.ms is enforced as the KIP-932 Java client does
+// (kafka-clients 4.4.0: ShareHeartbeatRequestManager extends
+// AbstractHeartbeatRequestManager, whose poll timer every SharePollEvent
+// resets): without Poll activity for that long the member leaves the share
+// group (epoch -1), stops heartbeating (MemberStale) and joins again at the
+// next Poll.
 
 import (
 	"slices"
@@ -33,6 +40,7 @@ const (
 	MemberLeaving      = managers.MemberLeaving
 	MemberLeft         = managers.MemberLeft
 	MemberFatal        = managers.MemberFatal
+	MemberStale        = managers.MemberStale
 )
 
 // Membership owns the share member's id, epoch, subscription and assignment.
@@ -48,18 +56,25 @@ type Membership struct {
 	sendSubs     bool
 	interval     time.Duration
 	nextBeat     time.Time
-	inFlight     bool
+	inFlight     bool        // a heartbeat whose answer applies is in flight
+	flight       uint64      // sequence of that heartbeat: an older answer is ignored
+	flightState  MemberState // the state that heartbeat was sent in
 	errs         managers.HeartbeatErrors
+	poll         managers.PollTimer // max.poll.interval.ms
+	stale        bool               // the leave under way is the poll timer's: end in MemberStale
+	rejoin       bool               // a Poll came while that leave was under way: join again after it
 
 	target        map[[16]byte][]int32 // last assignment received, by topic id
 	assigned      []managers.TopicPartition
 	assignVersion uint64
 }
 
-// NewMembership returns the share membership manager of group.
-func NewMembership(group string, backoff managers.Backoff, coord *managers.Coordinator) *Membership {
+// NewMembership returns the share membership manager of group;
+// maxPollInterval is max.poll.interval.ms (the poll timer).
+func NewMembership(group string, maxPollInterval time.Duration, backoff managers.Backoff, coord *managers.Coordinator) *Membership {
 	return &Membership{group: group, memberID: managers.NewMemberID(), coord: coord, state: MemberUnsubscribed,
-		errs: managers.HeartbeatErrors{API: kmsg.ShareGroupHeartbeat, Coord: coord, Retry: managers.Retry{Backoff: backoff}}}
+		errs: managers.HeartbeatErrors{API: kmsg.ShareGroupHeartbeat, Coord: coord, Retry: managers.Retry{Backoff: backoff}},
+		poll: managers.PollTimer{Interval: maxPollInterval}}
 }
 
 // Name is "share-membership".
@@ -93,9 +108,10 @@ func (m *Membership) NeedsCoordinator() bool {
 	return m.state == MemberJoining || m.state == MemberStable || m.state == MemberLeaving
 }
 
-// Done reports whether membership needs nothing more for close.
+// Done reports whether membership needs nothing more for close: left,
+// fatal, stale (left already) or never subscribed.
 func (m *Membership) Done() bool {
-	return m.state == MemberLeft || m.state == MemberFatal || m.state == MemberUnsubscribed
+	return m.state == MemberLeft || m.state == MemberFatal || m.state == MemberUnsubscribed || m.state == MemberStale
 }
 
 // Subscribe sets the subscription and starts joining.
@@ -105,16 +121,47 @@ func (m *Membership) Subscribe(topics []string) {
 	m.subscription = slices.Compact(topics)
 	m.sendSubs = true
 	switch m.state {
-	case MemberUnsubscribed, MemberLeft:
+	case MemberUnsubscribed, MemberLeft, MemberStale:
 		m.state, m.epoch = MemberJoining, 0
 	case MemberStable:
 		m.nextBeat = time.Time{}
 	}
 }
 
-// Leave starts leaving; a member that never joined is left at once. The
-// assignment is dropped.
+// OnPoll records an application Poll at now (Java's SharePollEvent): the
+// max.poll.interval.ms timer restarts, and a member that left because it
+// expired joins again (from MemberStale at once; while its leave is still
+// under way, once the leave is answered).
+func (m *Membership) OnPoll(now time.Time) {
+	m.poll.Polled(now)
+	switch {
+	case m.state == MemberStale:
+		m.state, m.epoch, m.sendSubs = MemberJoining, 0, true
+	case m.state == MemberLeaving && m.stale:
+		m.rejoin = true
+	}
+}
+
+// expire leaves the share group because max.poll.interval.ms passed
+// without Poll activity: the assignment is given up and a leave heartbeat
+// (epoch -1) goes at once; the member then stays MemberStale until OnPoll.
+func (m *Membership) expire() {
+	m.poll.Stop()
+	m.rejoin = false
+	m.setAssigned(nil)
+	m.target = nil
+	if m.state == MemberJoining && !m.inFlight {
+		m.state = MemberStale // never joined: nothing to leave
+		return
+	}
+	m.state, m.stale = MemberLeaving, true
+}
+
+// Leave starts leaving; a member that never joined, or left already because
+// of max.poll.interval.ms, is left at once. The assignment is dropped.
 func (m *Membership) Leave() {
+	m.stale, m.rejoin = false, false
+	m.poll.Stop()
 	switch m.state {
 	case MemberStable:
 		m.state = MemberLeaving
@@ -124,7 +171,7 @@ func (m *Membership) Leave() {
 		} else {
 			m.state = MemberLeft
 		}
-	case MemberUnsubscribed:
+	case MemberUnsubscribed, MemberStale:
 		m.state = MemberLeft
 	}
 	m.setAssigned(nil)
@@ -133,13 +180,53 @@ func (m *Membership) Leave() {
 // Poll answers what membership can do now.
 func (m *Membership) Poll(tx *reactor.Tx, v View) reactor.Result {
 	m.errs.RaiseCoordinatorFailure(tx)
-	switch {
-	case m.state == MemberUnsubscribed:
+	if v.Polling {
+		m.poll.Polled(tx.Now) // the application is in Poll: the interval restarts
+	}
+	if m.state == MemberJoining || m.state == MemberStable {
+		m.poll.Start(tx.Now)
+		if m.poll.Expired(tx.Now) {
+			m.expire()
+		}
+	}
+	switch m.state {
+	case MemberUnsubscribed:
 		return reactor.Idle("not subscribed")
-	case m.state == MemberLeft:
+	case MemberLeft:
 		return reactor.Idle("left the share group")
-	case m.state == MemberFatal:
+	case MemberFatal:
 		return reactor.Idle("fatal: " + m.LastError().Error())
+	case MemberStale:
+		return reactor.Idle("left the share group: no Poll within max.poll.interval.ms; joins again at the next Poll")
+	case MemberLeaving:
+		// The leave goes as soon as the coordinator is known: during a
+		// backoff and while an older heartbeat is in flight too (its
+		// answer is then ignored).
+		switch {
+		case m.inFlight && m.flightState == MemberLeaving:
+			return reactor.Await(reactor.InputResponse, "leave heartbeat in flight")
+		case !v.CoordinatorKnown:
+			return reactor.Await(reactor.InputCoordinator, "leave pending, coordinator unknown")
+		case m.stale:
+			return m.send(tx, v, "leave share group: no Poll within max.poll.interval.ms")
+		}
+		return m.send(tx, v, "leave share group")
+	}
+	if !v.CoordinatorKnown && !m.inFlight {
+		// The poll timer is checked when the coordinator is found (an
+		// input): without one there is no leave to send (Java's
+		// heartbeat manager skips the check too).
+		return reactor.Await(reactor.InputCoordinator, "coordinator unknown")
+	}
+	// A member waiting for an answer or its interval is polled again when
+	// max.poll.interval.ms expires: the leave goes then, a heartbeat in
+	// flight or not (Java checks the poll timer on every poll).
+	return m.poll.Bound(m.pollMember(tx, v))
+}
+
+// pollMember is Poll for a joining or stable member.
+func (m *Membership) pollMember(tx *reactor.Tx, v View) reactor.Result {
+	switch {
 	case m.inFlight:
 		return reactor.Await(reactor.InputResponse, "share heartbeat in flight")
 	case !v.CoordinatorKnown:
@@ -152,8 +239,6 @@ func (m *Membership) Poll(tx *reactor.Tx, v View) reactor.Result {
 		m.resolve(tx, v.Meta)
 	}
 	switch {
-	case m.state == MemberLeaving:
-		return m.send(tx, v, "leave share group")
 	case m.state == MemberJoining:
 		return m.send(tx, v, "join share group")
 	case m.sendSubs:
@@ -181,11 +266,16 @@ func (m *Membership) send(tx *reactor.Tx, v View, reason string) reactor.Result 
 		}
 	}
 	sentState, sentSubs, node := m.state, req.SubscribedTopicNames != nil, v.Coordinator.Node
-	m.inFlight = true
+	m.inFlight, m.flightState = true, m.state
+	m.flight++
+	seq := m.flight
 	m.nextBeat = tx.Now.Add(m.interval) // the interval restarts on send
 	return reactor.Ready(reason, &reactor.Request{
 		Payload: &managers.Call{Node: node, Addr: v.Coordinator.Addr, Req: req},
 		OnComplete: func(tx *reactor.Tx, resp any, err error) {
+			if seq != m.flight {
+				return // superseded by a later heartbeat (the leave)
+			}
 			m.onResponse(tx, node, sentState, sentSubs, resp, err)
 		},
 	})
@@ -204,6 +294,13 @@ func (m *Membership) onResponse(tx *reactor.Tx, node int32, sentState MemberStat
 		// Best effort, as in today's share consumer: any answer ends it.
 		m.errs.Leave(node, err)
 		m.state, m.epoch = MemberLeft, -1
+		if m.stale {
+			m.state, m.stale = MemberStale, false
+		}
+		if m.rejoin && len(m.subscription) > 0 {
+			m.rejoin = false
+			m.state, m.epoch, m.sendSubs = MemberJoining, 0, true
+		}
 		return
 	}
 	if m.state != sentState && !(sentState == MemberJoining && m.state == MemberStable) {
@@ -286,7 +383,7 @@ func (m *Membership) setAssigned(tps []managers.TopicPartition) {
 // LocalTimer is the heartbeat timer as today's share heartbeat manager
 // reports it (package baseline).
 func (m *Membership) LocalTimer() (time.Time, bool) {
-	if m.group == "" || m.state == MemberLeft || m.state == MemberFatal || m.state == MemberUnsubscribed {
+	if m.group == "" || m.state == MemberLeft || m.state == MemberFatal || m.state == MemberUnsubscribed || m.state == MemberStale {
 		return time.Time{}, false
 	}
 	return m.nextBeat, true

@@ -38,7 +38,7 @@ func shbEpoch(req *reactor.Request) int32 {
 func stableShareMember(t *testing.T) (*rig, *share.Membership) {
 	t.Helper()
 	r := newRig(t)
-	m := share.NewMembership(testrig.GroupID, r.Back, r.Coord)
+	m := share.NewMembership(testrig.GroupID, 5*time.Minute, r.Back, r.Coord)
 	r.member = m
 	r.Start(r.view, m)
 	r.Do("subscribe", func(*reactor.Tx) { m.Subscribe([]string{testrig.Topic}) })

@@ -21,6 +21,7 @@ func Properties(c consumer.Config) (map[string]string, error) {
 	}
 	p := common(c.BootstrapServers, c.ClientID, c.RetryBackoff, c.RetryBackoffMax, c.RequestTimeout,
 		c.DefaultAPITimeout, c.MetadataMaxAge, c.MaxPollRecords, c.FetchMaxWait, c.FetchMaxBytes, c.MaxPartitionFetchBytes)
+	connection(p, c.ReconnectBackoff, c.ReconnectBackoffMax, c.SocketConnectionSetupTimeout, c.SocketConnectionSetupTimeoutMax)
 	p["group.protocol"] = "consumer"
 	if c.GroupID != "" {
 		p["group.id"] = c.GroupID
@@ -28,7 +29,7 @@ func Properties(c consumer.Config) (map[string]string, error) {
 	p["auto.offset.reset"] = c.AutoOffsetReset
 	p["enable.auto.commit"] = strconv.FormatBool(c.EnableAutoCommit)
 	p["auto.commit.interval.ms"] = ms(c.AutoCommitInterval)
-	p["max.poll.interval.ms"] = ms(c.RebalanceTimeout)
+	p["max.poll.interval.ms"] = ms(c.MaxPollInterval)
 	p["fetch.min.bytes"] = strconv.Itoa(int(c.FetchMinBytes))
 	p["isolation.level"] = c.IsolationLevel
 	return p, nil
@@ -42,8 +43,18 @@ func ShareProperties(c consumer.ShareConfig) (map[string]string, error) {
 	}
 	p := common(c.BootstrapServers, c.ClientID, c.RetryBackoff, c.RetryBackoffMax, c.RequestTimeout,
 		c.DefaultAPITimeout, c.MetadataMaxAge, c.MaxPollRecords, c.FetchMaxWait, c.FetchMaxBytes, c.MaxPartitionFetchBytes)
+	connection(p, c.ReconnectBackoff, c.ReconnectBackoffMax, c.SocketConnectionSetupTimeout, c.SocketConnectionSetupTimeoutMax)
 	p["group.id"] = c.GroupID
+	p["max.poll.interval.ms"] = ms(c.MaxPollInterval)
 	return p, nil
+}
+
+// connection sets the per-broker connection settings both consumers share.
+func connection(p map[string]string, reconnect, reconnectMax, setup, setupMax time.Duration) {
+	p["reconnect.backoff.ms"] = ms(reconnect)
+	p["reconnect.backoff.max.ms"] = ms(reconnectMax)
+	p["socket.connection.setup.timeout.ms"] = ms(setup)
+	p["socket.connection.setup.timeout.max.ms"] = ms(setupMax)
 }
 
 func common(servers []string, clientID string, backoff, backoffMax, reqTimeout, apiTimeout, metaAge time.Duration,

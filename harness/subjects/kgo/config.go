@@ -19,7 +19,7 @@ import (
 const (
 	kgoMinFetchMaxWait     = 10 * time.Millisecond  // FetchMaxWait
 	kgoMinAutoCommit       = 100 * time.Millisecond // AutoCommitInterval
-	kgoMinGroupTimeout     = 100 * time.Millisecond // RebalanceTimeout, SessionTimeout
+	kgoMinGroupTimeout     = 100 * time.Millisecond // RebalanceTimeout (from MaxPollInterval), SessionTimeout
 	kgoMinRequestOverhead  = 100 * time.Millisecond // RequestTimeoutOverhead
 	kgoMaxRequestOverhead  = 15 * time.Minute
 	kgoMaxMetadataMaxAge   = time.Hour // MetadataMaxAge
@@ -101,8 +101,8 @@ func consumerOpts(c consumer.Config) ([]franz.Opt, error) {
 	}
 	// Group settings are checked here (not at Subscribe) so New rejects
 	// what kgo would.
-	if c.RebalanceTimeout < kgoMinGroupTimeout {
-		return nil, &UnsupportedError{"RebalanceTimeout", "max.poll.interval.ms", c.RebalanceTimeout,
+	if c.MaxPollInterval < kgoMinGroupTimeout {
+		return nil, &UnsupportedError{"MaxPollInterval", "max.poll.interval.ms", c.MaxPollInterval,
 			"kgo's RebalanceTimeout must be >= 100ms"}
 	}
 	if c.EnableAutoCommit && c.AutoCommitInterval < kgoMinAutoCommit {
@@ -116,7 +116,7 @@ func consumerOpts(c consumer.Config) ([]franz.Opt, error) {
 func groupOpts(c consumer.Config, p Protocol) []franz.Opt {
 	opts := []franz.Opt{
 		franz.ConsumerGroup(c.GroupID),
-		franz.RebalanceTimeout(c.RebalanceTimeout),
+		franz.RebalanceTimeout(c.MaxPollInterval),
 	}
 	if p == ProtocolConsumer {
 		// KIP-848 with the default cooperative-sticky balancer, which

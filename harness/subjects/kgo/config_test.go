@@ -27,7 +27,7 @@ func TestConfigRejections(t *testing.T) {
 		{"zero backoff", func(c *consumer.Config) { c.RetryBackoff = 0 }, "RetryBackoff", false},
 		{"fetch wait below kgo's 10ms", func(c *consumer.Config) { c.FetchMaxWait = 5 * time.Millisecond }, "FetchMaxWait", true},
 		{"auto-commit below kgo's 100ms", func(c *consumer.Config) { c.AutoCommitInterval = 50 * time.Millisecond }, "AutoCommitInterval", true},
-		{"rebalance timeout below kgo's 100ms", func(c *consumer.Config) { c.RebalanceTimeout = 50 * time.Millisecond }, "RebalanceTimeout", true},
+		{"max poll interval below kgo's 100ms rebalance timeout", func(c *consumer.Config) { c.MaxPollInterval = 50 * time.Millisecond }, "MaxPollInterval", true},
 		{"request timeout below kgo's 100ms", func(c *consumer.Config) { c.RequestTimeout = 50 * time.Millisecond }, "RequestTimeout", true},
 		{"metadata age above kgo's 1h", func(c *consumer.Config) { c.MetadataMaxAge = 2 * time.Hour }, "MetadataMaxAge", true},
 	} {

@@ -50,7 +50,11 @@
 //	FetchMaxWait (fetch.max.wait.ms)        FetchMaxWait (kgo: >= 10 ms)
 //	MaxPartitionFetchBytes (max.partition.) FetchMaxPartitionBytes
 //	MaxPollRecords (max.poll.records)       PollRecords' limit; share: also ShareMaxRecords
-//	RebalanceTimeout (max.poll.interval.ms) RebalanceTimeout (KIP-848 RebalanceTimeoutMs; kgo: >= 100 ms)
+//	MaxPollInterval (max.poll.interval.ms)  RebalanceTimeout (KIP-848 RebalanceTimeoutMs; kgo: >= 100 ms);
+//	                                        kgo does not leave the group when Poll is not called for that long
+//	ReconnectBackoff(Max), SocketConnection- no kgo option: kgo redials on the next request and bounds a dial
+//	SetupTimeout(Max) (reconnect.backoff.., by DialTimeout (10 s); the subject ignores them
+//	socket.connection.setup.timeout..)
 //	RetryBackoff, RetryBackoffMax           RetryBackoffFn with Java's formula (x2 per failure, cap, +-20 %)
 //	RequestTimeout (request.timeout.ms)     RequestTimeoutOverhead (kgo adds it to a request's own
 //	                                        timeout, e.g. Fetch's max wait; kgo: 100 ms..15 m)

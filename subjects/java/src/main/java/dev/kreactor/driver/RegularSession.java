@@ -90,6 +90,7 @@ final class RegularSession extends Session {
         });
         handlers.put("paused", call -> Map.of("partitions", Wire.partitions(call.time(consumer::paused))));
         handlers.put("poll", this::poll);
+        handlers.put("consume", call -> Consume.run(call, consumer));
         handlers.put("commitSync", this::commitSync);
         handlers.put("commitAsync", this::commitAsync);
         handlers.put("assignment", call -> Map.of("partitions", Wire.partitions(call.time(consumer::assignment))));

@@ -1,0 +1,151 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/kreactor/kreactor/fakebroker"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// Each Go subject's job, in this process on a kfake broker: every record
+// is counted in the timed part, the meters moved, and the latency job sees
+// every stamped record.
+func TestRunJobOnKfake(t *testing.T) {
+	const records, parts = 3000, 3
+	br, err := fakebroker.Start(fakebroker.Config{Brokers: 1, Topics: map[string]int32{"c": parts, "b": parts, "l0": parts, "l1": parts, "l2": parts}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer br.Close()
+	ctx := context.Background()
+	for _, topic := range []string{"c", "b"} {
+		if err := produce(ctx, br.Addrs(), topic, parts, records, 100, ValuesRandom); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := Job{Target: TargetKfake, Addrs: br.Addrs(), Partitions: parts, MaxPollRecords: 500, Timeout: 30 * time.Second, StampAt: -1}
+	for i, s := range []string{SubjectReactor, SubjectBaseline, SubjectKgo} {
+		latency := fmt.Sprintf("l%d", i) // a topic per subject: each latency job reads only its own stamps
+		t.Run(s, func(t *testing.T) {
+			j := base
+			j.Kind, j.Subject, j.Topic, j.Records, j.Group = KindThroughput, s, "c", records, "tc-"+s
+			readied := false
+			r := RunJob(ctx, j, func(Ready) { readied = true })
+			if r.Err != "" || !readied || r.Records != records || r.Untimed != 0 || r.Wall <= 0 || r.CPU <= 0 || r.AllocBytes <= 0 {
+				t.Fatalf("throughput %+v (ready %v)", r, readied)
+			}
+			if (s == SubjectKgo) != (r.Steps == 0) {
+				t.Errorf("loop steps %d for %s", r.Steps, s)
+			}
+
+			j.Kind, j.Topic, j.Records, j.Settle, j.Group = KindBacklog, "b", records, 100*time.Millisecond, "tb-"+s
+			r = RunJob(ctx, j, func(Ready) {})
+			if r.Err != "" || r.Records != records || r.RSS <= 0 || r.PeakRSS < r.RSS || r.HeapUsed <= 0 || r.HeapLive <= 0 {
+				t.Fatalf("backlog %+v", r)
+			}
+
+			const rate, dur = 200, time.Second
+			j.Kind, j.Topic, j.Records, j.StampAt, j.Group = KindLatency, latency, int(rate*dur.Seconds()), 0, "tl-"+s
+			var produced int
+			var perr error
+			done := make(chan struct{})
+			r = RunJob(ctx, j, func(Ready) {
+				go func() { // as the parent does: produce while the job polls
+					defer close(done)
+					p, err := newStampedProducer(br.Addrs())
+					if err != nil {
+						perr = err
+						return
+					}
+					defer p.close()
+					produced, perr = p.run(ctx, latency, parts, rate, dur, 100)
+				}()
+			})
+			<-done
+			if perr != nil || r.Err != "" || r.Latency == nil || r.Latency.N != int64(produced) || r.Latency.P50 <= 0 || r.Latency.P99 < r.Latency.P50 || r.Latency.P50 > time.Second {
+				t.Fatalf("latency %+v %+v (produced %d, %v)", r, r.Latency, produced, perr)
+			}
+		})
+	}
+}
+
+func TestJobValidate(t *testing.T) {
+	good := Job{Kind: KindThroughput, Subject: SubjectReactor, Addrs: []string{"x:1"}, Topic: "t", Group: "g", Partitions: 1, Records: 1, MaxPollRecords: 1, Timeout: time.Second, StampAt: -1}
+	if err := good.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for name, mut := range map[string]func(*Job){
+		`kind "x"`:         func(j *Job) { j.Kind = "x" },
+		`subject "y"`:      func(j *Job) { j.Subject = "y" },
+		"records 0":        func(j *Job) { j.Records = 0 },
+		"stamp_at >= 0":    func(j *Job) { j.Kind = KindLatency },
+		"idle window 0s":   func(j *Job) { j.Kind = KindIdle },
+		"partitions 0":     func(j *Job) { j.Partitions = 0 },
+		"max.poll.records": func(j *Job) { j.MaxPollRecords = 0 },
+	} {
+		j := good
+		mut(&j)
+		if err := j.Validate(); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// Lines in the go test -bench format, the perf table with its rounds and
+// ratios, and a failed job as a comment.
+func TestOutputs(t *testing.T) {
+	o := DefaultOptions()
+	res := func(s string, round int, wall time.Duration) Result {
+		return Result{Job: Job{Kind: KindThroughput, Subject: s, Target: TargetKfake, Round: round}, Records: 1000, Wall: wall,
+			CPU: 500 * time.Microsecond, Allocs: 10, AllocBytes: 100_000}
+	}
+	rs := []Result{res(SubjectKgo, 1, time.Second), res(SubjectReactor, 1, time.Second/2), res(SubjectKgo, 2, time.Second), res(SubjectReactor, 2, time.Second/4),
+		{Job: Job{Kind: KindThroughput, Subject: SubjectJava, Target: TargetKfake}, Err: "boom\nagain"}}
+	var b bytes.Buffer
+	for _, r := range rs {
+		writeLine(&b, r)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"BenchmarkConsume/target=kfake/subject=reactor\t1\t5e+08 ns/op\t2000 records/s\t500 ns-cpu/record\t0.01 allocs/record\t100 B/record\n",
+		"# BenchmarkConsume/target=kfake/subject=java round 0: FAILED: boom again\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lines lack %q:\n%s", want, out)
+		}
+	}
+	tab := Perf(o, rs)
+	var rate []float64
+	for _, row := range tab.Rows {
+		if row.Subject == SubjectReactor && row.Unit == "records/s" {
+			rate = row.Values
+			if q := tab.Ratio(row); !q.OK || q.Median != 3 || q.Lo != 2 || q.Hi != 4 {
+				t.Errorf("ratio %+v", q)
+			}
+		}
+		if row.Subject == SubjectJava {
+			t.Errorf("a failed job in the table: %+v", row)
+		}
+	}
+	if len(rate) != 2 || rate[0] != 2000 || rate[1] != 4000 {
+		t.Fatalf("reactor records/s rounds %v", rate)
+	}
+	raw, err := json.Marshal(tab)
+	if err != nil || !strings.Contains(string(raw), `"ratio_to":"kgo"`) {
+		t.Fatalf("%s %v", raw, err)
+	}
+	var sum bytes.Buffer
+	WriteSummary(&sum, tab)
+	if !strings.Contains(sum.String(), "3.00 [2.00-4.00]") {
+		t.Errorf("summary:\n%s", sum.String())
+	}
+}

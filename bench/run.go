@@ -1,0 +1,370 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Options configure Run. Start from DefaultOptions.
+type Options struct {
+	Targets  []string // TargetKfake, TargetKafka
+	Subjects []string // of Subjects
+	Kinds    []string // of Kinds
+	// Rounds of the throughput job per subject and target, interleaved:
+	// round r runs every subject once, starting with subject r mod n.
+	Rounds int
+	// Throughput and backlog workload: Records of ValueBytes bytes over
+	// Partitions partitions, max.poll.records MaxPollRecords, values as
+	// Values says (ValuesRandom, ValuesZero).
+	Records, Partitions, ValueBytes, MaxPollRecords int
+	Values                                          string
+	// Latency workload: LatencyRate records/s for LatencyDuration, in
+	// LatencyRounds rounds (subjects rotated), after an untimed warm-up.
+	LatencyRate     int
+	LatencyDuration time.Duration
+	LatencyRounds   int
+	// Backlog workload: BacklogRecords waiting; memory read after Settle
+	// without polling.
+	BacklogRecords int
+	Settle         time.Duration
+	// IdleWindow is the idle job's measured time.
+	IdleWindow time.Duration
+	// JobTimeout bounds each job's consumption (a child that exceeds it
+	// by a minute is killed).
+	JobTimeout time.Duration
+	// Exe is the binary a child runs as `Exe bench -job JSON`: kreactor.
+	Exe string
+	// ProfileDir, if set, receives a CPU and an allocation profile of each
+	// Go subject's throughput job (<target>-<subject>-r<k>.cpu.pprof,
+	// .allocs.pprof) and a CPU profile of its idle job.
+	ProfileDir string
+	// Bench receives the benchmark lines; Log the progress (nil: discard).
+	Bench, Log io.Writer
+}
+
+// DefaultOptions is the workload of issue 15: 300,000 records of 100 B on
+// 3 partitions, 5 rounds (make bench: 6), max.poll.records 500 (Java's default); latency at
+// 1,000 records/s for 10 s in 2 rounds; 1,000,000 records of backlog; 30 s
+// idle.
+func DefaultOptions() Options {
+	return Options{
+		Targets: Targets, Subjects: Subjects, Kinds: Kinds, Rounds: 5,
+		Records: 300_000, Partitions: 3, ValueBytes: 100, MaxPollRecords: 500, Values: ValuesRandom,
+		LatencyRate: 1000, LatencyDuration: 10 * time.Second, LatencyRounds: 2,
+		BacklogRecords: 1_000_000, Settle: 3 * time.Second,
+		IdleWindow: 30 * time.Second, JobTimeout: 3 * time.Minute,
+	}
+}
+
+func (o Options) validate() error {
+	for _, t := range o.Targets {
+		if !slices.Contains(Targets, t) {
+			return fmt.Errorf("bench: target %q: want one of %v", t, Targets)
+		}
+	}
+	for _, s := range o.Subjects {
+		if !slices.Contains(Subjects, s) {
+			return fmt.Errorf("bench: subject %q: want one of %v", s, Subjects)
+		}
+	}
+	for _, k := range o.Kinds {
+		if !slices.Contains(Kinds, k) {
+			return fmt.Errorf("bench: kind %q: want one of %v", k, Kinds)
+		}
+	}
+	switch {
+	case len(o.Targets) == 0 || len(o.Subjects) == 0 || len(o.Kinds) == 0:
+		return fmt.Errorf("bench: targets %v, subjects %v and kinds %v must not be empty", o.Targets, o.Subjects, o.Kinds)
+	case o.Rounds < 1:
+		return fmt.Errorf("bench: rounds %d: want >= 1", o.Rounds)
+	case o.Records < 1 || o.Partitions < 1 || o.ValueBytes < 8 || o.MaxPollRecords < 1:
+		return fmt.Errorf("bench: records %d, partitions %d, value bytes %d (>= 8: the latency stamp), max.poll.records %d: want positive",
+			o.Records, o.Partitions, o.ValueBytes, o.MaxPollRecords)
+	case o.LatencyRate < 1 || o.LatencyDuration <= 0 || o.LatencyRounds < 1 || o.BacklogRecords < 1 || o.IdleWindow <= 0 || o.JobTimeout <= 0:
+		return fmt.Errorf("bench: latency rate %d for %s in %d rounds, backlog %d, idle window %s, job timeout %s: want positive",
+			o.LatencyRate, o.LatencyDuration, o.LatencyRounds, o.BacklogRecords, o.IdleWindow, o.JobTimeout)
+	case o.Exe == "":
+		return errors.New("bench: Options.Exe (the kreactor binary children run) is required")
+	}
+	return nil
+}
+
+// Run measures every kind on every target for every subject and returns
+// the results in the order they were measured; each is also written to
+// o.Bench as it arrives. A job that fails is returned with its Err (and
+// written as a comment line); Run goes on with the others.
+func Run(ctx context.Context, o Options) ([]Result, error) {
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	if o.Bench == nil {
+		o.Bench = io.Discard
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.ProfileDir != "" {
+		if err := os.MkdirAll(o.ProfileDir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	r := &runner{o: o, log: slog.New(slog.NewTextHandler(o.Log, nil))}
+	r.header()
+	for _, t := range o.Targets {
+		if err := r.target(ctx, t); err != nil {
+			return r.results, fmt.Errorf("target %s: %w", t, err)
+		}
+	}
+	return r.results, nil
+}
+
+type runner struct {
+	o       Options
+	log     *slog.Logger
+	mu      sync.Mutex // guards results and writes to o.Bench (idle jobs run together)
+	results []Result
+}
+
+// Topic names on every target.
+const (
+	topicConsume = "bench-consume"
+	topicBacklog = "bench-backlog"
+)
+
+func topicLatency(subject string, round int) string {
+	return fmt.Sprintf("bench-latency-%s-r%d", subject, round)
+}
+
+// topicLatencyWarmup is the latency warm-up's topic; latencyWarmup its
+// length.
+const (
+	topicLatencyWarmup = "bench-latency-warmup"
+	latencyWarmup      = 10 * time.Second
+)
+
+func topicIdle(subject string) string { return "bench-idle-" + subject }
+
+func (r *runner) has(kind string) bool { return slices.Contains(r.o.Kinds, kind) }
+
+func (r *runner) target(ctx context.Context, name string) error {
+	o := r.o
+	parts := int32(o.Partitions)
+	topics := map[string]int32{}
+	if r.has(KindThroughput) {
+		topics[topicConsume] = parts
+	}
+	if r.has(KindBacklog) {
+		topics[topicBacklog] = parts
+	}
+	if r.has(KindLatency) {
+		topics[topicLatencyWarmup] = parts
+	}
+	for _, s := range o.Subjects {
+		for round := range o.LatencyRounds {
+			if r.has(KindLatency) {
+				topics[topicLatency(s, round+1)] = parts
+			}
+		}
+		if r.has(KindIdle) {
+			topics[topicIdle(s)] = parts
+		}
+	}
+	r.log.Info("starting target", "target", name)
+	cl, err := startTarget(ctx, name, topics, r.log)
+	if err != nil {
+		return err
+	}
+	defer cl.close()
+	base := Job{Target: name, Addrs: cl.addrs, Partitions: o.Partitions, MaxPollRecords: o.MaxPollRecords, Timeout: o.JobTimeout, StampAt: -1}
+
+	if r.has(KindThroughput) {
+		r.log.Info("producing", "target", name, "topic", topicConsume, "records", o.Records)
+		if err := produce(ctx, cl.addrs, topicConsume, parts, o.Records, o.ValueBytes, o.Values); err != nil {
+			return err
+		}
+		// One untimed pass warms the broker (page cache, JIT on Kafka).
+		warm := base
+		warm.Kind, warm.Subject, warm.Topic, warm.Records, warm.Group = KindThroughput, SubjectKgo, topicConsume, o.Records, "bench-warmup"
+		if res := r.child(ctx, warm, nil); res.Err != "" {
+			r.log.Warn("warm-up failed", "error", res.Err)
+		}
+		n := len(o.Subjects)
+		for round := range o.Rounds {
+			for i := range n {
+				s := o.Subjects[(round+i)%n]
+				j := base
+				j.Kind, j.Subject, j.Topic, j.Records, j.Round = KindThroughput, s, topicConsume, o.Records, round+1
+				j.Group = fmt.Sprintf("bench-%s-consume-%s-r%d", name, s, round+1)
+				if o.ProfileDir != "" && !isJava(s) {
+					stem := filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-r%d", name, s, round+1))
+					j.CPUProfile, j.MemProfile = stem+".cpu.pprof", stem+".allocs.pprof"
+				}
+				r.record(r.child(ctx, j, nil))
+			}
+		}
+	}
+	if r.has(KindLatency) {
+		latency := func(s, topic string, round int, d time.Duration) Result {
+			j := base
+			j.Kind, j.Subject, j.Topic, j.StampAt, j.Round = KindLatency, s, topic, 0, round
+			j.Records = int(float64(o.LatencyRate) * d.Seconds())
+			j.Group = fmt.Sprintf("bench-%s-latency-%s-r%d", name, s, round)
+			return r.child(ctx, j, func() error {
+				p, err := newStampedProducer(cl.addrs)
+				if err != nil {
+					return err
+				}
+				defer p.close()
+				_, err = p.run(ctx, j.Topic, parts, o.LatencyRate, d, o.ValueBytes)
+				return err
+			})
+		}
+		// The broker's first stream of small produces and fetches is
+		// slower (JIT, new segments): an untimed run first, then the
+		// subjects in rotated order, so none is always first.
+		if res := latency(SubjectKgo, topicLatencyWarmup, 0, latencyWarmup); res.Err != "" {
+			r.log.Warn("latency warm-up failed", "error", res.Err)
+		}
+		var subjects []string
+		for _, s := range o.Subjects {
+			if s != SubjectJavaWarm { // throughput only
+				subjects = append(subjects, s)
+			}
+		}
+		for round := range o.LatencyRounds {
+			for i := range subjects {
+				s := subjects[(round+i)%len(subjects)]
+				r.record(latency(s, topicLatency(s, round+1), round+1, o.LatencyDuration))
+			}
+		}
+	}
+	if r.has(KindBacklog) {
+		r.log.Info("producing", "target", name, "topic", topicBacklog, "records", o.BacklogRecords)
+		if err := produce(ctx, cl.addrs, topicBacklog, parts, o.BacklogRecords, o.ValueBytes, o.Values); err != nil {
+			return err
+		}
+		for _, s := range o.Subjects {
+			if s == SubjectJavaDriver || s == SubjectJavaWarm {
+				continue // the same JVM consumer as java; the driver would add its JSON buffers
+			}
+			j := base
+			j.Kind, j.Subject, j.Topic, j.Records, j.Settle, j.Round = KindBacklog, s, topicBacklog, o.BacklogRecords, o.Settle, 1
+			j.Group = fmt.Sprintf("bench-%s-backlog-%s", name, s)
+			r.record(r.child(ctx, j, nil))
+		}
+	}
+	if r.has(KindIdle) {
+		// Idle consumers barely run: measured together, each in its own
+		// process, group and topic.
+		var wg sync.WaitGroup
+		for _, s := range o.Subjects {
+			if s == SubjectJavaDriver || s == SubjectJavaWarm {
+				continue // the same JVM consumer as java; one poll command a second adds little
+			}
+			j := base
+			j.Kind, j.Subject, j.Topic, j.Window, j.Round = KindIdle, s, topicIdle(s), o.IdleWindow, 1
+			j.Timeout = idleSettle + o.IdleWindow + o.JobTimeout
+			j.Group = fmt.Sprintf("bench-%s-idle-%s", name, s)
+			if o.ProfileDir != "" && !isJava(s) {
+				j.CPUProfile = filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-idle.cpu.pprof", name, s))
+			}
+			wg.Go(func() { r.record(r.child(ctx, j, nil)) })
+		}
+		wg.Wait()
+	}
+	return nil
+}
+
+// childLine is one line a child writes on stdout.
+type childLine struct {
+	Ready  *Ready  `json:"ready_line,omitempty"`
+	Result *Result `json:"result,omitempty"`
+}
+
+// child runs j in a child process. onReady, if set, runs once the child's
+// member owns every partition, and the child's result is awaited after it
+// returns (its error fails the job).
+func (r *runner) child(ctx context.Context, j Job, onReady func() error) Result {
+	res := Result{Job: j}
+	spec, err := json.Marshal(j)
+	if err != nil {
+		res.Err = err.Error()
+		return res
+	}
+	r.log.Info("job", "kind", j.Kind, "target", j.Target, "subject", j.Subject, "round", j.Round)
+	cctx, cancel := context.WithTimeout(ctx, j.Timeout+time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, r.o.Exe, "bench", "-job", string(spec))
+	cmd.Stderr = r.o.Log
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		res.Err = err.Error()
+		return res
+	}
+	if err := cmd.Start(); err != nil {
+		res.Err = err.Error()
+		return res
+	}
+	var got *Result
+	var readyErr error
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		var l childLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			fmt.Fprintf(r.o.Log, "[child stdout] %s\n", sc.Bytes())
+			continue
+		}
+		if l.Ready != nil && onReady != nil {
+			readyErr = onReady()
+		}
+		if l.Result != nil {
+			got = l.Result
+		}
+	}
+	werr := cmd.Wait()
+	switch {
+	case got == nil:
+		res.Err = fmt.Sprintf("child wrote no result (exit: %v)", werr)
+		return res
+	case readyErr != nil && got.Err == "":
+		got.Err = "producer: " + readyErr.Error()
+	}
+	return *got
+}
+
+func (r *runner) record(res Result) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.results = append(r.results, res)
+	if res.Err != "" {
+		r.log.Error("job failed", "kind", res.Job.Kind, "target", res.Job.Target, "subject", res.Job.Subject, "error", res.Err)
+	}
+	writeLine(r.o.Bench, res)
+}
+
+// ServeJob is the child side: it runs the job given as JSON and writes the
+// ready line and the result to w.
+func ServeJob(ctx context.Context, spec string, w io.Writer) error {
+	var j Job
+	dec := json.NewDecoder(strings.NewReader(spec))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		return fmt.Errorf("bench: job %q: %w", spec, err)
+	}
+	enc := json.NewEncoder(w)
+	res := RunJob(ctx, j, func(rd Ready) { _ = enc.Encode(childLine{Ready: &rd}) })
+	return enc.Encode(childLine{Result: &res})
+}
