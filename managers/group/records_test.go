@@ -58,12 +58,19 @@ func encodeBatch(t *testing.T, b batchSpec) []byte {
 	if b.control {
 		attrs |= attrControl
 	}
-	kb := kmsg.RecordBatch{FirstOffset: b.base, PartitionLeaderEpoch: 3, Magic: 2, Attributes: attrs, LastOffsetDelta: int32(b.n - 1),
+	return finishBatch(kmsg.RecordBatch{FirstOffset: b.base, PartitionLeaderEpoch: 3, Magic: 2, Attributes: attrs, LastOffsetDelta: int32(b.n - 1),
 		FirstTimestamp: 1_700_000_000_000, MaxTimestamp: 1_700_000_009_000, ProducerID: -1, ProducerEpoch: -1, FirstSequence: -1,
-		NumRecords: int32(b.n), Records: recs}
+		NumRecords: int32(b.n), Records: recs})
+}
+
+// finishBatch encodes kb with its Length and CRC set. The test computes
+// them on its own, from the protocol guide ("Record Batch"): Length counts
+// the bytes after the 8-byte base offset and itself (12 bytes), and the
+// CRC-32C covers the bytes from the attributes (byte 21) to the end.
+func finishBatch(kb kmsg.RecordBatch) []byte {
 	kb.Length = int32(len(kb.AppendTo(nil)) - 12)
 	raw := kb.AppendTo(nil)
-	kb.CRC = int32(crc32.Checksum(raw[batchAttrsAt:], crc32.MakeTable(crc32.Castagnoli)))
+	kb.CRC = int32(crc32.Checksum(raw[21:], crc32.MakeTable(crc32.Castagnoli)))
 	return kb.AppendTo(nil)
 }
 
