@@ -71,7 +71,7 @@ type batchRead int
 
 const (
 	batchV2      batchRead = 1 + iota // a complete batch of magic 2, read
-	batchOther                        // a complete batch or message of another magic
+	batchOther                        // a complete batch or message of another magic (or too short to hold one)
 	batchCorrupt                      // complete by its Length, magic 2, but not a batch
 	batchEnd                          // no complete batch: the end, or a truncated last batch (max.partition.fetch.bytes)
 )
