@@ -5,10 +5,12 @@ package group
 // record exists in one form only between the socket and the application.
 //
 // The fast path reads record batches of magic 2 (KIP-98, the only format
-// Kafka 4 writes): the batch header, its CRC-32C, decompression (franz-go's
-// decompressor), and the records with franz-go's kbin primitives. Anything
-// else goes through kgo.ProcessFetchPartition: message sets of magic 0 and 1,
-// and read_committed answers that list aborted transactions (the aborted
+// Kafka 4 writes) with franz-go's kmsg types: kmsg.RecordBatch for the batch
+// and its CRC-32C, kgo's decompressor, and one reused kmsg.Record per answer
+// for the records (its ReadFrom sub-slices keys and values from the answer,
+// and keeps its header array across records). Anything else goes through
+// kgo.ProcessFetchPartition: message sets of magic 0 and 1, and
+// read_committed answers that list aborted transactions (the aborted
 // batches and their markers must be dropped by producer).
 
 import (
@@ -24,23 +26,26 @@ import (
 	"github.com/kreactor/kreactor/managers"
 )
 
-// Record batch v2 layout (Kafka protocol guide, "Record Batch").
+// Bits of kmsg.RecordBatch.Attributes (KIP-98; kgo.RecordAttrs reads the
+// same bits but cannot be built from a batch's attributes).
 const (
-	batchHeaderLen   = 61 // baseOffset .. recordsCount
-	batchLengthAt    = 8  // int32: bytes after this field
-	batchLeaderAt    = 12 // int32 partitionLeaderEpoch
-	batchMagicAt     = 16 // int8 magic
-	batchCRCAt       = 17 // uint32 CRC-32C of attributes .. end
-	batchAttrsAt     = 21 // int16 attributes
-	batchLastDeltaAt = 23 // int32 lastOffsetDelta
-	batchBaseTsAt    = 27 // int64 baseTimestamp
-	batchMaxTsAt     = 35 // int64 maxTimestamp
-	batchCountAt     = 57 // int32 recordsCount
-
-	attrCompression   = 0x07
-	attrLogAppendTime = 0x08
-	attrControl       = 0x20
+	attrCompression   = 0x07 // kgo.CompressionCodecType
+	attrLogAppendTime = 0x08 // timestamp type 1: every record has MaxTimestamp
+	attrControl       = 0x20 // transaction markers, never delivered
 )
+
+// batchLengthEnd and batchCRCEnd are where a batch's Length and CRC fields
+// end, in bytes. The fields of kmsg.RecordBatch before its records are
+// fixed-width on the wire, as wide as their Go types: Length counts the
+// bytes after itself, and the CRC-32C covers the bytes after the CRC field
+// (attributes to the last record; what kgo checks too).
+var batchLengthEnd, batchCRCEnd = func() (int, int) {
+	var b kmsg.RecordBatch
+	length := binary.Size(b.FirstOffset) + binary.Size(b.Length)
+	return length, length + binary.Size(b.PartitionLeaderEpoch) + binary.Size(b.Magic) + binary.Size(b.CRC)
+}()
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // decodeOpts says what one partition's answer is decoded for.
 type decodeOpts struct {
@@ -61,113 +66,140 @@ type decoded struct {
 	err error
 }
 
+// batchRead is what readBatch found at the start of a partition's bytes.
+type batchRead int
+
+const (
+	batchV2      batchRead = 1 + iota // a complete batch of magic 2, read
+	batchOther                        // a complete batch or message of another magic (or too short to hold one)
+	batchCorrupt                      // complete by its Length, magic 2, but not a batch
+	batchEnd                          // no complete batch: the end, or a truncated last batch (max.partition.fetch.bytes)
+)
+
+// readBatch reads the batch at the start of in into rb, and returns its
+// length in bytes (0 for batchEnd).
+func readBatch(rb *kmsg.RecordBatch, in []byte) (int, batchRead) {
+	err := rb.ReadFrom(in) // the records are a sub-slice of in
+	if len(in) < batchLengthEnd || rb.Length < 0 || int(rb.Length) > len(in)-batchLengthEnd {
+		return 0, batchEnd
+	}
+	n := batchLengthEnd + int(rb.Length)
+	switch {
+	case rb.Magic != 2:
+		return n, batchOther
+	case err != nil:
+		return n, batchCorrupt
+	}
+	return n, batchV2
+}
+
 // decodePartition decodes rp's record batches for o.
 func decodePartition(o decodeOpts, rp *kmsg.FetchResponseTopicPartition) decoded {
 	if o.readCommitted && len(rp.AbortedTransactions) > 0 {
 		return decodeWithKgo(o, rp)
 	}
-	in := rp.RecordBatches
+	var rb kmsg.RecordBatch
 	// First pass: every complete batch is magic 2 (else kgo decodes), and
 	// how many records they hold, to size the one allocation.
 	total := 0
-	for b := in; len(b) >= batchHeaderLen; {
-		end := batchLengthAt + 4 + int(int32(binary.BigEndian.Uint32(b[batchLengthAt:])))
-		if end < batchHeaderLen || end > len(b) {
-			break // truncated last batch (max.partition.fetch.bytes)
-		}
-		if b[batchMagicAt] != 2 {
+	for in := rp.RecordBatches; ; {
+		n, r := readBatch(&rb, in)
+		if r == batchOther {
 			return decodeWithKgo(o, rp)
 		}
-		if int16(binary.BigEndian.Uint16(b[batchAttrsAt:]))&attrControl == 0 {
-			total += max(int(int32(binary.BigEndian.Uint32(b[batchCountAt:]))), 0)
-		}
-		b = b[end:]
-	}
-	out := decoded{records: make([]managers.Record, 0, total), next: -1}
-	for len(in) >= batchHeaderLen {
-		end := batchLengthAt + 4 + int(int32(binary.BigEndian.Uint32(in[batchLengthAt:])))
-		if end < batchHeaderLen || end > len(in) {
+		if r != batchV2 {
 			break
 		}
-		batch := in[:end]
-		in = in[end:]
-		if crc32.Checksum(batch[batchAttrsAt:], crc32.MakeTable(crc32.Castagnoli)) != binary.BigEndian.Uint32(batch[batchCRCAt:]) {
-			out.err = fmt.Errorf("%w: %s[%d] batch at offset %d: CRC mismatch", ErrCorruptRecords, o.topic, o.partition, int64(binary.BigEndian.Uint64(batch)))
+		if rb.Attributes&attrControl == 0 {
+			total += max(int(rb.NumRecords), 0)
+		}
+		in = in[n:]
+	}
+	out := decoded{records: make([]managers.Record, 0, total), next: -1}
+	var rec kmsg.Record // reused: its Headers array is kept across records
+	for in := rp.RecordBatches; ; {
+		n, r := readBatch(&rb, in)
+		if r == batchEnd {
+			break
+		}
+		if r == batchCorrupt {
+			out.err = batchError(o, &rb, fmt.Sprintf("length %d is too short for a record batch", rb.Length))
 			return out
 		}
-		if err := decodeBatch(o, batch, &out.records); err != nil {
+		batch := in[:n]
+		in = in[n:]
+		if crc := crc32.Checksum(batch[batchCRCEnd:], castagnoli); crc != uint32(rb.CRC) {
+			out.err = batchError(o, &rb, fmt.Sprintf("CRC mismatch (field %#x, computed %#x)", uint32(rb.CRC), crc))
+			return out
+		}
+		if err := decodeBatch(o, &rb, &rec, &out.records); err != nil {
 			out.err = err
 			return out
 		}
-		out.next = int64(binary.BigEndian.Uint64(batch)) + int64(int32(binary.BigEndian.Uint32(batch[batchLastDeltaAt:]))) + 1
+		out.next = rb.FirstOffset + int64(rb.LastOffsetDelta) + 1
 	}
 	return out
 }
 
-// decodeBatch appends the records of one complete magic-2 batch at or
-// after o.offset to recs (none for a control batch).
-func decodeBatch(o decodeOpts, batch []byte, recs *[]managers.Record) error {
-	base := int64(binary.BigEndian.Uint64(batch))
-	attrs := int16(binary.BigEndian.Uint16(batch[batchAttrsAt:]))
-	if attrs&attrControl != 0 {
+// batchError is ErrCorruptRecords for the batch rb of o's partition.
+func batchError(o decodeOpts, rb *kmsg.RecordBatch, what string) error {
+	return fmt.Errorf("%w: %s[%d] batch at offset %d: %s", ErrCorruptRecords, o.topic, o.partition, rb.FirstOffset, what)
+}
+
+// decodeBatch appends the records of the complete magic-2 batch rb at or
+// after o.offset to recs (none for a control batch), reading each record
+// into rec.
+func decodeBatch(o decodeOpts, rb *kmsg.RecordBatch, rec *kmsg.Record, recs *[]managers.Record) error {
+	if rb.Attributes&attrControl != 0 {
 		return nil // transaction markers: never delivered
 	}
-	count := int(int32(binary.BigEndian.Uint32(batch[batchCountAt:])))
-	corrupt := func(what string) error {
-		return fmt.Errorf("%w: %s[%d] batch at offset %d: %s", ErrCorruptRecords, o.topic, o.partition, base, what)
+	if rb.NumRecords < 0 {
+		return batchError(o, rb, fmt.Sprintf("record count %d", rb.NumRecords))
 	}
-	if count < 0 {
-		return corrupt(fmt.Sprintf("record count %d", count))
-	}
-	last := base + int64(int32(binary.BigEndian.Uint32(batch[batchLastDeltaAt:])))
-	if last < o.offset {
+	if rb.FirstOffset+int64(rb.LastOffsetDelta) < o.offset {
 		return nil // every record precedes the fetch offset
 	}
-	raw := batch[batchHeaderLen:]
-	if codec := attrs & attrCompression; codec != 0 {
+	raw := rb.Records
+	if codec := kgo.CompressionCodecType(rb.Attributes & attrCompression); codec != kgo.CodecNone {
 		var err error
-		if raw, err = o.decompressor.Decompress(raw, kgo.CompressionCodecType(codec)); err != nil {
-			return corrupt(fmt.Sprintf("decompressing (codec %d): %v", codec, err))
+		if raw, err = o.decompressor.Decompress(raw, codec); err != nil {
+			return batchError(o, rb, fmt.Sprintf("decompressing (codec %d): %v", codec, err))
 		}
 	}
-	leader := int32(binary.BigEndian.Uint32(batch[batchLeaderAt:]))
-	baseTs := int64(binary.BigEndian.Uint64(batch[batchBaseTsAt:]))
-	logAppend := attrs&attrLogAppendTime != 0
+	logAppend := rb.Attributes&attrLogAppendTime != 0
 	var logAppendTs time.Time
 	if logAppend {
-		logAppendTs = time.UnixMilli(int64(binary.BigEndian.Uint64(batch[batchMaxTsAt:])))
+		logAppendTs = time.UnixMilli(rb.MaxTimestamp)
 	}
-	for i := 0; i < count; i++ {
+	count := int(rb.NumRecords)
+	for i := range count {
+		// A record starts with its length (a varint): kmsg reads one
+		// record from exactly its bytes.
 		length, used := kbin.Varint(raw)
 		if used <= 0 || length < 0 || int(length) > len(raw)-used {
-			return corrupt(fmt.Sprintf("record %d of %d: bad length", i, count))
+			return batchError(o, rb, fmt.Sprintf("record %d of %d: bad length", i, count))
 		}
-		r := kbin.Reader{Src: raw[used : used+int(length)]}
+		if err := rec.ReadFrom(raw[:used+int(length)]); err != nil {
+			return batchError(o, rb, fmt.Sprintf("record %d of %d: %v", i, count, err))
+		}
 		raw = raw[used+int(length):]
-		r.Int8() // record attributes: unused
-		tsDelta := r.Varlong()
-		offset := base + int64(r.Varint())
-		key := r.VarintBytes()
-		value := r.VarintBytes()
-		var headers []managers.Header
-		if n := int(r.VarintArrayLen()); n > 0 {
-			headers = make([]managers.Header, n)
-			for h := range headers {
-				headers[h] = managers.Header{Key: r.VarintString(), Value: r.VarintBytes()}
-			}
-		}
-		if !r.Ok() {
-			return corrupt(fmt.Sprintf("record %d of %d: truncated", i, count))
-		}
+		offset := rb.FirstOffset + int64(rec.OffsetDelta)
 		if offset < o.offset {
 			continue
 		}
 		ts := logAppendTs
 		if !logAppend {
-			ts = time.UnixMilli(baseTs + tsDelta)
+			ts = time.UnixMilli(rb.FirstTimestamp + rec.TimestampDelta64)
 		}
-		*recs = append(*recs, managers.Record{Topic: o.topic, Partition: o.partition, Offset: offset, LeaderEpoch: leader,
-			Timestamp: ts, Key: key, Value: value, Headers: headers})
+		var headers []managers.Header
+		if len(rec.Headers) > 0 {
+			headers = make([]managers.Header, len(rec.Headers))
+			for h, kh := range rec.Headers {
+				headers[h] = managers.Header{Key: kh.Key, Value: kh.Value}
+			}
+		}
+		*recs = append(*recs, managers.Record{Topic: o.topic, Partition: o.partition, Offset: offset, LeaderEpoch: rb.PartitionLeaderEpoch,
+			Timestamp: ts, Key: rec.Key, Value: rec.Value, Headers: headers})
 	}
 	return nil
 }
