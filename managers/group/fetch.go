@@ -340,7 +340,7 @@ func (f *Fetch) Poll(tx *reactor.Tx, v View) reactor.Result {
 			continue
 		}
 		if f.inFlight[leader] && mutant.On("fetch-in-flight-1ms-wake") {
-			waits = append(waits, reactor.Await(reactor.InputResponse, "Fetch in flight").Until(tx.Now.Add(time.Millisecond)))
+			why[waitInFlight] = reactor.Await(reactor.InputResponse, "Fetch in flight").Until(tx.Now.Add(time.Millisecond))
 			continue
 		}
 		if f.inFlight[leader] {
