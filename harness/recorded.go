@@ -196,7 +196,10 @@ func faultDetail(s FaultSpec) string {
 	switch s.Kind {
 	case FaultCoordinatorUnavailable:
 		return "group " + s.Group
-	case FaultBrokersDown:
+	case FaultBrokersDown, FaultBlackHole, FaultRefuse:
+		if len(s.Nodes) > 0 {
+			return fmt.Sprintf("nodes %v", s.Nodes)
+		}
 		return "all brokers"
 	}
 	d := s.Key.Name()
