@@ -10,7 +10,6 @@ import (
 
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/harness"
-	"github.com/kreactor/kreactor/managers/group"
 )
 
 func (r *run) evaluate(out *Outcome) {
@@ -227,8 +226,7 @@ func errorIs(err error, is string) bool {
 	case "wakeup":
 		return errors.Is(err, consumer.ErrWakeup)
 	case "commit-failed":
-		var ce *group.CommitError
-		return errors.As(err, &ce)
+		return harness.IsCommitFailure(err)
 	case "close-deadline":
 		return errors.Is(err, consumer.ErrCloseDeadline)
 	}

@@ -138,6 +138,7 @@ func (c *Consumer) Close(ctx context.Context) error {
 	// callbacks (bounded by kgo's shutdown, not by ctx) so none is lost.
 	_ = c.async.wait(context.Background())
 	c.cbs.run()
+	c.cpu.closeCPU()
 	return err
 }
 
