@@ -170,6 +170,8 @@ func (r *run) evaluate(out *Outcome) {
 			} else if bad > 0 {
 				fail(e, KeyCommitsPastProcessed, "%d of %d partition commits exceeded what the application had processed; first: %s", bad, judged, first)
 			}
+		case "cpu":
+			r.evaluateCPU(e, add, fail)
 		case "delivered":
 			ok := r.unique == e.Records && len(r.violations) == 0
 			add(Figure{Name: e.Key(), Value: float64(r.unique), Unit: "records", Bound: fmt.Sprintf("== %d, each once, in order", e.Records), Pass: ok})

@@ -44,6 +44,12 @@ func (b *base) CPUTime() (time.Duration, map[string]time.Duration, error) {
 	}, nil
 }
 
+// ConsumerThreads are the thread groups of CPUTime that are the consumer's
+// own work (harness.ConsumerThreads): the background thread and the
+// application thread. The JVM's others (JIT compilation, GC) are shown, not
+// bounded: right after a start they take hundreds of ms per second.
+func (b *base) ConsumerThreads() []string { return []string{CPUBackground, CPUApplication} }
+
 // SelectTotal is the client's own count of network selector polls since it
 // started: the sum of every select-total metric the consumer reports
 // (kafka-clients' Selector metric, one per network client: the background
