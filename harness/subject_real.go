@@ -8,14 +8,18 @@ package harness
 // regression (reports.Check's evidence subjects).
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 
+	"github.com/onsi/ginkgo/v2"
+
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/harness/subjects/java"
 	"github.com/kreactor/kreactor/harness/subjects/kgo"
+	"github.com/kreactor/kreactor/reports"
 )
 
 // Names of the real-client subjects.
@@ -79,9 +83,9 @@ func (j Java) New(cfg consumer.Config) (Consumer, error) {
 	}
 	c, err := j.sub().New(cfg)
 	if err != nil {
-		return nil, err
+		return nil, HarnessError(err)
 	}
-	return c, nil
+	return javaConsumer{c}, nil
 }
 
 // NewShare starts a KafkaShareConsumer (subject java only).
@@ -94,9 +98,9 @@ func (j Java) NewShare(cfg consumer.ShareConfig) (ShareConsumer, error) {
 	}
 	c, err := j.sub().NewShare(cfg)
 	if err != nil {
-		return nil, err
+		return nil, HarnessError(err)
 	}
-	return c, nil
+	return javaShareConsumer{c}, nil
 }
 
 // Versions reports the kafka-clients release ("4.4.0"), or
@@ -168,4 +172,82 @@ func unsupported(err error) error {
 // runs (Description).
 func (Kgo) Versions() map[string]string {
 	return map[string]string{"kgo": kgo.FranzVersion(), "kgo.protocol": "consumer (KIP-848, ServerSideBalancer)"}
+}
+
+// HarnessError records on the running spec that err, a failure of the
+// harness rather than of the subject (the java driver crashed, hung or
+// rejected a command: *java.DriverError, java.ErrBadCommand), happened:
+// the report's check fails on it for every subject, the real clients
+// included (reports.EntryHarnessError). Other errors, and calls outside a
+// running spec, record nothing. It returns err.
+func HarnessError(err error) error {
+	if err == nil || !inSpec() {
+		return err
+	}
+	var de *java.DriverError
+	if errors.As(err, &de) || errors.Is(err, java.ErrBadCommand) {
+		ginkgo.AddReportEntry(reports.EntryHarnessError, []string{err.Error()}, ginkgo.ReportEntryVisibilityNever)
+	}
+	return err
+}
+
+// javaConsumer notes the driver's failures (HarnessError) on every
+// application call; the java consumer's optional abilities (CPUSampler,
+// SelectCounter) stay visible through Unwrap.
+type javaConsumer struct{ *java.Consumer }
+
+// Unwrap returns the java consumer.
+func (c javaConsumer) Unwrap() Consumer { return c.Consumer }
+
+func (c javaConsumer) Subscribe(topics ...string) error {
+	return HarnessError(c.Consumer.Subscribe(topics...))
+}
+func (c javaConsumer) Assign(tps ...TopicPartition) error {
+	return HarnessError(c.Consumer.Assign(tps...))
+}
+func (c javaConsumer) Pause(tps ...TopicPartition) error {
+	return HarnessError(c.Consumer.Pause(tps...))
+}
+func (c javaConsumer) Resume(tps ...TopicPartition) error {
+	return HarnessError(c.Consumer.Resume(tps...))
+}
+func (c javaConsumer) Poll(ctx context.Context) ([]Record, error) {
+	recs, err := c.Consumer.Poll(ctx)
+	return recs, HarnessError(err)
+}
+func (c javaConsumer) CommitSync(ctx context.Context) error {
+	return HarnessError(c.Consumer.CommitSync(ctx))
+}
+func (c javaConsumer) CommitAsync(cb func(error)) {
+	c.Consumer.CommitAsync(func(err error) { cb(HarnessError(err)) })
+}
+func (c javaConsumer) Close(ctx context.Context) error {
+	return HarnessError(c.Consumer.Close(ctx))
+}
+
+// javaShareConsumer is javaConsumer for KafkaShareConsumer.
+type javaShareConsumer struct{ *java.ShareConsumer }
+
+// Unwrap returns the java share consumer.
+func (c javaShareConsumer) Unwrap() ShareConsumer { return c.ShareConsumer }
+
+func (c javaShareConsumer) Subscribe(topics ...string) error {
+	return HarnessError(c.ShareConsumer.Subscribe(topics...))
+}
+func (c javaShareConsumer) Poll(ctx context.Context) ([]ShareRecord, error) {
+	recs, err := c.ShareConsumer.Poll(ctx)
+	return recs, HarnessError(err)
+}
+func (c javaShareConsumer) Acknowledge(r ShareRecord, typ consumer.AcknowledgeType) error {
+	return HarnessError(c.ShareConsumer.Acknowledge(r, typ))
+}
+func (c javaShareConsumer) CommitSync(ctx context.Context) (map[TopicPartition]error, error) {
+	res, err := c.ShareConsumer.CommitSync(ctx)
+	return res, HarnessError(err)
+}
+func (c javaShareConsumer) CommitAsync() error {
+	return HarnessError(c.ShareConsumer.CommitAsync())
+}
+func (c javaShareConsumer) Close(ctx context.Context) error {
+	return HarnessError(c.ShareConsumer.Close(ctx))
 }
