@@ -72,11 +72,16 @@ func (e *JavaError) Error() string {
 
 // Is reports the harness errors this exception stands for (see JavaError),
 // and a Kafka protocol error (a *kerr.Error) whose exception class
-// (KafkaExceptionClass) is this exception or one of its causes: Java's
-// TopicAuthorizationException is kerr.TopicAuthorizationFailed.
+// (KafkaExceptionClass) is this exception or one of its causes (Java's
+// TopicAuthorizationException is kerr.TopicAuthorizationFailed), or that a
+// CommitFailedException names in its message.
 func (e *JavaError) Is(target error) bool {
 	if ke, ok := target.(*kerr.Error); ok {
-		return e.HasClass(KafkaExceptionClass(ke))
+		// CommitFailedException carries the broker's error in its message
+		// only ("OffsetCommit failed with unknown member ID").
+		named := e.HasClass("CommitFailedException") &&
+			strings.Contains(strings.ToLower(e.Message), strings.ToLower(strings.ReplaceAll(ke.Message, "_", " ")))
+		return named || e.HasClass(KafkaExceptionClass(ke))
 	}
 	switch target {
 	case consumer.ErrWakeup:

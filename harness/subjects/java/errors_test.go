@@ -32,6 +32,10 @@ func TestKafkaExceptionClass(t *testing.T) {
 	if !errors.Is(e, kerr.NotCoordinator) || errors.Is(e, kerr.CoordinatorNotAvailable) {
 		t.Errorf("errors.Is by cause: NotCoordinator %v, CoordinatorNotAvailable %v", errors.Is(e, kerr.NotCoordinator), errors.Is(e, kerr.CoordinatorNotAvailable))
 	}
+	cf := &JavaError{Class: "org.apache.kafka.clients.consumer.CommitFailedException", Message: "OffsetCommit failed with unknown member ID. The coordinator is not aware of this member."}
+	if !errors.Is(cf, kerr.UnknownMemberID) || errors.Is(cf, kerr.StaleMemberEpoch) {
+		t.Error("CommitFailedException naming UNKNOWN_MEMBER_ID in its message: want errors.Is UnknownMemberID only")
+	}
 	if !e.CommitFailure() || (&JavaError{Class: "org.apache.kafka.common.errors.TimeoutException"}).CommitFailure() {
 		t.Error("CommitFailure: want true for RetriableCommitFailedException only")
 	}
