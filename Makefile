@@ -121,7 +121,8 @@ suites:
 report:
 	@files=$$(ls $(REPORT_DIR)/ginkgo-*-*.json | paste -sd, -); \
 	mutants=$$( [ -f $(REPORT_DIR)/mutants.json ] && echo "-mutants $(REPORT_DIR)/mutants.json" ); \
-	$(GO) run ./cmd/kreactor report -in $$files -out $(REPORT_DIR) -check $(CHECK) $$mutants
+	releases=$$( [ -f $(MATRIX_OUT) ] && echo "-releases $(MATRIX_OUT)" ); \
+	$(GO) run ./cmd/kreactor report -in $$files -out $(REPORT_DIR) -check $(CHECK) $$mutants $$releases
 
 # The mutation runs (issue 9): one test binary of the regression suite built
 # with the mutants tag, run once without a mutant and once per mutant.
@@ -174,7 +175,7 @@ kafka-image: docker
 KREACTOR_JAVA_CLIENTS ?= 4.4.0
 JAVA_RELEASES ?= 4.0.2 4.1.2 4.2.2 4.3.1 4.4.0
 
-.PHONY: java-driver java-test java-releases
+.PHONY: java-driver java-test java-releases java-matrix
 
 java-driver:
 	@subjects/java/build.sh classpath $(KREACTOR_JAVA_CLIENTS) >/dev/null
@@ -186,6 +187,32 @@ java-test: java-driver
 java-releases: java-driver
 	@for v in $(JAVA_RELEASES); do subjects/java/build.sh clients $$v || exit 1; done
 	KREACTOR_JAVA_RELEASES="$(JAVA_RELEASES)" $(GO) test -race -run 'TestReleases' -v ./harness/subjects/java/
+
+# The release matrix (issue 11): the regression suite (the Go regression
+# specs and every scenario file) with KREACTOR_SUBJECT=java on kfake, once
+# per kafka-clients release in JAVA_RELEASES, then `kreactor matrix`: the
+# table regression x release (reproduces / does not reproduce / n/a) on
+# stdout, as $(MATRIX_OUT) (JSON; `make report` shows it) and as .md next
+# to it. It fails only on harness errors (a driver crash): what the
+# releases do is evidence. About 12 minutes on 2 cores; not in .ci/run.
+MATRIX_DIR ?= $(REPORT_DIR)/matrix
+MATRIX_OUT ?= $(REPORT_DIR)/release-matrix.json
+MATRIX_SUITES ?= ./specs/regressions
+
+java-matrix: java-driver
+	@mkdir -p $(MATRIX_DIR); rm -f $(MATRIX_DIR)/ginkgo-java-*.json
+	@start=$$(date +%s); color=$$( [ -t 1 ] || echo --no-color ); files=; \
+	for v in $(JAVA_RELEASES); do \
+		subjects/java/build.sh clients $$v >/dev/null || exit 1; \
+		echo "== java-matrix: kafka-clients $$v"; \
+		KREACTOR_SUBJECT=java KREACTOR_JAVA_CLIENTS=$$v KREACTOR_TARGET=kfake \
+		$(GINKGO) --keep-going $$color --json-report=ginkgo-java-kfake-$$v.json --output-dir=$(MATRIX_DIR) $(MATRIX_SUITES) >$(MATRIX_DIR)/java-$$v.log 2>&1 \
+			|| echo "== java-matrix: kafka-clients $$v had failing specs (evidence; see $(MATRIX_DIR)/java-$$v.log)"; \
+		files="$$files$${files:+,}$(MATRIX_DIR)/ginkgo-java-kfake-$$v.json"; \
+	done; \
+	$(GO) run ./cmd/kreactor matrix -in $$files -subject java -target kfake -out $(MATRIX_OUT) \
+		-seconds $$(( $$(date +%s) - start )) -command "make java-matrix JAVA_RELEASES='$(JAVA_RELEASES)'"; status=$$?; \
+	echo "== make java-matrix: $$(( $$(date +%s) - start )) s"; exit $$status
 
 # The side-by-side benchmark (issue 15). Each measurement runs in a child
 # process of the built binary; kfake lives in the parent, Kafka in Docker.

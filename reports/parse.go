@@ -401,16 +401,17 @@ func dedupWarnings(ws []string) []string {
 	return out
 }
 
-// checkDuplicates rejects (or, lenient, warns about) two rows with one (id, subject, target).
+// checkDuplicates rejects (or, lenient, warns about) two rows with one (id, subject, variant,
+// target, run): releases of one subject (the release matrix) are different columns.
 func checkDuplicates(run *Run, lenient bool) error {
 	type key struct {
-		id, subject, target string
-		run                 int
+		id, subject, variant, target string
+		run                          int
 	}
 	first := map[key]Row{}
 	var errs []error
 	for _, r := range run.Rows {
-		k := key{r.ID, r.Subject, r.Target, r.Run}
+		k := key{r.ID, r.Subject, r.Variant, r.Target, r.Run}
 		prev, dup := first[k]
 		if !dup {
 			first[k] = r
