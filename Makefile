@@ -3,15 +3,18 @@
 #   make test         vet; race-enabled unit tests of every package outside specs/;
 #                     then the conformance run below under the race detector
 #   make conformance  run the Ginkgo suites RUNS times (default 1) per subject (reactor,
-#                     baseline; the null subject runs the regression suite only) on the
-#                     target (kfake), then write in reports/out:
+#                     baseline, java, kgo; the null subject runs the regression suite
+#                     only) on the target (kfake), then write in reports/out:
 #                     conformance.html (self-contained, plots), conformance.md,
 #                     summary.json, conformance.jira.txt (Jira markup for KAFKA-20995),
 #                     junit-<subject>-<target>-run<k>.xml (Ginkgo's JUnit reporter);
 #                     check the expectations (every catalogue item passes on the reactor,
 #                     every regression spec fails on the baseline on its signal and on the
-#                     null subject on a liveness key) and render the HTML in headless
-#                     Chromium (browser-check)
+#                     null subject on a liveness key; java and kgo are evidence: shown
+#                     per regression, failing the check only on a harness error such as
+#                     a driver crash) and render the HTML in headless Chromium
+#                     (browser-check). SUBJECTS='reactor baseline null' leaves the real
+#                     clients out
 #   make conformance RUNS=5      repeat the suites; the report shows min/median/max per figure
 #   make conformance LABEL_FILTER='covers:KAFKA-20253'
 #                     only the specs matching the filter (no spec matched: an error)
@@ -34,6 +37,12 @@
 #                     $(KREACTOR_JAVA_CLIENTS) (default 4.4.0) into subjects/java/target
 #                     (Maven; cached: a no-op when up to date)
 #   make java-test    the java subject's tests (harness/subjects/java), race-enabled
+#   make java-matrix  the release matrix: the regression suite with KREACTOR_SUBJECT=java
+#                     on kfake once per kafka-clients release in JAVA_RELEASES (latest
+#                     patch of 4.0-4.4), then the table regression x release
+#                     (reproduces / does not / n/a) on stdout, in
+#                     reports/out/release-matrix.json (+ .md); make report shows it.
+#                     About 12 min on 2 cores; not in make test or .ci/run
 #   make java-releases
 #                     the java subject's release test on the latest patch of 4.0-4.4
 #                     (JAVA_RELEASES), each resolved from Maven Central once
@@ -51,7 +60,10 @@ GO          ?= go
 GINKGO      ?= $(GO) tool ginkgo
 REPORT_DIR  ?= reports/out
 TARGET      ?= kfake
-SUBJECTS    ?= reactor baseline null
+# java (kafka-clients $(KREACTOR_JAVA_CLIENTS), a JVM per consumer) and kgo
+# (franz-go) are the real clients: evidence columns, never required to pass
+# or fail a regression (the check fails only on their harness errors).
+SUBJECTS    ?= reactor baseline null java kgo
 # The null subject (a consumer that never sends) is a control for regression
 # specs only: it runs the regression suite, not the properties or e2e suites.
 NULL_SUITES ?= ./specs/regressions
@@ -102,6 +114,7 @@ conformance-kafka: kafka-image
 # ANSI colour codes unless stdout is a terminal.
 suites:
 	@mkdir -p $(REPORT_DIR)
+	@case " $(SUBJECTS) " in *" java "*|*" java-classic "*) $(MAKE) --no-print-directory java-driver;; esac
 	@case "$(RUNS)" in ''|*[!0-9]*|0) echo "RUNS=$(RUNS): want a positive integer" >&2; exit 2;; esac
 	@color=$$( [ -t 1 ] || echo --no-color ); \
 	filter=$$( [ -n "$(LABEL_FILTER)" ] && printf -- "--label-filter=%s" "$(LABEL_FILTER)" ); \
