@@ -37,6 +37,8 @@
 #                     $(KREACTOR_JAVA_CLIENTS) (default 4.4.0) into subjects/java/target
 #                     (Maven; cached: a no-op when up to date)
 #   make java-test    the java subject's tests (harness/subjects/java), race-enabled
+#   make java-kafka   every suite with the java subject on real Kafka 4.4.0 (Docker),
+#                     added to the report as a java (4.4.0) / kafka column; not in .ci/run
 #   make java-matrix  the release matrix: the regression suite with KREACTOR_SUBJECT=java
 #                     on kfake once per kafka-clients release in JAVA_RELEASES (latest
 #                     patch of 4.0-4.4), then the table regression x release
@@ -71,6 +73,9 @@ NULL_SUITES ?= ./specs/regressions
 CHECK       ?= reactor,baseline,null
 RUNS        ?= 1
 LABEL_FILTER ?=
+# Subjects conformance-kafka runs on real Kafka (the real clients there:
+# make java-kafka).
+KAFKA_SUBJECTS ?= reactor baseline null
 # Extra ginkgo flags, e.g. --race (make test sets it).
 GINKGO_FLAGS ?=
 
@@ -105,7 +110,7 @@ conformance:
 # The same suites on real Apache Kafka (Docker, the local 4.4.0 image; see
 # make docker / kafka-image), added to the same report.
 conformance-kafka: kafka-image
-	@$(MAKE) --no-print-directory suites TARGET=kafka
+	@$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(KAFKA_SUBJECTS)"
 	@$(MAKE) --no-print-directory report
 	@$(MAKE) --no-print-directory browser-check
 
@@ -188,7 +193,15 @@ kafka-image: docker
 KREACTOR_JAVA_CLIENTS ?= 4.4.0
 JAVA_RELEASES ?= 4.0.2 4.1.2 4.2.2 4.3.1 4.4.0
 
-.PHONY: java-driver java-test java-releases java-matrix
+.PHONY: java-driver java-test java-releases java-matrix java-kafka
+
+# The java subject on real Kafka 4.4.0 (Docker): every suite, added to the
+# same report as a java (4.4.0) / kafka column. Not in .ci/run.
+java-kafka: kafka-image java-driver
+	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS=java; \
+	echo "== make java-kafka: $$(( $$(date +%s) - start )) s"
+	@$(MAKE) --no-print-directory report
 
 java-driver:
 	@subjects/java/build.sh classpath $(KREACTOR_JAVA_CLIENTS) >/dev/null
