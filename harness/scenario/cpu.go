@@ -1,40 +1,171 @@
 package scenario
 
+// The cpu expectation (issue 11, one handler of the registry in expect.go):
+// the consumer's CPU in a fault window, bounded by an idle window of the
+// same file ("at most 3x idle + 100 ms", scaled to the windows' lengths),
+// and for a client that reports it (kafka-clients' select-total) its
+// selector polls the same way:
+//
+//	- cpu: {window: outage, idle: idle}                      # harness.DefaultCPUBound
+//	- cpu: {window: outage, idle: idle, factor: 3, plus: 100ms, select_plus: 1000}
+//	- cpu: {window: waiting, max: 400ms}                     # no healthy window to calibrate by
+//	- cpu: {window: idle, report_only: true}                 # a figure for the report, no bound
+//
+// The max form is for a shape with no healthy phase to measure (the
+// consumer is in the shape from its first call): at most max of CPU and
+// select_plus selector polls (default 1000) in the window.
+//
+// Its keys are cpu.<window> and cpu.<window>.select_total. It is checked
+// for subjects whose CPU is their own (harness.ScopeSubject: the java
+// subject's driver process, kgo's labelled goroutines); for our in-process
+// consumers the figure is the test process's and is shown only. The whole
+// of it is harness.ReadCPU at the windows' edges and harness.JudgeCPU.
+
 import (
-	"syscall"
-	"time"
+	"fmt"
+	"math"
 
 	"github.com/kreactor/kreactor/harness"
 )
 
-// cpuReading is one reading of a consumer's CPU: the subject's own process
-// (harness.CPUSampler) or, for in-process subjects, the test process's
-// (getrusage: it includes the harness and an in-process broker).
-type cpuReading struct {
-	at    time.Time
-	total time.Duration
-	scope string // "subject" or "process"; "" when unreadable
-	err   error
+// CPU bounds the CPU a consumer used in Window (see the file comment).
+type CPU struct {
+	Window   string `yaml:"window" sc:"required,name"`
+	Idle     string `yaml:"idle,omitempty" sc:"name"`
+	Consumer string `yaml:"consumer,omitempty" sc:"name"`
+	// Factor, Plus, SelectPlus override harness.DefaultCPUBound's
+	// IdleFactor, Plus (CPU time) and SelectPlus (selector polls).
+	Factor     *float64  `yaml:"factor,omitempty"`
+	Plus       *Duration `yaml:"plus,omitempty"`
+	SelectPlus *float64  `yaml:"select_plus,omitempty"`
+	// Max is an absolute bound on the window's CPU time (no idle window).
+	Max        *Duration `yaml:"max,omitempty"`
+	ReportOnly bool      `yaml:"report_only,omitempty"`
 }
 
-// Scopes of a CPU reading.
-const (
-	cpuScopeSubject = "subject"
-	cpuScopeProcess = "process"
-)
+func (a *CPU) key(sc *Scenario) string { return "cpu." + a.Window + sc.suffix(a.Consumer) }
 
-func readCPU(c any) cpuReading {
-	now := time.Now()
-	if c == nil {
-		return cpuReading{at: now}
+func (a *CPU) extraKeys(sc *Scenario) []string { return []string{a.key(sc) + harness.CPUSuffixSelects} }
+
+// bound is the harness bound the file gives.
+func (a *CPU) bound() harness.CPUBound {
+	b := harness.DefaultCPUBound
+	if a.Factor != nil {
+		b.IdleFactor = *a.Factor
 	}
-	if s, ok := ability[harness.CPUSampler](c); ok {
-		total, _, err := s.CPUTime()
-		return cpuReading{at: now, total: total, scope: cpuScopeSubject, err: err}
+	if a.Plus != nil {
+		b.Plus = a.Plus.D()
 	}
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return cpuReading{at: now, err: err}
+	if a.SelectPlus != nil {
+		b.SelectPlus = *a.SelectPlus
 	}
-	return cpuReading{at: now, total: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), scope: cpuScopeProcess}
+	if a.Max != nil {
+		b.IdleFactor, b.Plus = 0, a.Max.D()
+	}
+	return b
+}
+
+func (a *CPU) validate(c *checker, e *Expectation) error {
+	switch {
+	case a.ReportOnly && (a.Max != nil || a.Idle != "" || a.Factor != nil || a.Plus != nil || a.SelectPlus != nil):
+		return c.errf(e.line("report_only"), "report_only", "a report_only figure has no bound: drop max, idle, factor, plus and select_plus, or report_only")
+	case a.Max != nil && (a.Idle != "" || a.Factor != nil || a.Plus != nil):
+		k := "idle"
+		for _, x := range []string{"idle", "factor", "plus"} {
+			if e.lines.has(x) {
+				k = x
+				break
+			}
+		}
+		return c.errf(e.line(k), k, "max bounds the window alone: give either max, or idle (with factor and plus); only one would apply")
+	case !a.ReportOnly && a.Max == nil && a.Idle == "":
+		return c.errf(e.Line, "cpu", "needs idle (the window it is calibrated by), max, or report_only: true")
+	case a.Idle != "" && a.Idle == a.Window:
+		return c.errf(e.line("idle"), "idle", "the idle window must be another window than %q, the one it bounds", a.Window)
+	}
+	for _, f := range []struct {
+		key string
+		v   *float64
+	}{{"factor", a.Factor}, {"select_plus", a.SelectPlus}} {
+		if f.v != nil && (*f.v < 0 || math.IsNaN(*f.v) || math.IsInf(*f.v, 0)) {
+			return c.errf(e.line(f.key), f.key, "want a finite non-negative number, got %v", *f.v)
+		}
+	}
+	if err := c.window(e, a.Window); err != nil {
+		return err
+	}
+	if a.Idle != "" {
+		if err := c.window(e, a.Idle); err != nil {
+			return err
+		}
+	}
+	return c.consumerRef(e, a.Consumer, false)
+}
+
+func (a *CPU) evaluate(r *run, e *Expectation) {
+	m := r.member(a.Consumer)
+	key := a.key(r.sc)
+	use := func(name string) (harness.CPUUse, bool) {
+		w, ok := r.windowOf(name)
+		if !ok {
+			r.notReached(e, fmt.Sprintf("window %q", name))
+			return harness.CPUUse{}, false
+		}
+		wp := w.probes[m.spec.Name]
+		switch {
+		case wp == nil || !wp.cpuRead:
+			r.figure(Figure{Name: key, Pass: true, NotApplicable: true, Detail: fmt.Sprintf("consumer %s was not running when window %q opened", m.spec.Name, name)})
+			return harness.CPUUse{}, false
+		case wp.cpuErr != nil:
+			r.figure(Figure{Name: key, Pass: true, NotApplicable: true, Detail: fmt.Sprintf("CPU not measured: %v", wp.cpuErr)})
+			return harness.CPUUse{}, false
+		}
+		return wp.cpu1.Since(wp.cpu0), true
+	}
+	fault, ok := use(a.Window)
+	if !ok {
+		return
+	}
+	if a.ReportOnly {
+		f := Figure{Name: key, Value: math.Round(float64(fault.Consumer.Microseconds())) / 1000, Unit: "ms cpu", Pass: true, Detail: fault.String()}
+		r.figure(f)
+		return
+	}
+	// max: no idle window; nothing to scale (zero CPU, zero selector
+	// polls where the client counts them).
+	idle := harness.CPUUse{Scope: fault.Scope, Selects: fault.Selects * 0}
+	if a.Idle != "" {
+		if idle, ok = use(a.Idle); !ok {
+			return
+		}
+	}
+	v, err := harness.JudgeCPU(fault, idle, a.bound())
+	if err != nil {
+		r.fail(harness.KeyTimeline, "%s:%d: cpu: %v", r.sc.File, e.Line, err)
+		return
+	}
+	for i, f := range v.Figures(key) {
+		fig := Figure{Name: f.Name, Value: f.Value, Unit: f.Unit, Bound: f.Bound, Pass: f.Pass}
+		if i == 0 && !v.Checked {
+			fig.Detail = fmt.Sprintf("%s CPU: shown only", harness.ScopeProcess)
+		}
+		r.figure(fig)
+	}
+	if !v.CPUOK {
+		r.fail(key, "%s:%d: cpu: %s", r.sc.File, e.Line, v.CPUMessage())
+	}
+	if !v.SelectsOK {
+		r.fail(key+harness.CPUSuffixSelects, "%s:%d: cpu: %s", r.sc.File, e.Line, v.SelectsMessage())
+	}
+}
+
+// readCPU reads m's CPU for a window edge.
+// ok is false when m has no consumer (not built yet, or refused).
+func readCPU(m *member) (rd harness.CPUReading, ok bool, err error) {
+	h := m.handle()
+	if h == nil {
+		return harness.CPUReading{}, false, nil
+	}
+	rd, err = harness.ReadCPU(h)
+	return rd, true, err
 }

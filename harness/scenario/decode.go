@@ -8,6 +8,7 @@ package scenario
 // yaml.v3, so a file and its Scenario are one definition.
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"reflect"
@@ -219,6 +220,15 @@ func (p *parser) decodeValue(n *yaml.Node, key string, r fieldRule, f reflect.Va
 			return p.errf(n.Line, key, "want true or false, got %s", describe(n))
 		}
 		f.SetBool(b)
+	case reflect.Float64:
+		v, err := strconv.ParseFloat(n.Value, 64)
+		if n.Kind != yaml.ScalarNode || err != nil || v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return p.errf(n.Line, key, "want a finite non-negative number, got %s", describe(n))
+		}
+		if v > float64(limitsByName[cmp.Or(r.max, "count")]) {
+			return p.errf(n.Line, key, "%v is more than %s (%d)", v, limitNames[cmp.Or(r.max, "count")], limitsByName[cmp.Or(r.max, "count")])
+		}
+		f.SetFloat(v)
 	case reflect.Int, reflect.Int32, reflect.Int64:
 		v, err := p.integer(n, key, r)
 		if err != nil {

@@ -43,7 +43,7 @@ type expectValidator interface {
 }
 
 // extraKeyer is implemented by kinds that can fail on keys besides key().
-type extraKeyer interface{ extraKeys() []string }
+type extraKeyer interface{ extraKeys(sc *Scenario) []string }
 
 type expectDef struct {
 	kind    string
@@ -83,8 +83,8 @@ var expectDefs = []expectDef{
 	{kind: "early_returns", new: func() ExpectArgs { return &EarlyReturns{} },
 		doc: "commit calls released before the decision holding their completion was published, over the run (probe)", example: "- early_returns: {max: 0}"},
 	{kind: "cpu", new: func() ExpectArgs { return &CPU{} },
-		doc:     "CPU the consumer used in the window, in ms per s: the subject's own process for subjects that report it (harness.CPUSampler: the java driver's /proc figures, kgo's per-consumer window); for in-process subjects the test process's, so only report_only (a bound there is n/a)",
-		example: "- cpu: {window: idle, report_only: true}"},
+		doc:     "CPU the consumer used in `window`, bounded by the `idle` window of the same file (harness.DefaultCPUBound: at most `factor` 3x its CPU + `plus` 100ms, scaled to the window's length; kafka-clients' select-total at most 3x + `select_plus` 1000), or by `max` CPU time where no healthy window can calibrate it, or `report_only`. Checked for subjects whose CPU is their own (java: the driver's /proc threads; kgo: its labelled goroutines); for in-process subjects the test process's CPU is shown only. Keys cpu.WINDOW and cpu.WINDOW.select_total",
+		example: "- cpu: {window: outage, idle: calm}"},
 	{kind: "duration", new: func() ExpectArgs { return &DurationOf{} },
 		doc: "the named step took that long (`min`, `max`, or report_only)", example: "- duration: {of: close, max: 1s}"},
 	{kind: "error", new: func() ExpectArgs { return &ErrorOf{} },
@@ -175,7 +175,7 @@ func (e *Expectation) Key(sc *Scenario) string { return e.Args.key(sc) }
 func (e *Expectation) keys(sc *Scenario) []string {
 	out := []string{e.Args.key(sc)}
 	if x, ok := e.Args.(extraKeyer); ok {
-		out = append(out, x.extraKeys()...)
+		out = append(out, x.extraKeys(sc)...)
 	}
 	return out
 }

@@ -420,7 +420,7 @@ const (
 )
 
 func (a *CommitsWithinProcessed) key(_ *Scenario) string { return KeyCommitsPastProcessed }
-func (a *CommitsWithinProcessed) extraKeys() []string    { return []string{KeyCommitsObserved} }
+func (a *CommitsWithinProcessed) extraKeys(*Scenario) []string { return []string{KeyCommitsObserved} }
 
 func (a *CommitsWithinProcessed) validate(c *checker, e *Expectation) error {
 	return c.groupOf(e, a.Consumer)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/harness"
-	"github.com/kreactor/kreactor/managers/group"
 	"github.com/kreactor/kreactor/managers/share"
 )
 
@@ -427,8 +426,7 @@ func errorIs(err error, is string) bool {
 	case "wakeup":
 		return errors.Is(err, consumer.ErrWakeup)
 	case "commit-failed":
-		var ce *group.CommitError
-		return errors.As(err, &ce)
+		return harness.IsCommitFailure(err)
 	case "close-deadline":
 		return errors.Is(err, consumer.ErrCloseDeadline)
 	case "closed":

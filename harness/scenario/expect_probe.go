@@ -1,8 +1,8 @@
 package scenario
 
 // What only a consumer's probe shows (loop counters of our consumers; n/a
-// for black-box subjects), and CPU, which every subject shows in its own
-// way.
+// for black-box subjects). CPU, which every subject shows in its own way,
+// is in cpu.go.
 
 import (
 	"fmt"
@@ -100,60 +100,4 @@ func (a *EarlyReturns) evaluate(r *run, e *Expectation) {
 	returns, early := p.CommitReturns()
 	r.figure(Figure{Name: "commit_returns" + r.sc.suffix(a.Consumer), Value: float64(returns), Unit: "calls"})
 	r.count(e, key, int(early), "calls", nil, &a.Max, "", false)
-}
-
-// CPU bounds the CPU the consumer used over a window, in ms of CPU per s of
-// the window. Subjects in their own process report it (harness.CPUSampler);
-// for in-process subjects the figure is the test process's and only
-// report_only is meaningful: a bound is n/a there.
-type CPU struct {
-	Window     string `yaml:"window" sc:"required,name"`
-	Consumer   string `yaml:"consumer,omitempty" sc:"name"`
-	Max        *int   `yaml:"max,omitempty"`
-	ReportOnly bool   `yaml:"report_only,omitempty"`
-}
-
-func (a *CPU) key(sc *Scenario) string { return "cpu." + a.Window + sc.suffix(a.Consumer) }
-
-func (a *CPU) validate(c *checker, e *Expectation) error {
-	switch {
-	case a.ReportOnly && a.Max != nil:
-		return c.errf(e.line("report_only"), "report_only", "a report_only figure has no bound: drop max or report_only")
-	case !a.ReportOnly && a.Max == nil:
-		return c.errf(e.Line, "cpu", "needs max (ms of CPU per s) or report_only: true")
-	}
-	if err := c.window(e, a.Window); err != nil {
-		return err
-	}
-	return c.consumerRef(e, a.Consumer, false)
-}
-
-func (a *CPU) evaluate(r *run, e *Expectation) {
-	w, ok := r.windowOf(a.Window)
-	if !ok {
-		r.notReached(e, fmt.Sprintf("window %q", a.Window))
-		return
-	}
-	m := r.member(a.Consumer)
-	key := a.key(r.sc)
-	wp := w.probes[m.spec.Name]
-	if wp == nil || wp.cpu0.err != nil || wp.cpu1.err != nil || wp.cpu0.scope == "" {
-		r.figure(Figure{Name: key, Pass: true, NotApplicable: true, Detail: "the subject's CPU could not be read"})
-		return
-	}
-	secs := w.to.Sub(w.from).Seconds()
-	perS := float64((wp.cpu1.total - wp.cpu0.total).Microseconds()) / 1000 / secs
-	f := Figure{Name: key, Value: perS, Unit: "ms/s (" + wp.cpu0.scope + ")", Pass: true}
-	switch {
-	case a.ReportOnly:
-		r.figure(f)
-	case wp.cpu0.scope != cpuScopeSubject:
-		// Recorded, not judged: the test process's CPU includes the
-		// harness and an in-process broker.
-		f.Detail = fmt.Sprintf("in-process subject: the test process's CPU (harness and broker included); the bound <= %d ms/s applies to subjects that report their own", *a.Max)
-		r.figure(f)
-	default:
-		f.Bound = fmt.Sprintf("<= %d ms/s", *a.Max)
-		r.judge(e, key, perS <= float64(*a.Max), f, "the consumer used %.1f ms of CPU per s, want <= %d", perS, *a.Max)
-	}
 }

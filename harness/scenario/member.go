@@ -22,7 +22,6 @@ type member struct {
 	c        harness.Consumer
 	s        harness.ShareConsumer
 	rejected error // construction failed: config_rejected judges it
-	cpu0     cpuReading
 
 	// Delivery, guarded by mu (a background step and the evaluation read
 	// it from different goroutines; calls on the consumer itself never

@@ -127,7 +127,12 @@ type windowProbe struct {
 	// window, from the decisions the probe's trace still held when the
 	// window closed (a lower bound: the trace is a ring).
 	pastInTrace int
-	cpu0, cpu1  cpuReading
+	// cpu0, cpu1 are the consumer's CPU at the window's edges (cpu.go);
+	// cpuRead is false when it had no consumer when the window opened,
+	// cpuErr the first failed reading.
+	cpu0, cpu1 harness.CPUReading
+	cpuRead    bool
+	cpuErr     error
 }
 
 type groupState struct {
@@ -269,8 +274,6 @@ func (r *run) setUp(ctx context.Context) error {
 		case err != nil:
 			m.rejected = err
 			m.c, m.s = nil, nil
-		default:
-			m.cpu0 = readCPU(m.handle())
 		}
 	}
 	return nil

@@ -174,7 +174,8 @@ func (r *run) result(name string) (*mark, bool) {
 func (r *run) openWindow(name string) {
 	w := &window{from: time.Now(), probes: map[string]*windowProbe{}}
 	for _, m := range r.order {
-		wp := &windowProbe{cpu0: readCPU(m.handle())}
+		wp := &windowProbe{}
+		wp.cpu0, wp.cpuRead, wp.cpuErr = readCPU(m)
 		if p, ok := probeOf(m); ok {
 			wp.s0 = p.Stats()
 		}
@@ -201,7 +202,12 @@ func (r *run) closeWindowLocked(w *window) {
 		if wp == nil {
 			continue
 		}
-		wp.cpu1 = readCPU(m.handle())
+		if wp.cpuRead && wp.cpuErr == nil {
+			var ok bool
+			if wp.cpu1, ok, wp.cpuErr = readCPU(m); !ok {
+				wp.cpuErr = fmt.Errorf("consumer %s was gone when the window closed", m.spec.Name)
+			}
+		}
 		if p, ok := probeOf(m); ok {
 			wp.s1 = p.Stats()
 			wp.pastInTrace = harness.PastDeadlinesIn(p.Trace(), w.from, w.to)
