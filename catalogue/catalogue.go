@@ -96,8 +96,8 @@ type Item struct {
 	Source string `json:"source"`
 	// URL is the public address of the source: required (http or https)
 	// for an external item, optional for the others.
-	URL string `json:"url,omitempty"`
-	Shape  Shape  `json:"shape"`
+	URL   string `json:"url,omitempty"`
+	Shape Shape  `json:"shape"`
 	// TargetsExcluded lists targets on which the item is deliberately not checked.
 	TargetsExcluded []Exclusion `json:"targets_excluded,omitempty"`
 	// Baseline, for a regression, says which released behaviour of the Java

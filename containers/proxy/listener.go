@@ -20,9 +20,9 @@ type node struct {
 	ln       net.Listener // guarded by Proxy.mu; nil while refusing
 	refusing int          // guarded by Proxy.mu; Refuse faults in force
 	addr     string       // listener address, host:port
-	host     string // listener host, for rewriting
-	port     int32  // listener port, for rewriting
-	upstream string // broker address host:port; guarded by Proxy.mu
+	host     string       // listener host, for rewriting
+	port     int32        // listener port, for rewriting
+	upstream string       // broker address host:port; guarded by Proxy.mu
 }
 
 // Addrs returns the proxy's listener addresses (host:port) in node id order:

@@ -419,7 +419,7 @@ const (
 	KeyTimeline = harness.KeyTimeline
 )
 
-func (a *CommitsWithinProcessed) key(_ *Scenario) string { return KeyCommitsPastProcessed }
+func (a *CommitsWithinProcessed) key(_ *Scenario) string       { return KeyCommitsPastProcessed }
 func (a *CommitsWithinProcessed) extraKeys(*Scenario) []string { return []string{KeyCommitsObserved} }
 
 func (a *CommitsWithinProcessed) validate(c *checker, e *Expectation) error {
