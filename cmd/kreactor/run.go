@@ -199,8 +199,9 @@ func filesAndFlags(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string,
 }
 
 // loadAll expands directories to their *.yaml files and loads every file
-// with the suite's rules (ids unique across them); every error is printed,
-// and any error fails the whole command before anything runs.
+// with the suite's rules (ids unique across them); every error is printed.
+// It returns the files that loaded, and an error when any did not (run then
+// runs nothing).
 func loadAll(args []string, stderr io.Writer) ([]*scenario.Scenario, error) {
 	var files []string
 	for _, a := range args {
@@ -226,7 +227,7 @@ func loadAll(args []string, stderr io.Writer) ([]*scenario.Scenario, error) {
 		scs = append(scs, l.Scenario)
 	}
 	if bad > 0 {
-		return nil, fmt.Errorf("%d of %d scenario file(s) do not load", bad, len(files))
+		return scs, fmt.Errorf("%d of %d scenario file(s) do not load", bad, len(files))
 	}
 	return scs, nil
 }

@@ -7,6 +7,8 @@ package regressions
 // from the command line and `kreactor check` validates them.
 
 import (
+	"cmp"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -18,8 +20,10 @@ import (
 	"github.com/kreactor/kreactor/harness/scenario"
 )
 
-// scenarioDir holds the scenario files, relative to this package.
-const scenarioDir = "../scenarios"
+// scenarioDir holds the scenario files, relative to this package;
+// KREACTOR_SCENARIO_DIR runs another directory's files instead (a reviewer's
+// draft cases, or a directory with a bad file to see it fail alone).
+var scenarioDir = cmp.Or(os.Getenv("KREACTOR_SCENARIO_DIR"), "../scenarios")
 
 // scenarioFilesItem is the catalogue item every file's loading covers.
 const scenarioFilesItem = "SCENARIO-FILES"
