@@ -260,7 +260,12 @@ func (r *run) setUp(ctx context.Context) error {
 				r.na = fmt.Sprintf("subject %s has no share consumer (consumer %s is kind: share)", r.subject.Name(), cs.Name)
 				return nil
 			}
-			m.s, err = ss.NewShare(cs.shareConfig(bootstrap, clientID, m.group))
+			cfg := cs.shareConfig(bootstrap, clientID, m.group)
+			if ex, ok := r.subject.(harness.ExplicitShareSubject); ok && sc.acknowledgesExplicitly(cs.Name) {
+				m.s, err = ex.NewExplicitShare(cfg)
+			} else {
+				m.s, err = ss.NewShare(cfg)
+			}
 			if err == nil {
 				m.s.SetAcknowledgementCommitCallback(m.noteAck)
 			}

@@ -25,6 +25,28 @@ func (a *Consume) ack() string { return a.Ack }
 
 func (a *Consume) validate(c *checker, st *Step) error { return validateAck(c, st, a.Ack) }
 
+// acker is a poll step that may acknowledge each batch (Consume, Poll,
+// PollFor).
+type acker interface{ ack() string }
+
+// acknowledgesExplicitly reports whether consumer name's steps acknowledge
+// (an acknowledge step, or a poll step with ack:): a subject that must know
+// it up front (harness.ExplicitShareSubject) builds it in explicit mode.
+func (sc *Scenario) acknowledgesExplicitly(name string) bool {
+	for _, st := range sc.Steps {
+		if sc.consumerOf(st.Consumer).Name != name {
+			continue
+		}
+		if _, ok := st.Args.(*Acknowledge); ok {
+			return true
+		}
+		if a, ok := st.Args.(acker); ok && a.ack() != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // validateAck checks a poll step's ack: a share consumer's, of a known
 // type.
 func validateAck(c *checker, st *Step, ack string) error {
@@ -77,6 +99,8 @@ type Poll struct {
 	Ack     string   `yaml:"ack,omitempty"` // as Consume's
 }
 
+func (a *Poll) ack() string { return a.Ack }
+
 func (a *Poll) validate(c *checker, st *Step) error { return validateAck(c, st, a.Ack) }
 
 func (a *Poll) bound(_ *Scenario, _ *Step) time.Duration { return a.Timeout.D() }
@@ -96,6 +120,8 @@ type PollFor struct {
 	Process  *Duration `yaml:"process,omitempty" sc:"max=step"`
 	Ack      string    `yaml:"ack,omitempty"` // as Consume's
 }
+
+func (a *PollFor) ack() string { return a.Ack }
 
 func (a *PollFor) validate(c *checker, st *Step) error {
 	if a.Each != nil && a.Each.D() == 0 {
