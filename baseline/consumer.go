@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,6 +35,7 @@ func New(cfg consumer.Config) (*Consumer, error) {
 	g := client.NewGroup(client.Config(cfg))
 	p := &groupPath{g: g, shared: &fetchBuffer{wake: make(chan struct{}, 1), consumed: map[managers.TopicPartition]managers.Position{}}}
 	g.NeedsCoordinator = p.needsCoordinator
+	g.OnSeek = p.shared.seek
 	loop, err := NewLoop(Config[group.View]{Config: g.EngineConfig(p.shared), AfterIteration: p.afterIteration})
 	if err != nil {
 		return nil, err
@@ -58,6 +60,15 @@ type fetchBuffer struct {
 
 	wake   chan struct{} // buffer 1: the sticky woken flag
 	wakeup atomic.Bool   // Wakeup requested
+}
+
+// seek drops the buffered records of tp and moves its consumed position
+// (Seek, engine goroutine).
+func (b *fetchBuffer) seek(tp managers.TopicPartition, pos managers.Position) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.records = slices.DeleteFunc(b.records, func(r consumer.Record) bool { return r.Topic == tp.Topic && r.Partition == tp.Partition })
+	b.consumed[tp] = pos
 }
 
 func (b *fetchBuffer) signal() {

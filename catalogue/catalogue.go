@@ -40,10 +40,16 @@ const (
 	// KIP reviewers compare like with like (issue 10). Not a regression:
 	// it must pass on the reference subject; the control need not fail it.
 	KindContract Kind = "contract"
+	// KindExternal: a case from an outside report (another client's issue
+	// tracker, a Kafka Jira outside the seed list, a mailing-list thread),
+	// cited by URL, so a new case need not borrow a seed Jira (issue 12).
+	// Like a contract item it must pass on the reference subject; the
+	// control need not fail it.
+	KindExternal Kind = "external"
 )
 
 // Kinds lists every valid Kind in catalogue order of presentation.
-var Kinds = []Kind{KindProperty, KindRegression, KindScenario, KindContract, KindFidelity}
+var Kinds = []Kind{KindProperty, KindRegression, KindScenario, KindContract, KindExternal, KindFidelity}
 
 // Shape is the failure shape an item guards against (the four shapes named in KAFKA-20995, plus
 // structural properties and end-to-end scenarios).
@@ -88,7 +94,10 @@ type Item struct {
 	Title string `json:"title"`
 	// Source says where the behaviour comes from ("KIP-1371 Desired outcome", "KAFKA-20253").
 	Source string `json:"source"`
-	Shape  Shape  `json:"shape"`
+	// URL is the public address of the source: required (http or https)
+	// for an external item, optional for the others.
+	URL   string `json:"url,omitempty"`
+	Shape Shape  `json:"shape"`
 	// TargetsExcluded lists targets on which the item is deliberately not checked.
 	TargetsExcluded []Exclusion `json:"targets_excluded,omitempty"`
 	// Baseline, for a regression, says which released behaviour of the Java
@@ -197,6 +206,12 @@ func Parse(data []byte) (Catalogue, error) {
 		}
 		if strings.TrimSpace(it.Source) == "" {
 			bad(i, it, "source", "missing")
+		}
+		switch {
+		case it.Kind == KindExternal && it.URL == "":
+			bad(i, it, "url", "an external item cites its source's URL")
+		case it.URL != "" && !strings.HasPrefix(it.URL, "https://") && !strings.HasPrefix(it.URL, "http://"):
+			bad(i, it, "url", "%q is not an http(s) URL", it.URL)
 		}
 		if it.Shape == "" {
 			bad(i, it, "shape", "missing")

@@ -20,6 +20,9 @@ func TestLoadEmbedded(t *testing.T) {
 		"KAFKA-20397", "KAFKA-18569", "KAFKA-19357", "KAFKA-21031", "KAFKA-21049",
 		"SHARE-1", "SHARE-2", "SHARE-3", "SHARE-4",
 		"CONTRACT-1", "CONTRACT-2", "CONTRACT-3", "CONTRACT-4", "CONTRACT-5", "CONTRACT-6", "CONTRACT-7",
+		"CONTRACT-8", "CONTRACT-9", "CONTRACT-10",
+		"EXT-KAFKA-19884", "EXT-SARAMA-546", "EXT-KAFKA-PYTHON-1764", "EXT-KAFKA-PYTHON-1848", "EXT-KAFKAJS-395",
+		"EXT-PLATFORMATIC-340", "EXT-LIBRDKAFKA-1002", "SCENARIO-FILES",
 		"FIDELITY", "FIDELITY-SHARE-BATCHES", "FIDELITY-HEARTBEAT-UNKNOWN-GROUP", "FIDELITY-STOP-LAST-BROKER",
 	}
 	for i, id := range want {
@@ -33,6 +36,9 @@ func TestLoadEmbedded(t *testing.T) {
 		}
 		if it.Kind == KindRegression && it.Source != it.ID {
 			t.Errorf("regression %s: source %q, want the Jira key", id, it.Source)
+		}
+		if it.Kind == KindExternal && !strings.HasPrefix(it.URL, "https://") {
+			t.Errorf("external %s: url %q, want its source's https URL", id, it.URL)
 		}
 	}
 	if len(c.Items) != len(want) {
@@ -83,6 +89,8 @@ func TestParseRejects(t *testing.T) {
 			`field "kind": unknown value "wish"`, `field "shape": unknown value "round"`,
 		}},
 		{"not MUST", `{"items":[{"id":"X","kind":"property","title":"should","source":"s","shape":"lifecycle"}]}`, []string{`field "title": must be a MUST sentence`}},
+		{"external without url", `{"items":[{"id":"EXT-X","kind":"external","title":"It MUST work.","source":"a/b#1","shape":"lifecycle"}]}`, []string{`item 1 (EXT-X): field "url": an external item cites its source's URL`}},
+		{"url not http", `{"items":[{"id":"X","kind":"property","title":"MUST","source":"s","shape":"lifecycle","url":"ftp://x"}]}`, []string{`field "url": "ftp://x" is not an http(s) URL`}},
 		{"bad exclusion", `{"items":[{"id":"X","kind":"property","title":"MUST","source":"s","shape":"lifecycle",
 			"targets_excluded":[{"target":"kafka"},{"target":"kafka","reason":"r"}]}]}`, []string{
 			`field "targets_excluded[0].reason": missing`, `field "targets_excluded[1].target": target "kafka" excluded twice`,

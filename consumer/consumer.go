@@ -87,6 +87,13 @@ func (c *Consumer) Resume(partitions ...managers.TopicPartition) error {
 	return c.g.Resume(partitions...)
 }
 
+// Seek moves the fetch position of an assigned partition to offset (Java's
+// seek): the next Poll delivers from offset, and a commit with no Poll in
+// between commits it. Errors: a *group.PartitionError wrapping
+// group.ErrNotAssigned, an error wrapping client.ErrNegativeOffset,
+// ErrClosed, ErrConcurrentUse.
+func (c *Consumer) Seek(tp managers.TopicPartition, offset int64) error { return c.g.Seek(tp, offset) }
+
 // Poll returns the next records. It blocks until records are available, an
 // error is owed to the application (a fetch or metadata error such as
 // TOPIC_AUTHORIZATION_FAILED, a fatal group error), Wakeup is called, or

@@ -25,9 +25,19 @@ const (
 	FaultHold
 	// FaultDelay: requests with Key are answered after Delay.
 	FaultDelay
-	// FaultBrokersDown: every broker drops the connection of every request
-	// (the brokers are unreachable) until healed.
+	// FaultBrokersDown: every broker (of Nodes, if set) drops the
+	// connection of every request (the brokers are unreachable; they keep
+	// accepting connections) until healed.
 	FaultBrokersDown
+	// FaultBlackHole: every broker (of Nodes, if set) accepts connections
+	// and reads requests but never answers any, until healed (a
+	// connection black hole); held requests are answered after Heal.
+	FaultBlackHole
+	// FaultRefuse: every broker (of Nodes, if set) refuses new
+	// connections and closes its open ones until healed; leadership and
+	// coordination do not move (a broker that is down or restarting
+	// before the controller notices; with one broker, a stopped cluster).
+	FaultRefuse
 )
 
 var faultKindNames = map[FaultKind]string{
@@ -36,6 +46,8 @@ var faultKindNames = map[FaultKind]string{
 	FaultHold:                   "hold",
 	FaultDelay:                  "delay",
 	FaultBrokersDown:            "brokers-down",
+	FaultBlackHole:              "black-hole",
+	FaultRefuse:                 "refuse",
 }
 
 func (k FaultKind) String() string {
@@ -58,7 +70,7 @@ func ParseFaultKind(s string) (FaultKind, bool) {
 // FaultKindNames lists the fault kinds' names, for error messages.
 func FaultKindNames() []string {
 	out := make([]string, 0, len(faultKindNames))
-	for k := FaultCoordinatorUnavailable; k <= FaultBrokersDown; k++ {
+	for k := FaultCoordinatorUnavailable; k <= FaultRefuse; k++ {
 		out = append(out, k.String())
 	}
 	return out
@@ -72,13 +84,23 @@ type FaultSpec struct {
 	Topic string      // FaultError: only entities of this topic ("" all)
 	Err   *kerr.Error // FaultError
 	Delay time.Duration
-	// When, if set, selects requests by their body (FaultError only); it
-	// runs on the broker's request path and must not block.
+	// When, if set, selects requests by their body (FaultError, FaultHold,
+	// FaultDelay); it runs on the broker's request path, is asked once per
+	// request of Key (on the Nodes) and must not block.
 	When func(kmsg.Request) bool
+	// Nodes, if set, limits the fault to requests to (connections of)
+	// these brokers; every kind but FaultCoordinatorUnavailable.
+	Nodes []int32
 }
 
 // Validate reports a FaultSpec that cannot be installed, naming the field.
 func (s FaultSpec) Validate() error {
+	if s.When != nil && s.Kind != FaultError && s.Kind != FaultHold && s.Kind != FaultDelay {
+		return fmt.Errorf("fault %s: When selects requests of error, hold and delay faults only", s.Kind)
+	}
+	if len(s.Nodes) > 0 && s.Kind == FaultCoordinatorUnavailable {
+		return fmt.Errorf("fault %s: Nodes does not apply (the group's coordinator is wherever it is)", s.Kind)
+	}
 	switch s.Kind {
 	case FaultCoordinatorUnavailable:
 		if s.Group == "" {
@@ -96,7 +118,7 @@ func (s FaultSpec) Validate() error {
 		if s.Kind == FaultDelay && s.Delay <= 0 {
 			return fmt.Errorf("fault %s: delay must be > 0, got %s", s.Kind, s.Delay)
 		}
-	case FaultBrokersDown:
+	case FaultBrokersDown, FaultBlackHole, FaultRefuse:
 	default:
 		return fmt.Errorf("fault kind %s: unknown (known: %v)", s.Kind, FaultKindNames())
 	}

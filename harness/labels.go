@@ -19,6 +19,25 @@ var specID = regexp.MustCompile(`^[a-z0-9]+([.-][a-z0-9]+)*$`)
 // "E2E-1").
 var coverID = regexp.MustCompile(`^[A-Za-z0-9]+(-[A-Za-z0-9]+)*$`)
 
+// CheckSpecID returns an error naming the rule when id is not a valid spec
+// id (what Spec would panic on), for inputs checked before a spec tree is
+// built (scenario files).
+func CheckSpecID(id string) error {
+	if !specID.MatchString(id) {
+		return fmt.Errorf("a spec id must be lower-case words and digits joined by '-' or '.' (%s)", specID)
+	}
+	return nil
+}
+
+// CheckCoverID returns an error naming the rule when item is not a valid
+// catalogue item id for a `covers:` label.
+func CheckCoverID(item string) error {
+	if !coverID.MatchString(item) {
+		return fmt.Errorf("a covered item id must be words of letters and digits joined by '-' (%s)", coverID)
+	}
+	return nil
+}
+
 // Spec returns the labels the conformance report reads (package reports):
 // `id:<id>`, one `covers:<item>` per catalogue item, `subject:<subject>` and
 // `target:<target>`. It panics, naming the rule, if id or an item is not a

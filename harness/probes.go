@@ -206,3 +206,11 @@ type probedShareConsumer struct {
 	ShareConsumer
 	consumer.ShareDiagnostics
 }
+
+// Underlying returns the consumer itself, for callers that look for an
+// ability beyond the application API (a scenario's seek). It is not Unwrap:
+// the probe stays visible to ProbeOf.
+func (p *probedConsumer) Underlying() any { return p.Consumer }
+
+// Underlying returns the share consumer itself.
+func (p *probedShareConsumer) Underlying() any { return p.ShareConsumer }

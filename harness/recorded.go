@@ -103,6 +103,24 @@ func (s recordedShareSubject) NewShare(cfg consumer.ShareConfig) (ShareConsumer,
 	return &recordedShareConsumer{ShareConsumer: c, t: newTrack(rec, cfg.ClientID, "share", unwrapShare(c))}, nil
 }
 
+// NewExplicitShare is NewShare in explicit acknowledgement mode where the
+// wrapped subject has the ability (ExplicitShareSubject), else NewShare.
+func (s recordedShareSubject) NewExplicitShare(cfg consumer.ShareConfig) (ShareConsumer, error) {
+	ex, ok := s.share.(ExplicitShareSubject)
+	if !ok {
+		return s.NewShare(cfg)
+	}
+	c, err := ex.NewExplicitShare(cfg)
+	if err != nil {
+		return c, err
+	}
+	rec := specRecording()
+	if rec == nil {
+		return c, nil
+	}
+	return &recordedShareConsumer{ShareConsumer: c, t: newTrack(rec, cfg.ClientID, "share", unwrapShare(c))}, nil
+}
+
 // recordedCluster timestamps faults and snapshots the recorder before the
 // cluster closes.
 type recordedCluster struct {
@@ -196,7 +214,10 @@ func faultDetail(s FaultSpec) string {
 	switch s.Kind {
 	case FaultCoordinatorUnavailable:
 		return "group " + s.Group
-	case FaultBrokersDown:
+	case FaultBrokersDown, FaultBlackHole, FaultRefuse:
+		if len(s.Nodes) > 0 {
+			return fmt.Sprintf("nodes %v", s.Nodes)
+		}
 		return "all brokers"
 	}
 	d := s.Key.Name()

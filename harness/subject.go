@@ -43,6 +43,16 @@ type ShareSubject interface {
 	NewShare(cfg consumer.ShareConfig) (ShareConsumer, error)
 }
 
+// ExplicitShareSubject is an optional ability of a ShareSubject whose share
+// consumer must be told when it is built that the application acknowledges
+// explicitly: kafka-clients 4.1+ (share.acknowledgement.mode=explicit;
+// KIP-932's acknowledgement modes) refuses Acknowledge in the default
+// implicit mode. Our share consumers and kgo switch to explicit mode on the
+// first Acknowledge and need no such call.
+type ExplicitShareSubject interface {
+	NewExplicitShare(cfg consumer.ShareConfig) (ShareConsumer, error)
+}
+
 // Consumer is the black-box application API of a regular consumer, what
 // every subject offers: specs measure first what any client shows (the
 // brokers' view of its requests, call durations, callbacks, committed

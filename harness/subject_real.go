@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 
@@ -90,13 +91,27 @@ func (j Java) New(cfg consumer.Config) (Consumer, error) {
 
 // NewShare starts a KafkaShareConsumer (subject java only).
 func (j Java) NewShare(cfg consumer.ShareConfig) (ShareConsumer, error) {
+	return j.newShare(cfg, nil)
+}
+
+// NewExplicitShare starts a KafkaShareConsumer in explicit acknowledgement
+// mode (share.acknowledgement.mode=explicit, kafka-clients 4.1+).
+func (j Java) NewExplicitShare(cfg consumer.ShareConfig) (ShareConsumer, error) {
+	return j.newShare(cfg, map[string]string{"share.acknowledgement.mode": "explicit"})
+}
+
+func (j Java) newShare(cfg consumer.ShareConfig, extra map[string]string) (ShareConsumer, error) {
 	if j.Classic {
 		return nil, fmt.Errorf("%w: subject %s: the share consumer does not use group.protocol; subject %s runs it", ErrNotSupported, j.Name(), SubjectJava)
 	}
 	if cfg.Dial != nil {
 		return nil, fmt.Errorf("%w: subject %s: ShareConfig.Dial cannot be used by a JVM", ErrNotSupported, j.Name())
 	}
-	c, err := j.sub().NewShare(cfg)
+	sub := j.sub()
+	if len(extra) > 0 {
+		sub.Extra = maps.Clone(extra)
+	}
+	c, err := sub.NewShare(cfg)
 	if err != nil {
 		return nil, HarnessError(err)
 	}

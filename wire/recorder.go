@@ -1,8 +1,10 @@
 package wire
 
 import (
+	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -19,6 +21,9 @@ type Request struct {
 	Conn          uint64    // connection number, unique within one recorder's source, from 1
 	Size          int32     // frame size in bytes, excluding the 4-byte length prefix
 	At            time.Time // when the frame's first byte was read (by kfake or the proxy)
+	// Body is the parsed request when the Recorder keeps bodies of Key
+	// (KeepBodies), nil otherwise.
+	Body kmsg.Request
 }
 
 // Filter selects recorded requests; every set field must match (AND). The
@@ -64,6 +69,8 @@ func (f Filter) Match(r Request) bool {
 type Recorder struct {
 	max int // capacity, fixed at creation
 
+	bodies atomic.Pointer[map[kmsg.Key]bool] // keys whose bodies are kept (KeepBodies)
+
 	mu        sync.Mutex
 	ring      []Request // guarded by mu; len <= max; oldest at start once full
 	start     int       // guarded by mu
@@ -75,6 +82,33 @@ type Recorder struct {
 // (less than 1 means 1).
 func NewRecorder(capacity int) *Recorder {
 	return &Recorder{max: max(capacity, 1)}
+}
+
+// KeepBodies asks the sources recording into r to keep the parsed body of
+// every request with one of keys from now on (Request.Body), in addition to
+// the keys already kept. Bodies cost memory: keep only what a check reads
+// (a heartbeat's member epoch, a commit's offsets).
+func (r *Recorder) KeepBodies(keys ...kmsg.Key) {
+	for {
+		old := r.bodies.Load()
+		next := map[kmsg.Key]bool{}
+		if old != nil {
+			maps.Copy(next, *old)
+		}
+		for _, k := range keys {
+			next[k] = true
+		}
+		if r.bodies.CompareAndSwap(old, &next) {
+			return
+		}
+	}
+}
+
+// WantsBody reports whether the sources should parse and keep the body of a
+// request with key (KeepBodies).
+func (r *Recorder) WantsBody(key kmsg.Key) bool {
+	m := r.bodies.Load()
+	return m != nil && (*m)[key]
 }
 
 // Add records q, evicting the oldest record if full.
@@ -150,6 +184,7 @@ func (r *Recorder) Reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.ring, r.start, r.dropped, r.malformed = nil, 0, 0, 0
+	r.bodies.Store(nil)
 }
 
 // Dropped returns how many requests were evicted because the Recorder was

@@ -4,7 +4,8 @@
 //	                   write conformance.html, conformance.md, summary.json, conformance.jira.txt
 //	kreactor catalogue [-format text|markdown]                      print the behaviour catalogue
 //
-//	kreactor run       FILE... [-subject S] [-target T]                run scenario files, print verdicts and figures
+//	kreactor run       FILE... [-subject S[,S...]] [-target T]         run scenario files, print verdicts and figures
+//	kreactor check     FILE|DIR...                                    validate scenario files (the rules run and the suite apply)
 //	kreactor mutants   [-out FILE] [-only NAME,...]                   the kill matrix of the reactor path's mutants (make mutants)
 //	kreactor bench     [-targets T,...] [-subjects S,...] [-rounds N]  side-by-side benchmark (benchstat lines, perf JSON)
 //	kreactor matrix    -in FILE,... [-subject java] [-out FILE]         release matrix of a real client (make java-matrix)
@@ -43,7 +44,8 @@ var commands = []command{
 	{"report", "read Ginkgo JSON reports and write DIR/conformance.html, conformance.md, summary.json and conformance.jira.txt", runReport},
 	{"catalogue", "print the catalogue of KIP-1371 properties, scenarios and regressions", runCatalogue},
 	{"broker", "start the standalone fault-injecting fake broker", nil},
-	{"run", "run scenario files against a subject and target and print verdicts and figures", runScenario},
+	{"run", "run scenario files against subjects and a target and print verdicts, figures and (several subjects) whether each discriminates", runScenario},
+	{"check", "validate scenario files with the rules run and the suite apply, naming file, line and key", checkScenarios},
 	{"mutants", "run the regression specs and scenario files on each mutant of the reactor path (build tag mutants) and write the kill matrix", runMutants},
 	{"bench", "side-by-side benchmark: reactor, baseline, kgo and Java on kfake and real Kafka (benchstat lines, perf JSON)", runBench},
 	{"matrix", "release matrix: regression x release of a real client (make java-matrix) from its per-release run files, as JSON and Markdown", runMatrix},

@@ -2,38 +2,187 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
+	"os"
 	"os/signal"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
 
+	"github.com/kreactor/kreactor/catalogue"
 	"github.com/kreactor/kreactor/harness"
 	"github.com/kreactor/kreactor/harness/scenario"
 	"github.com/kreactor/kreactor/harness/targets"
 )
 
-// runScenario implements `kreactor run FILE... [-subject S] [-target T]`:
-// run scenario files and print each verdict with its figures. Flags may come
-// before or after the files. It fails (exit 1) if any scenario fails or
-// cannot be run; a file that does not load is an error naming the file, line
-// and key.
+// runScenario implements `kreactor run FILE... [-subject S[,S...]] [-target
+// T]`: validate every file first (the rules of `kreactor check`), then run
+// each on each subject and print each verdict with its figures; with several
+// subjects, say per file whether it discriminates (for a file covering a
+// regression: fails on baseline on one of its signals, passes on reactor).
+// Flags may come before or after the files. It fails (exit 1) if a file does
+// not load, a run fails (on the reference subject, or on any subject when it
+// is the only one), or a regression file does not discriminate.
 func runScenario(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("run", "FILE... [-subject reactor|baseline] [-target kfake|kafka] [-timeout 2m] [-v]", stderr)
-	subjectName := fs.String("subject", "reactor", "subject: the consumer under test ("+strings.Join(harness.SortedNames(harness.Subjects), ", ")+")")
+	fs := newFlagSet("run", "FILE... [-subject reactor[,baseline,...]] [-target kfake|kafka] [-timeout 0] [-v]", stderr)
+	subjectNames := fs.String("subject", "reactor", "subjects, comma-separated: the consumers under test ("+strings.Join(harness.SortedNames(harness.Subjects), ", ")+")")
 	targetName := fs.String("target", targets.Default, "target: the broker ("+strings.Join(targets.Names(), ", ")+")")
-	timeout := fs.Duration("timeout", 2*time.Minute, "bound on each scenario run")
-	verbose := fs.Bool("v", false, "also print the consumer's diagnosis (recent decisions) after each run")
+	timeout := fs.Duration("timeout", 0, "bound on each scenario run (0: the file's own bound, its timeline plus "+scenario.RunSlack.String()+")")
+	verbose := fs.Bool("v", false, "also print the consumers' diagnosis (recent decisions) after each run")
+	files, err := filesAndFlags(fs, args, stderr)
+	if err != nil || files == nil {
+		return err
+	}
+	var subjects []harness.Subject
+	for _, name := range strings.Split(*subjectNames, ",") {
+		s, ok := harness.Subjects[strings.TrimSpace(name)]
+		if !ok {
+			return fmt.Errorf("unknown -subject %q (known: %s)", name, strings.Join(harness.SortedNames(harness.Subjects), ", "))
+		}
+		if !slices.ContainsFunc(subjects, func(x harness.Subject) bool { return x.Name() == s.Name() }) {
+			subjects = append(subjects, s)
+		}
+	}
+	target, ok := targets.ByName[*targetName]
+	if !ok {
+		return fmt.Errorf("unknown -target %q (known: %s)", *targetName, strings.Join(targets.Names(), ", "))
+	}
+	scs, err := loadAll(files, stderr)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	defer targets.CloseShared() //nolint:errcheck // best effort at exit
+	var problems []string
+	for _, sc := range scs {
+		outs := map[string]*scenario.Outcome{}
+		for _, subject := range subjects {
+			rctx, cancel := ctx, context.CancelFunc(func() {})
+			if *timeout > 0 {
+				rctx, cancel = context.WithTimeout(ctx, *timeout)
+			}
+			out, err := scenario.Run(rctx, sc, subject, target)
+			cancel()
+			if err != nil {
+				return err
+			}
+			outs[subject.Name()] = out
+			printOutcome(stdout, out)
+			if *verbose {
+				fmt.Fprintf(stdout, "  diagnosis:\n    %s\n", strings.ReplaceAll(out.Diagnose, "\n", "\n    "))
+			}
+			if len(subjects) == 1 && !out.Passed() && out.NotApplicable == "" {
+				problems = append(problems, fmt.Sprintf("%s failed on %s", sc.ID, subject.Name()))
+			}
+		}
+		if len(subjects) > 1 {
+			line, ok := discrimination(sc, outs)
+			fmt.Fprintf(stdout, "%s %s\n", sc.ID, line)
+			if !ok {
+				problems = append(problems, sc.ID+" "+line)
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%d problem(s):\n  %s", len(problems), strings.Join(problems, "\n  "))
+	}
+	return nil
+}
+
+// discrimination says, for a file run on several subjects, whether it tells
+// the reference subject from the control: a file covering a regression must
+// pass on reactor, fail on baseline on one of its signals, and fail on null
+// on one of its liveness keys (each subject that was run). ok is false when
+// a check that applies does not hold.
+func discrimination(sc *scenario.Scenario, outs map[string]*scenario.Outcome) (string, bool) {
+	regression := false
+	if cat, err := catalogue.Load(); err == nil {
+		for _, c := range sc.Covers {
+			it, _ := cat.Lookup(c)
+			regression = regression || it.Kind == catalogue.KindRegression
+		}
+	}
+	var parts []string
+	ok := true
+	ref, hasRef := outs[harness.ReferenceSubject]
+	if hasRef {
+		parts = append(parts, "reactor "+ref.Verdict())
+		ok = ok && ref.Passed()
+	}
+	failedOn := func(o *scenario.Outcome, keys []string) bool {
+		return slices.ContainsFunc(o.FailedKeys, func(k string) bool { return slices.Contains(keys, k) })
+	}
+	if ctl, has := outs["baseline"]; has {
+		on := "passes"
+		switch {
+		case ctl.NotApplicable != "":
+			on = "n/a"
+		case failedOn(ctl, sc.Signals):
+			on = "fails on a signal (" + strings.Join(ctl.FailedKeys, ", ") + ")"
+		case !ctl.Passed():
+			on = "fails, but not on a signal (" + strings.Join(ctl.FailedKeys, ", ") + "; signals " + strings.Join(sc.Signals, ", ") + ")"
+		}
+		parts = append(parts, "baseline "+on)
+		if regression {
+			ok = ok && failedOn(ctl, sc.Signals)
+		}
+	}
+	if nul, has := outs["null"]; has {
+		on := "passes"
+		switch {
+		case nul.NotApplicable != "":
+			on = "n/a"
+		case failedOn(nul, sc.Liveness):
+			on = "fails on liveness (" + strings.Join(nul.FailedKeys, ", ") + ")"
+		case !nul.Passed():
+			on = "fails, but not on liveness (" + strings.Join(nul.FailedKeys, ", ") + ")"
+		}
+		parts = append(parts, "null "+on)
+		if regression {
+			ok = ok && (nul.NotApplicable != "" || failedOn(nul, sc.Liveness))
+		}
+	}
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for n := range outs {
+			if !yield(n) {
+				return
+			}
+		}
+	}) {
+		if name != harness.ReferenceSubject && name != "baseline" && name != "null" {
+			parts = append(parts, name+" "+outs[name].Verdict())
+		}
+	}
+	verdict := "discriminates"
+	switch {
+	case !regression:
+		verdict = "covers no regression (no control check)"
+	case !hasRef || outs["baseline"] == nil:
+		verdict = "discrimination needs -subject reactor,baseline"
+		ok = false
+	case !ok:
+		verdict = "DOES NOT discriminate"
+	}
+	return verdict + ": " + strings.Join(parts, "; "), ok || !regression
+}
+
+// filesAndFlags parses flags given before or after the files; nil files
+// (and nil error) after -h.
+func filesAndFlags(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, error) {
 	var files []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			if help, _ := parseFlags(fs, []string{"-h"}); help && strings.Contains(err.Error(), "help") {
-				return nil
+			if strings.Contains(err.Error(), "help") {
+				return nil, nil
 			}
-			return errUsage
+			return nil, errUsage
 		}
 		if fs.NArg() == 0 {
 			break
@@ -42,57 +191,72 @@ func runScenario(args []string, stdout, stderr io.Writer) error {
 		args = fs.Args()[1:]
 	}
 	if len(files) == 0 {
-		fmt.Fprintln(stderr, "kreactor run: at least one scenario FILE is required")
+		fmt.Fprintf(stderr, "kreactor %s: at least one scenario FILE (or directory) is required\n", fs.Name())
 		fs.Usage()
-		return errUsage
+		return nil, errUsage
 	}
-	subject, ok := harness.Subjects[*subjectName]
-	if !ok {
-		return fmt.Errorf("unknown -subject %q (known: %s)", *subjectName, strings.Join(harness.SortedNames(harness.Subjects), ", "))
-	}
-	target, ok := targets.ByName[*targetName]
-	if !ok {
-		return fmt.Errorf("unknown -target %q (known: %s)", *targetName, strings.Join(targets.Names(), ", "))
+	return files, nil
+}
+
+// loadAll expands directories to their *.yaml files and loads every file
+// with the suite's rules (ids unique across them); every error is printed.
+// It returns the files that loaded, and an error when any did not (run then
+// runs nothing).
+func loadAll(args []string, stderr io.Writer) ([]*scenario.Scenario, error) {
+	var files []string
+	for _, a := range args {
+		if st, err := os.Stat(a); err == nil && st.IsDir() {
+			ms, _ := filepath.Glob(filepath.Join(a, "*.yaml"))
+			slices.Sort(ms)
+			if len(ms) == 0 {
+				return nil, fmt.Errorf("%s: no *.yaml files", a)
+			}
+			files = append(files, ms...)
+			continue
+		}
+		files = append(files, a)
 	}
 	var scs []*scenario.Scenario
-	for _, f := range files {
-		sc, err := scenario.Load(f)
-		if err != nil {
-			return err
+	bad := 0
+	for _, l := range scenario.LoadFiles(files...) {
+		if l.Err != nil {
+			fmt.Fprintln(stderr, l.Err)
+			bad++
+			continue
 		}
-		scs = append(scs, sc)
+		scs = append(scs, l.Scenario)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	defer targets.CloseShared() //nolint:errcheck // best effort at exit
-	failed := 0
+	if bad > 0 {
+		return scs, fmt.Errorf("%d of %d scenario file(s) do not load", bad, len(files))
+	}
+	return scs, nil
+}
+
+// checkScenarios implements `kreactor check FILE|DIR...`: the validation pass
+// alone (what `run` and the suite apply first), one line per file.
+func checkScenarios(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("check", "FILE|DIR...", stderr)
+	files, err := filesAndFlags(fs, args, stderr)
+	if err != nil || files == nil {
+		return err
+	}
+	scs, err := loadAll(files, stderr)
 	for _, sc := range scs {
-		rctx, cancel := context.WithTimeout(ctx, *timeout)
-		out, err := scenario.Run(rctx, sc, subject, target)
-		cancel()
-		if err != nil {
-			return err
-		}
-		printOutcome(stdout, out)
-		if *verbose {
-			fmt.Fprintf(stdout, "  diagnosis:\n    %s\n", strings.ReplaceAll(out.Diagnose, "\n", "\n    "))
-		}
-		if !out.Passed() {
-			failed++
-		}
+		fmt.Fprintf(stdout, "ok %s (%s: %d consumer(s), %d steps, %d expectations, timeline bound %s)\n",
+			sc.File, sc.ID, len(sc.Consumers), len(sc.Steps), len(sc.Expect), sc.Bound())
 	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d scenario(s) failed", failed, len(scs))
+	if err != nil {
+		return err
 	}
 	return nil
 }
 
 func printOutcome(w io.Writer, o *scenario.Outcome) {
-	verdict := "PASS"
-	if !o.Passed() {
-		verdict = "FAIL"
+	fmt.Fprintf(w, "%s %s (subject %s, target %s, %s)\n  %s\n", o.Verdict(), o.Scenario.ID, o.Subject, o.Target, o.Duration.Round(time.Millisecond), o.Scenario.Title)
+	if o.NotApplicable != "" {
+		fmt.Fprintf(w, "  n/a: %s\n", o.NotApplicable)
+		return
 	}
-	fmt.Fprintf(w, "%s %s (subject %s, target %s, %s)\n  %s\n", verdict, o.Scenario.ID, o.Subject, o.Target, o.Duration.Round(time.Millisecond), o.Scenario.Title)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, f := range o.Figures {
 		mark := "  "

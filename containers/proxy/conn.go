@@ -125,7 +125,11 @@ func (c *conn) readLoop() {
 			}
 			return
 		}
-		c.p.rec.Add(rq.Record(rq.at, c.node, c.id))
+		q := rq.Record(rq.at, c.node, c.id)
+		if c.p.rec.WantsBody(rq.Key) {
+			q.Body = rq.Body
+		}
+		c.p.rec.Add(q)
 		c.p.observe(c.node, rq)
 		select {
 		case c.queue <- rq:

@@ -65,6 +65,8 @@ type Fault struct {
 
 	mu     sync.Mutex
 	hitted chan struct{} // guarded by mu; closed and replaced on each hit
+
+	onHeal func() // run once by Heal after the fault is removed (Refuse: listen again); may be nil
 }
 
 // Heal removes the fault: held and delayed requests proceed to the broker at
@@ -78,6 +80,9 @@ func (f *Fault) Heal() {
 		p.faults = slices.DeleteFunc(p.faults, func(o *Fault) bool { return o == f })
 		p.publishLocked()
 		p.mu.Unlock()
+		if f.onHeal != nil {
+			f.onHeal()
+		}
 	})
 }
 

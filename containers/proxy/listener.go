@@ -17,11 +17,12 @@ const ClientID = "kreactor-proxy"
 // node is one upstream broker and the proxy's listener for it.
 type node struct {
 	id       int32
-	ln       net.Listener
-	addr     string // listener address, host:port
-	host     string // listener host, for rewriting
-	port     int32  // listener port, for rewriting
-	upstream string // broker address host:port; guarded by Proxy.mu
+	ln       net.Listener // guarded by Proxy.mu; nil while refusing
+	refusing int          // guarded by Proxy.mu; Refuse faults in force
+	addr     string       // listener address, host:port
+	host     string       // listener host, for rewriting
+	port     int32        // listener port, for rewriting
+	upstream string       // broker address host:port; guarded by Proxy.mu
 }
 
 // Addrs returns the proxy's listener addresses (host:port) in node id order:
@@ -103,16 +104,19 @@ func (p *Proxy) ensureNode(id int32, upstream string) (*node, error) {
 	n := &node{id: id, ln: ln, addr: a.String(), host: a.IP.String(), port: int32(a.Port), upstream: upstream}
 	p.nodes[id] = n
 	p.log.Debug("listening", "node", id, "addr", n.addr, "upstream", upstream)
-	p.goLocked(func() { p.accept(n) })
+	p.goLocked(func() { p.accept(n, ln) })
 	return n, nil
 }
 
-// accept serves n's listener until it is closed.
-func (p *Proxy) accept(n *node) {
+// accept serves n's listener ln until it is closed.
+func (p *Proxy) accept(n *node, ln net.Listener) {
 	for {
-		nc, err := n.ln.Accept()
+		nc, err := ln.Accept()
 		if err != nil {
-			if !p.isClosing() {
+			p.mu.Lock()
+			refusing := n.refusing > 0
+			p.mu.Unlock()
+			if !p.isClosing() && !refusing {
 				p.log.Warn("accept", "node", n.id, "err", err)
 			}
 			return

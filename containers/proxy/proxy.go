@@ -190,7 +190,9 @@ func (p *Proxy) Close() error {
 		p.closed = true
 		var lns []net.Listener
 		for _, n := range p.nodes {
-			lns = append(lns, n.ln)
+			if n.ln != nil {
+				lns = append(lns, n.ln)
+			}
 		}
 		conns := make([]*conn, 0, len(p.conns))
 		for c := range p.conns {

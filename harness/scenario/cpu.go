@@ -1,15 +1,17 @@
 package scenario
 
-// The cpu expectation (issue 11): the consumer's CPU in a fault window,
-// bounded by an idle window of the same file ("at most 3x idle + 100 ms",
-// scaled to the windows' lengths), and for a client that reports it
-// (kafka-clients' select-total) its selector polls the same way:
+// The cpu expectation (issue 11, one handler of the registry in expect.go):
+// the consumer's CPU in a fault window, bounded by an idle window of the
+// same file ("at most 3x idle + 100 ms", scaled to the windows' lengths),
+// and for a client that reports it (kafka-clients' select-total) its
+// selector polls the same way:
 //
 //	- cpu: {window: outage, idle: idle}                      # harness.DefaultCPUBound
 //	- cpu: {window: outage, idle: idle, factor: 3, plus: 100ms, select_plus: 1000}
 //	- cpu: {window: waiting, max: 400ms}                     # no healthy window to calibrate by
+//	- cpu: {window: idle, report_only: true}                 # a figure for the report, no bound
 //
-// The last form is for a shape with no healthy phase to measure (the
+// The max form is for a shape with no healthy phase to measure (the
 // consumer is in the shape from its first call): at most max of CPU and
 // select_plus selector polls (default 1000) in the window.
 //
@@ -21,125 +23,149 @@ package scenario
 
 import (
 	"fmt"
-	"slices"
-	"strconv"
-	"time"
-
-	"go.yaml.in/yaml/v3"
+	"math"
 
 	"github.com/kreactor/kreactor/harness"
 )
 
-func (p *parser) cpuExpectation(v *yaml.Node, e *Expectation) error {
-	e.CPU = harness.DefaultCPUBound
-	var absolute *time.Duration
-	float := func(n *yaml.Node, out *float64) error {
-		f, err := strconv.ParseFloat(n.Value, 64)
-		if n.Kind != yaml.ScalarNode || err != nil || f < 0 {
-			return p.errf(n.Line, "", "want a non-negative number, got %q", n.Value)
-		}
-		*out = f
-		return nil
+// CPU bounds the CPU a consumer used in Window (see the file comment).
+type CPU struct {
+	Window   string `yaml:"window" sc:"required,name"`
+	Idle     string `yaml:"idle,omitempty" sc:"name"`
+	Consumer string `yaml:"consumer,omitempty" sc:"name"`
+	// Factor, Plus, SelectPlus override harness.DefaultCPUBound's
+	// IdleFactor, Plus (CPU time) and SelectPlus (selector polls).
+	Factor     *float64  `yaml:"factor,omitempty"`
+	Plus       *Duration `yaml:"plus,omitempty"`
+	SelectPlus *float64  `yaml:"select_plus,omitempty"`
+	// Max is an absolute bound on the window's CPU time (no idle window).
+	Max        *Duration `yaml:"max,omitempty"`
+	ReportOnly bool      `yaml:"report_only,omitempty"`
+}
+
+func (a *CPU) key(sc *Scenario) string { return "cpu." + a.Window + sc.suffix(a.Consumer) }
+
+func (a *CPU) extraKeys(sc *Scenario) []string { return []string{a.key(sc) + harness.CPUSuffixSelects} }
+
+// bound is the harness bound the file gives.
+func (a *CPU) bound() harness.CPUBound {
+	b := harness.DefaultCPUBound
+	if a.Factor != nil {
+		b.IdleFactor = *a.Factor
 	}
-	if err := p.mapping(v, "expectation cpu", map[string]func(*yaml.Node) error{
-		"window":      func(n *yaml.Node) error { return p.str(n, &e.Window) },
-		"idle":        func(n *yaml.Node) error { return p.str(n, &e.Idle) },
-		"factor":      func(n *yaml.Node) error { return float(n, &e.CPU.IdleFactor) },
-		"plus":        func(n *yaml.Node) error { return p.duration(n, &e.CPU.Plus) },
-		"select_plus": func(n *yaml.Node) error { return float(n, &e.CPU.SelectPlus) },
-		"max":         func(n *yaml.Node) error { return durPtr(p, n, &absolute) },
-	}, "window"); err != nil {
-		return err
+	if a.Plus != nil {
+		b.Plus = a.Plus.D()
 	}
-	if absolute != nil {
-		for i := 0; i+1 < len(v.Content); i += 2 {
-			if k := v.Content[i].Value; k == "idle" || k == "factor" || k == "plus" {
-				return p.errf(v.Content[i].Line, k, "max bounds the window alone: give either max, or idle (with factor and plus)")
+	if a.SelectPlus != nil {
+		b.SelectPlus = *a.SelectPlus
+	}
+	if a.Max != nil {
+		b.IdleFactor, b.Plus = 0, a.Max.D()
+	}
+	return b
+}
+
+func (a *CPU) validate(c *checker, e *Expectation) error {
+	switch {
+	case a.ReportOnly && (a.Max != nil || a.Idle != "" || a.Factor != nil || a.Plus != nil || a.SelectPlus != nil):
+		return c.errf(e.line("report_only"), "report_only", "a report_only figure has no bound: drop max, idle, factor, plus and select_plus, or report_only")
+	case a.Max != nil && (a.Idle != "" || a.Factor != nil || a.Plus != nil):
+		k := "idle"
+		for _, x := range []string{"idle", "factor", "plus"} {
+			if e.lines.has(x) {
+				k = x
+				break
 			}
 		}
-		e.CPU.IdleFactor, e.CPU.Plus = 0, *absolute
-		return nil
+		return c.errf(e.line(k), k, "max bounds the window alone: give either max, or idle (with factor and plus); only one would apply")
+	case !a.ReportOnly && a.Max == nil && a.Idle == "":
+		return c.errf(e.Line, "cpu", "needs idle (the window it is calibrated by), max, or report_only: true")
+	case a.Idle != "" && a.Idle == a.Window:
+		return c.errf(e.line("idle"), "idle", "the idle window must be another window than %q, the one it bounds", a.Window)
 	}
-	if e.Idle == "" {
-		return p.errf(v.Line, "cpu", "needs idle (the window it is calibrated by) or max")
+	for _, f := range []struct {
+		key string
+		v   *float64
+	}{{"factor", a.Factor}, {"select_plus", a.SelectPlus}} {
+		if f.v != nil && (*f.v < 0 || math.IsNaN(*f.v) || math.IsInf(*f.v, 0)) {
+			return c.errf(e.line(f.key), f.key, "want a finite non-negative number, got %v", *f.v)
+		}
 	}
-	if e.Window == e.Idle {
-		return p.errf(v.Line, e.Idle, "the idle window must be another window than the one it bounds")
+	if err := c.window(e, a.Window); err != nil {
+		return err
 	}
-	return nil
+	if a.Idle != "" {
+		if err := c.window(e, a.Idle); err != nil {
+			return err
+		}
+	}
+	return c.consumerRef(e, a.Consumer, false)
 }
 
-// wantsCPU reports whether a cpu expectation measures window name.
-func (r *run) wantsCPU(name string) bool {
-	return slices.ContainsFunc(r.sc.Expect, func(e Expectation) bool {
-		return e.Kind == "cpu" && (e.Window == name || e.Idle == name)
-	})
-}
-
-// readCPU reads the consumer's CPU at one edge of w, if a cpu expectation
-// names it.
-func (r *run) readCPU(w *window, open bool) {
-	if w == nil || !w.cpuWanted || r.c == nil || w.cpuErr != nil {
+func (a *CPU) evaluate(r *run, e *Expectation) {
+	m := r.member(a.Consumer)
+	key := a.key(r.sc)
+	use := func(name string) (harness.CPUUse, bool) {
+		w, ok := r.windowOf(name)
+		if !ok {
+			r.notReached(e, fmt.Sprintf("window %q", name))
+			return harness.CPUUse{}, false
+		}
+		wp := w.probes[m.spec.Name]
+		switch {
+		case wp == nil || !wp.cpuRead:
+			r.figure(Figure{Name: key, Pass: true, NotApplicable: true, Detail: fmt.Sprintf("consumer %s was not running when window %q opened", m.spec.Name, name)})
+			return harness.CPUUse{}, false
+		case wp.cpuErr != nil:
+			r.figure(Figure{Name: key, Pass: true, NotApplicable: true, Detail: fmt.Sprintf("CPU not measured: %v", wp.cpuErr)})
+			return harness.CPUUse{}, false
+		}
+		return wp.cpu1.Since(wp.cpu0), true
+	}
+	fault, ok := use(a.Window)
+	if !ok {
 		return
 	}
-	rd, err := harness.ReadCPU(r.c)
-	switch {
-	case err != nil:
-		w.cpuErr = err
-	case open:
-		w.cpu0 = rd
-	default:
-		w.cpu1 = rd
-	}
-}
-
-func (r *run) evaluateCPU(e Expectation, add func(Figure), fail func(Expectation, string, string, ...any)) {
-	fw := r.windows[e.Window]
-	if fw.cpuErr != nil {
-		fail(e, KeyTimeline, "CPU not measured: %v", fw.cpuErr)
+	if a.ReportOnly {
+		f := Figure{Name: key, Value: math.Round(float64(fault.Consumer.Microseconds())) / 1000, Unit: "ms cpu", Pass: true, Detail: fault.String()}
+		r.figure(f)
 		return
 	}
-	fault := fw.cpu1.Since(fw.cpu0)
 	// max: no idle window; nothing to scale (zero CPU, zero selector
 	// polls where the client counts them).
 	idle := harness.CPUUse{Scope: fault.Scope, Selects: fault.Selects * 0}
-	if e.Idle != "" {
-		iw := r.windows[e.Idle]
-		if iw == nil || iw.to.IsZero() {
-			fail(e, KeyTimeline, "idle window %q was not reached (the timeline stopped early)", e.Idle)
+	if a.Idle != "" {
+		if idle, ok = use(a.Idle); !ok {
 			return
 		}
-		if iw.cpuErr != nil {
-			fail(e, KeyTimeline, "CPU not measured: %v", iw.cpuErr)
-			return
-		}
-		idle = iw.cpu1.Since(iw.cpu0)
 	}
-	v, err := harness.JudgeCPU(fault, idle, e.CPU)
+	v, err := harness.JudgeCPU(fault, idle, a.bound())
 	if err != nil {
-		fail(e, KeyTimeline, "%v", err)
+		r.fail(harness.KeyTimeline, "%s:%d: cpu: %v", r.sc.File, e.Line, err)
 		return
 	}
-	for _, f := range cpuFigures(e.Key(), v) {
-		add(f)
+	for i, f := range v.Figures(key) {
+		fig := Figure{Name: f.Name, Value: f.Value, Unit: f.Unit, Bound: f.Bound, Pass: f.Pass}
+		if i == 0 && !v.Checked {
+			fig.Detail = fmt.Sprintf("%s CPU: shown only", harness.ScopeProcess)
+		}
+		r.figure(fig)
 	}
 	if !v.CPUOK {
-		fail(e, e.Key(), "%s", v.CPUMessage())
+		r.fail(key, "%s:%d: cpu: %s", r.sc.File, e.Line, v.CPUMessage())
 	}
 	if !v.SelectsOK {
-		fail(e, e.Key()+harness.CPUSuffixSelects, "%s", v.SelectsMessage())
+		r.fail(key+harness.CPUSuffixSelects, "%s:%d: cpu: %s", r.sc.File, e.Line, v.SelectsMessage())
 	}
 }
 
-// cpuFigures are the verdict's figures as scenario figures (the spec
-// attaches them; harness.CPUVerdict.Attach is the Go specs' form).
-func cpuFigures(key string, v harness.CPUVerdict) []Figure {
-	var out []Figure
-	for _, f := range v.Figures(key) {
-		out = append(out, Figure{Name: f.Name, Value: f.Value, Unit: f.Unit, Bound: f.Bound, Pass: f.Pass})
+// readCPU reads m's CPU for a window edge.
+// ok is false when m has no consumer (not built yet, or refused).
+func readCPU(m *member) (rd harness.CPUReading, ok bool, err error) {
+	h := m.handle()
+	if h == nil {
+		return harness.CPUReading{}, false, nil
 	}
-	if !v.Checked {
-		out[0].Detail = fmt.Sprintf("%s CPU: shown only", harness.ScopeProcess)
-	}
-	return out
+	rd, err = harness.ReadCPU(h)
+	return rd, true, err
 }

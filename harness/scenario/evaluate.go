@@ -2,250 +2,125 @@ package scenario
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/harness"
 )
 
-func (r *run) evaluate(out *Outcome) {
-	fail := func(e Expectation, key, format string, args ...any) {
-		out.Failures = append(out.Failures, fmt.Sprintf("%s:%d: %s: %s", r.sc.File, e.Line, e.Kind, fmt.Sprintf(format, args...)))
-		out.failKey(key)
-	}
-	add := func(f Figure) { out.Figures = append(out.Figures, f) }
-
-	if r.rejected != nil {
-		for _, e := range r.sc.Expect {
-			if e.Kind != "config_rejected" {
-				continue
-			}
-			var ce *consumer.ConfigError
-			ok := errors.As(r.rejected, &ce) && ce.Field == e.Field
-			add(Figure{Name: e.Key(), Value: 1, Unit: "configs rejected", Bound: "rejected naming " + e.Field, Pass: ok})
-			if !ok {
-				fail(e, e.Key(), "construction failed, but not with a ConfigError naming %s: %v", e.Field, r.rejected)
-			}
-			return // a rejected configuration is the whole verdict
+// evaluate judges every expectation, then adds the run's own figures.
+func (r *run) evaluate(_ context.Context) {
+	r.tEnd = time.Now()
+	for _, e := range r.sc.Expect {
+		if _, isReject := e.Args.(*ConfigRejected); !isReject && r.anyRejected() {
+			continue // a refused configuration is the whole verdict
 		}
-		out.Failures = append(out.Failures, fmt.Sprintf("%s: consumer construction failed: %v", r.sc.File, r.rejected))
-		out.failKey(KeyTimeline)
+		e.Args.evaluate(r, e)
+	}
+	if r.anyRejected() && !slices.ContainsFunc(r.sc.Expect, func(e *Expectation) bool { _, ok := e.Args.(*ConfigRejected); return ok }) {
+		for _, m := range r.order {
+			if m.rejected != nil {
+				r.fail(harness.KeyTimeline, "%s: consumer %s: construction failed: %v", r.sc.File, m.spec.Name, m.rejected)
+			}
+		}
+	}
+	for _, m := range r.order {
+		m.mu.Lock()
+		n := m.pollErrors
+		m.mu.Unlock()
+		if n > 0 {
+			r.figure(Figure{Name: "poll_errors" + r.sc.suffix(m.spec.Name), Value: float64(n), Unit: "errors"})
+		}
+	}
+}
+
+func (r *run) anyRejected() bool {
+	return slices.ContainsFunc(r.order, func(m *member) bool { return m.rejected != nil })
+}
+
+// judge adds f (named key) and, unless ok, a failure of key.
+func (r *run) judge(e *Expectation, key string, ok bool, f Figure, format string, args ...any) {
+	f.Name, f.Pass = key, ok
+	r.figure(f)
+	if !ok {
+		r.fail(key, "%s:%d: %s: %s", r.sc.File, e.Line, e.Kind, fmt.Sprintf(format, args...))
+	}
+}
+
+// notReached fails e on the timeline's key: the window or step it needs was
+// never reached, so it measured nothing (the report must not credit a
+// signal that was not measured).
+func (r *run) notReached(e *Expectation, what string) {
+	r.fail(harness.KeyTimeline, "%s:%d: %s: %s was not reached (the timeline stopped early)", r.sc.File, e.Line, e.Kind, what)
+}
+
+// count judges a count against minN/maxN (bound is the text, "" renders
+// them); reportOnly records the figure without a bound.
+func (r *run) count(e *Expectation, key string, n int, unit string, minN, maxN *int, bound string, reportOnly bool) {
+	if reportOnly {
+		r.figure(Figure{Name: key, Value: float64(n), Unit: unit, Pass: true})
 		return
 	}
-	probe, probed := harness.ProbeOf(r.c)
-	for _, e := range r.sc.Expect {
-		// An expectation about a window or a step the timeline never
-		// reached measured nothing: it fails, on the timeline's key, not
-		// on its own (the report must not credit a signal that was not
-		// measured).
-		if w, ok := r.windows[e.Window]; e.Window != "" && (!ok || w.to.IsZero()) {
-			fail(e, KeyTimeline, "window %q was not reached (the timeline stopped early)", e.Window)
-			continue
-		}
-		if e.Of != "" && e.Kind != "callbacks" && r.results[e.Of] == nil {
-			fail(e, KeyTimeline, "step %q was not reached (the timeline stopped early)", e.Of)
-			continue
-		}
-		if e.Of != "" && e.Kind == "callbacks" && r.callbacks[e.Of] == nil {
-			fail(e, KeyTimeline, "step %q was not reached (the timeline stopped early)", e.Of)
-			continue
-		}
-		switch e.Kind {
-		case "config_rejected":
-			add(Figure{Name: e.Key(), Value: 0, Unit: "configs rejected", Bound: "accepted: the other bounds apply", Pass: true})
-		case "requests":
-			w := r.windows[e.Window]
-			n := r.cl.Recorder().Count(harness.RequestFilter{Keys: []kmsg.Key{e.API}, ClientID: r.clientID, From: w.from, To: w.to})
-			maxN := e.Max
-			bound := ""
-			if e.MaxBackoffPlus != nil {
-				// The retry schedule comes from the configuration through
-				// the harness's own reading of Kafka's documented backoff
-				// (harness.RetrySchedule), never from the subject's code.
-				sched := harness.Schedule(r.cfg)
-				m := sched.MaxAttemptsIn(w.to.Sub(w.from)) + *e.MaxBackoffPlus
-				maxN = &m
-				bound = fmt.Sprintf("<= %d (retry schedule %s in %s + %d)", m, sched, w.to.Sub(w.from).Round(time.Millisecond), *e.MaxBackoffPlus)
-			}
-			r.count(out, e, n, "requests", maxN, e.Min, bound, fail)
-		case "steps", "spurious_wakeups", "ready_without_request", "past_deadline", "app_wakeups":
-			w := r.windows[e.Window]
-			if !w.probed {
-				add(Figure{Name: e.Key(), Unit: "", Pass: true, NotApplicable: true,
-					Detail: "needs the loop's counters (a probe of our consumers)"})
-				continue
-			}
-			d := w.s1.Sub(w.s0)
-			var n uint64
-			unit := "steps"
-			switch e.Kind {
-			case "steps":
-				n = d.Steps
-			case "spurious_wakeups":
-				n, unit = d.SpuriousWakeups, "wakeups"
-			case "ready_without_request":
-				n, unit = d.ReadyWithoutRequest, "results"
-			case "past_deadline":
-				// The engine's count, or the harness's own from the
-				// published decisions when it is higher: a spec does not
-				// take a contract violation's absence from the subject's
-				// word alone.
-				n, unit = max(d.PastDeadline, uint64(w.pastInTrace)), "results"
-			case "app_wakeups":
-				n, unit = d.AppWakeups, "wakeups"
-			}
-			r.count(out, e, int(n), unit, e.Max, e.Min, "", fail)
-		case "early_returns":
-			if !probed {
-				add(Figure{Name: e.Key(), Pass: true, NotApplicable: true, Detail: "needs the consumer's commit-return probe"})
-				continue
-			}
-			returns, early := probe.CommitReturns()
-			add(Figure{Name: "commit_returns", Value: float64(returns), Unit: "calls"})
-			r.count(out, e, int(early), "calls", e.Max, nil, "", fail)
-		case "duration":
-			res := r.results[e.Of]
-			d := res.end.Sub(res.start)
-			ok := (e.MinDur == nil || d >= *e.MinDur) && (e.MaxDur == nil || d <= *e.MaxDur)
-			add(Figure{Name: e.Key(), Value: float64(d.Milliseconds()), Unit: "ms", Bound: durBound(e), Pass: ok})
-			if e.MaxDur != nil {
-				add(Figure{Name: e.Key() + ".headroom", Value: harness.Headroom(float64(d.Milliseconds()), float64(e.MaxDur.Milliseconds())), Unit: "x"})
-			}
-			if !ok {
-				fail(e, e.Key(), "%s took %s, want %s", e.Of, d.Round(time.Millisecond), durBound(e))
-			}
-		case "error":
-			res := r.results[e.Of]
-			ok := errorIs(res.err, e.Is)
-			add(Figure{Name: e.Key(), Value: b2f(res.err != nil), Unit: "errors", Bound: "is " + e.Is, Pass: ok, Detail: fmt.Sprint(res.err)})
-			if !ok {
-				fail(e, e.Key(), "%s returned %v, want %s", e.Of, res.err, e.Is)
-			}
-		case "callbacks":
-			cb := r.callbacks[e.Of]
-			n := len(cb.errs)
-			ok := n == *e.Max
-			for _, err := range cb.errs {
-				if e.Is != "" && !errorIs(err, e.Is) {
-					ok = false
-				}
-			}
-			add(Figure{Name: e.Key(), Value: float64(n), Unit: "callbacks", Bound: fmt.Sprintf("== %d, each %s", *e.Max, orAny(e.Is)), Pass: ok, Detail: fmt.Sprint(cb.errs)})
-			if !ok {
-				fail(e, e.Key(), "%s's callback ran %d time(s) with %v, want %d time(s) with %s", e.Of, n, cb.errs, *e.Max, orAny(e.Is))
-			}
-		case "commits_within_processed":
-			r.commitsMu.Lock()
-			commits := append([]commitSeen(nil), r.commits...)
-			r.commitsMu.Unlock()
-			if err := r.resolveTopicIDs(context.Background(), commits); err != nil {
-				fail(e, KeyTimeline, "%v", err)
-				continue
-			}
-			bad, judged, worst := 0, 0, int64(0)
-			var first string
-			for _, cm := range commits {
-				pos, ok := r.processedAt(cm.tp, cm.at)
-				if !ok {
-					continue
-				}
-				judged++
-				if cm.offset > pos {
-					bad++
-					worst = max(worst, cm.offset-pos)
-					if first == "" {
-						first = fmt.Sprintf("OffsetCommit of %s at %d while the application had processed up to %d", cm.tp, cm.offset, pos)
-					}
-				}
-			}
-			add(Figure{Name: KeyCommitsObserved, Value: float64(judged), Unit: "partition commits", Bound: ">= 1", Pass: judged > 0})
-			add(Figure{Name: KeyCommitsPastProcessed, Value: float64(bad), Unit: "partition commits", Bound: "== 0", Pass: bad == 0})
-			add(Figure{Name: "commits.max_excess", Value: float64(worst), Unit: "records"})
-			if judged == 0 {
-				fail(e, KeyCommitsObserved, "no OffsetCommit was observed: the scenario does not exercise auto-commit")
-			} else if bad > 0 {
-				fail(e, KeyCommitsPastProcessed, "%d of %d partition commits exceeded what the application had processed; first: %s", bad, judged, first)
-			}
-		case "cpu":
-			r.evaluateCPU(e, add, fail)
-		case "delivered":
-			ok := r.unique == e.Records && len(r.violations) == 0
-			add(Figure{Name: e.Key(), Value: float64(r.unique), Unit: "records", Bound: fmt.Sprintf("== %d, each once, in order", e.Records), Pass: ok})
-			if !ok {
-				fail(e, e.Key(), "%d unique records (want %d); violations: %v", r.unique, e.Records, r.violations)
-			}
-		}
-	}
-	if r.pollErrors > 0 {
-		add(Figure{Name: "poll_errors", Value: float64(r.pollErrors), Unit: "errors"})
-	}
-}
-
-func (r *run) count(out *Outcome, e Expectation, n int, unit string, maxN, minN *int, bound string, fail func(Expectation, string, string, ...any)) {
-	name := e.Key()
 	if bound == "" {
-		switch {
-		case maxN != nil && minN != nil:
-			bound = fmt.Sprintf("%d..%d", *minN, *maxN)
-		case maxN != nil:
-			bound = fmt.Sprintf("<= %d", *maxN)
-		case minN != nil:
-			bound = fmt.Sprintf(">= %d", *minN)
-		}
+		bound = boundText(minN, maxN)
 	}
 	ok := (maxN == nil || n <= *maxN) && (minN == nil || n >= *minN)
-	out.Figures = append(out.Figures, Figure{Name: name, Value: float64(n), Unit: unit, Bound: bound, Pass: ok})
+	r.judge(e, key, ok, Figure{Value: float64(n), Unit: unit, Bound: bound}, "%s = %d %s, want %s", key, n, unit, bound)
 	if maxN != nil && *maxN > 0 {
-		out.Figures = append(out.Figures, Figure{Name: name + ".headroom", Value: harness.Headroom(float64(n), float64(*maxN)), Unit: "x"})
+		r.figure(Figure{Name: key + ".headroom", Value: harness.Headroom(float64(n), float64(*maxN)), Unit: "x"})
 	}
+}
+
+// span is the window name's time range, or the whole timeline for "".
+func (r *run) span(e *Expectation, name string) (from, to time.Time, ok bool) {
+	if name == "" {
+		return r.t0, r.tEnd, true
+	}
+	w, ok := r.windowOf(name)
 	if !ok {
-		fail(e, name, "%s = %d %s, want %s", name, n, unit, bound)
+		r.notReached(e, fmt.Sprintf("window %q", name))
+		return time.Time{}, time.Time{}, false
 	}
+	return w.from, w.to, true
 }
 
-func durBound(e Expectation) string {
-	switch {
-	case e.MinDur != nil && e.MaxDur != nil:
-		return fmt.Sprintf("%s..%s", *e.MinDur, *e.MaxDur)
-	case e.MaxDur != nil:
-		return fmt.Sprintf("<= %s", *e.MaxDur)
-	case e.MinDur != nil:
-		return fmt.Sprintf(">= %s", *e.MinDur)
+// clientIDs are the client ids of consumer name ("" the first, "all" every
+// one).
+func (r *run) clientIDs(name string) []string {
+	if name == "all" {
+		out := make([]string, len(r.order))
+		for i, m := range r.order {
+			out[i] = m.clientID
+		}
+		return out
 	}
-	return ""
+	return []string{r.member(name).clientID}
 }
 
-func errorIs(err error, is string) bool {
-	switch is {
-	case "", "any":
-		return err != nil || is == ""
-	case "none":
-		return err == nil
-	case "wakeup":
-		return errors.Is(err, consumer.ErrWakeup)
-	case "commit-failed":
-		return harness.IsCommitFailure(err)
-	case "close-deadline":
-		return errors.Is(err, consumer.ErrCloseDeadline)
+// requests returns the recorded requests of keys from the consumer's client
+// ids in [from, to) that match where (nil: all), oldest first.
+func (r *run) requests(keys []kmsg.Key, consumer string, where func(kmsg.Request) bool, from, to time.Time) []harness.Request {
+	var out []harness.Request
+	for _, id := range r.clientIDs(consumer) {
+		for _, q := range r.cl.Recorder().Filter(harness.RequestFilter{Keys: keys, ClientID: id, From: from, To: to}) {
+			if where == nil || (q.Body != nil && where(q.Body)) {
+				out = append(out, q)
+			}
+		}
 	}
-	ke, _ := kafkaError(is)
-	return ke != nil && errors.Is(err, ke)
+	slices.SortStableFunc(out, func(a, b harness.Request) int { return a.At.Compare(b.At) })
+	return out
 }
 
-func orAny(s string) string {
-	if s == "" {
-		return "any outcome"
+// stepMark is the mark of the step named name for e, failing e on the
+// timeline's key when it never ran.
+func (r *run) stepMark(e *Expectation, name string) (*mark, bool) {
+	mk, ok := r.result(name)
+	if !ok {
+		r.notReached(e, fmt.Sprintf("step %q", name))
 	}
-	return s
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
+	return mk, ok
 }

@@ -63,6 +63,10 @@ type Group struct {
 	// the variant before Start, nil when its Poll does not wait on the
 	// engine (it reports each poll event with Member.OnPoll instead).
 	PollPending func() bool
+	// OnSeek, if set, runs on the engine goroutine after Seek moved a
+	// position (the baseline drops its application-side buffer's records
+	// of the partition); set by the variant before Start.
+	OnSeek func(tp managers.TopicPartition, pos managers.Position)
 	// Closing is set when the close sequence starts (the view's Closing).
 	Closing       bool
 	manual        []managers.TopicPartition

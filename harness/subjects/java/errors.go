@@ -119,6 +119,7 @@ var kafkaExceptionNames = map[string]string{
 	"SASL_AUTHENTICATION_FAILED":       "SaslAuthenticationException",
 	"RECORD_LIST_TOO_LARGE":            "RecordBatchTooLargeException",
 	"NOT_ENOUGH_REPLICAS_AFTER_APPEND": "NotEnoughReplicasAfterAppendException",
+	"OFFSET_METADATA_TOO_LARGE":        "OffsetMetadataTooLarge", // kafka-clients' class has no Exception suffix
 }
 
 // KafkaExceptionClass is the simple name of the Java exception kafka-clients

@@ -62,13 +62,17 @@ func (k *cluster) Inject(_ context.Context, spec harness.FaultSpec) (harness.Fau
 	case harness.FaultCoordinatorUnavailable:
 		f, err = k.p.CoordinatorUnavailable(spec.Group)
 	case harness.FaultError:
-		f, err = k.p.AnswerError(proxy.ErrorSpec{Key: spec.Key, Err: spec.Err, Topic: spec.Topic, When: spec.When})
+		f, err = k.p.AnswerError(proxy.ErrorSpec{Key: spec.Key, Err: spec.Err, Topic: spec.Topic, When: spec.When, Nodes: spec.Nodes})
 	case harness.FaultHold:
-		f, err = k.p.Hold(spec.Key)
+		f, err = k.p.HoldSelected(proxy.SelectSpec{Key: spec.Key, Nodes: spec.Nodes, When: spec.When})
 	case harness.FaultDelay:
-		f, err = k.p.Delay(spec.Key, spec.Delay)
+		f, err = k.p.DelaySelected(proxy.SelectSpec{Key: spec.Key, Nodes: spec.Nodes, When: spec.When}, spec.Delay)
 	case harness.FaultBrokersDown:
-		f, err = k.p.BrokersDown()
+		f, err = k.p.DropConnectionsOf(spec.Nodes...)
+	case harness.FaultBlackHole:
+		f, err = k.p.BlackHole(spec.Nodes...)
+	case harness.FaultRefuse:
+		f, err = k.p.Refuse(spec.Nodes...)
 	}
 	if err != nil {
 		return nil, err

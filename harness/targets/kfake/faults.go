@@ -31,13 +31,17 @@ func (k *cluster) Inject(_ context.Context, spec harness.FaultSpec) (harness.Fau
 	case harness.FaultCoordinatorUnavailable:
 		h, err = k.b.CoordinatorUnavailable(spec.Group)
 	case harness.FaultError:
-		h, err = k.b.Fault(franzkfake.Fault{Keys: []kmsg.Key{spec.Key}, Topic: spec.Topic, Err: spec.Err, Count: -1, When: spec.When})
+		h, err = k.b.Fault(franzkfake.Fault{Keys: []kmsg.Key{spec.Key}, Nodes: spec.Nodes, Topic: spec.Topic, Err: spec.Err, Count: -1, When: spec.When})
 	case harness.FaultHold:
-		h, err = k.b.HoldKey(spec.Key)
+		h, err = k.b.HoldSelected(fakebroker.Selector{Key: spec.Key, Nodes: spec.Nodes, When: spec.When})
 	case harness.FaultDelay:
-		h, err = k.b.DelayKey(spec.Key, spec.Delay, -1)
+		h, err = k.b.DelaySelected(fakebroker.Selector{Key: spec.Key, Nodes: spec.Nodes, When: spec.When}, spec.Delay)
 	case harness.FaultBrokersDown:
-		return k.brokersDown()
+		return k.brokersDown(spec.Nodes)
+	case harness.FaultBlackHole:
+		h, err = k.b.BlackHole(spec.Nodes...)
+	case harness.FaultRefuse:
+		h, err = k.b.Refuse(spec.Nodes...)
 	}
 	if err != nil {
 		return nil, err
@@ -45,11 +49,16 @@ func (k *cluster) Inject(_ context.Context, spec harness.FaultSpec) (harness.Fau
 	return h, nil
 }
 
-// brokersDown drops connections on every node: kfake cannot remove its last
-// node, so "down" is modelled as "every request's connection is closed".
-func (k *cluster) brokersDown() (harness.Fault, error) {
+// brokersDown drops connections on nodes (every node when empty): "down" is
+// modelled as "every request's connection is closed".
+func (k *cluster) brokersDown(nodes []int32) (harness.Fault, error) {
+	if len(nodes) == 0 {
+		for node := range int32(k.b.Config().Brokers) {
+			nodes = append(nodes, node)
+		}
+	}
 	var hs multiFault
-	for node := range int32(k.b.Config().Brokers) {
+	for _, node := range nodes {
 		h, err := k.b.DropConnections(node)
 		if err != nil {
 			hs.Heal()
