@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"math/rand/v2"
 	"net"
 	"strconv"
 	"strings"
@@ -88,6 +89,16 @@ type Config struct {
 	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 	// Logger receives the consumer's logs; default discards.
 	Logger *slog.Logger
+	// Rand, if set, is the source of every random choice the consumer
+	// makes: its member id (KIP-848 heartbeat v1: 16 client-generated
+	// bytes) and the 20% jitter of its retry, reconnect and
+	// connection-setup backoffs (KIP-580). New draws from it only while it
+	// runs, on the caller's goroutine, to seed one generator for the
+	// loop's backoffs and one for the transport's, and never touches it
+	// again. nil (the default) uses crypto/rand for the member id and
+	// math/rand/v2's global source for jitter. For seeded simulation runs
+	// (harness/sim): the same source gives the same choices.
+	Rand rand.Source
 }
 
 // maxWireDuration is the longest duration a setting sent as int32
