@@ -84,8 +84,9 @@ type Config struct {
 	MaxBufferedRecords     int           // records buffered before fetching pauses; default 4 x MaxPollRecords
 	IsolationLevel         string        // isolation.level: read_uncommitted (default) or read_committed
 
-	// Dial, if set, replaces the network dialer (e.g. kfake's
-	// VirtualNetwork.DialContext under testing/synctest).
+	// Dial, if set, replaces the network dialer (e.g. fakebroker's
+	// Broker.Dial on kfake's in-memory network, under testing/synctest:
+	// harness/sim).
 	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 	// Logger receives the consumer's logs; default discards.
 	Logger *slog.Logger
