@@ -3,15 +3,18 @@
 #   make test         vet; race-enabled unit tests of every package outside specs/;
 #                     then the conformance run below under the race detector
 #   make conformance  run the Ginkgo suites RUNS times (default 1) per subject (reactor,
-#                     baseline; the null subject runs the regression suite only) on the
-#                     target (kfake), then write in reports/out:
+#                     baseline, java, kgo; the null subject runs the regression suite
+#                     only) on the target (kfake), then write in reports/out:
 #                     conformance.html (self-contained, plots), conformance.md,
 #                     summary.json, conformance.jira.txt (Jira markup for KAFKA-20995),
 #                     junit-<subject>-<target>-run<k>.xml (Ginkgo's JUnit reporter);
 #                     check the expectations (every catalogue item passes on the reactor,
 #                     every regression spec fails on the baseline on its signal and on the
-#                     null subject on a liveness key) and render the HTML in headless
-#                     Chromium (browser-check)
+#                     null subject on a liveness key; java and kgo are evidence: shown
+#                     per regression, failing the check only on a harness error such as
+#                     a driver crash) and render the HTML in headless Chromium
+#                     (browser-check). SUBJECTS='reactor baseline null' leaves the real
+#                     clients out
 #   make conformance RUNS=5      repeat the suites; the report shows min/median/max per figure
 #   make conformance LABEL_FILTER='covers:KAFKA-20253'
 #                     only the specs matching the filter (no spec matched: an error)
@@ -34,6 +37,14 @@
 #                     $(KREACTOR_JAVA_CLIENTS) (default 4.4.0) into subjects/java/target
 #                     (Maven; cached: a no-op when up to date)
 #   make java-test    the java subject's tests (harness/subjects/java), race-enabled
+#   make java-kafka   every suite with the java subject on real Kafka 4.4.0 (Docker),
+#                     added to the report as a java (4.4.0) / kafka column; not in .ci/run
+#   make java-matrix  the release matrix: the regression suite with KREACTOR_SUBJECT=java
+#                     on kfake once per kafka-clients release in JAVA_RELEASES (latest
+#                     patch of 4.0-4.4), then the table regression x release
+#                     (reproduces / does not / n/a) on stdout, in
+#                     reports/out/release-matrix.json (+ .md); make report shows it.
+#                     About 12 min on 2 cores; not in make test or .ci/run
 #   make java-releases
 #                     the java subject's release test on the latest patch of 4.0-4.4
 #                     (JAVA_RELEASES), each resolved from Maven Central once
@@ -51,7 +62,10 @@ GO          ?= go
 GINKGO      ?= $(GO) tool ginkgo
 REPORT_DIR  ?= reports/out
 TARGET      ?= kfake
-SUBJECTS    ?= reactor baseline null
+# java (kafka-clients $(KREACTOR_JAVA_CLIENTS), a JVM per consumer) and kgo
+# (franz-go) are the real clients: evidence columns, never required to pass
+# or fail a regression (the check fails only on their harness errors).
+SUBJECTS    ?= reactor baseline null java kgo
 # The null subject (a consumer that never sends) is a control for regression
 # specs only: it runs the regression suite, not the properties or e2e suites.
 NULL_SUITES ?= ./specs/regressions
@@ -59,6 +73,9 @@ NULL_SUITES ?= ./specs/regressions
 CHECK       ?= reactor,baseline,null
 RUNS        ?= 1
 LABEL_FILTER ?=
+# Subjects conformance-kafka runs on real Kafka (the real clients there:
+# make java-kafka).
+KAFKA_SUBJECTS ?= reactor baseline null
 # Extra ginkgo flags, e.g. --race (make test sets it).
 GINKGO_FLAGS ?=
 
@@ -93,7 +110,7 @@ conformance:
 # The same suites on real Apache Kafka (Docker, the local 4.4.0 image; see
 # make docker / kafka-image), added to the same report.
 conformance-kafka: kafka-image
-	@$(MAKE) --no-print-directory suites TARGET=kafka
+	@$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(KAFKA_SUBJECTS)"
 	@$(MAKE) --no-print-directory report
 	@$(MAKE) --no-print-directory browser-check
 
@@ -102,6 +119,7 @@ conformance-kafka: kafka-image
 # ANSI colour codes unless stdout is a terminal.
 suites:
 	@mkdir -p $(REPORT_DIR)
+	@case " $(SUBJECTS) " in *" java "*|*" java-classic "*) $(MAKE) --no-print-directory java-driver;; esac
 	@case "$(RUNS)" in ''|*[!0-9]*|0) echo "RUNS=$(RUNS): want a positive integer" >&2; exit 2;; esac
 	@color=$$( [ -t 1 ] || echo --no-color ); \
 	filter=$$( [ -n "$(LABEL_FILTER)" ] && printf -- "--label-filter=%s" "$(LABEL_FILTER)" ); \
@@ -121,7 +139,8 @@ suites:
 report:
 	@files=$$(ls $(REPORT_DIR)/ginkgo-*-*.json | paste -sd, -); \
 	mutants=$$( [ -f $(REPORT_DIR)/mutants.json ] && echo "-mutants $(REPORT_DIR)/mutants.json" ); \
-	$(GO) run ./cmd/kreactor report -in $$files -out $(REPORT_DIR) -check $(CHECK) $$mutants
+	releases=$$( [ -f $(MATRIX_OUT) ] && echo "-releases $(MATRIX_OUT)" ); \
+	$(GO) run ./cmd/kreactor report -in $$files -out $(REPORT_DIR) -check $(CHECK) $$mutants $$releases
 
 # The mutation runs (issue 9): one test binary of the regression suite built
 # with the mutants tag, run once without a mutant and once per mutant.
@@ -174,7 +193,15 @@ kafka-image: docker
 KREACTOR_JAVA_CLIENTS ?= 4.4.0
 JAVA_RELEASES ?= 4.0.2 4.1.2 4.2.2 4.3.1 4.4.0
 
-.PHONY: java-driver java-test java-releases
+.PHONY: java-driver java-test java-releases java-matrix java-kafka
+
+# The java subject on real Kafka 4.4.0 (Docker): every suite, added to the
+# same report as a java (4.4.0) / kafka column. Not in .ci/run.
+java-kafka: kafka-image java-driver
+	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS=java; \
+	echo "== make java-kafka: $$(( $$(date +%s) - start )) s"
+	@$(MAKE) --no-print-directory report
 
 java-driver:
 	@subjects/java/build.sh classpath $(KREACTOR_JAVA_CLIENTS) >/dev/null
@@ -186,6 +213,32 @@ java-test: java-driver
 java-releases: java-driver
 	@for v in $(JAVA_RELEASES); do subjects/java/build.sh clients $$v || exit 1; done
 	KREACTOR_JAVA_RELEASES="$(JAVA_RELEASES)" $(GO) test -race -run 'TestReleases' -v ./harness/subjects/java/
+
+# The release matrix (issue 11): the regression suite (the Go regression
+# specs and every scenario file) with KREACTOR_SUBJECT=java on kfake, once
+# per kafka-clients release in JAVA_RELEASES, then `kreactor matrix`: the
+# table regression x release (reproduces / does not reproduce / n/a) on
+# stdout, as $(MATRIX_OUT) (JSON; `make report` shows it) and as .md next
+# to it. It fails only on harness errors (a driver crash): what the
+# releases do is evidence. About 12 minutes on 2 cores; not in .ci/run.
+MATRIX_DIR ?= $(REPORT_DIR)/matrix
+MATRIX_OUT ?= $(REPORT_DIR)/release-matrix.json
+MATRIX_SUITES ?= ./specs/regressions
+
+java-matrix: java-driver
+	@mkdir -p $(MATRIX_DIR); rm -f $(MATRIX_DIR)/ginkgo-java-*.json
+	@start=$$(date +%s); color=$$( [ -t 1 ] || echo --no-color ); files=; \
+	for v in $(JAVA_RELEASES); do \
+		subjects/java/build.sh clients $$v >/dev/null || exit 1; \
+		echo "== java-matrix: kafka-clients $$v"; \
+		KREACTOR_SUBJECT=java KREACTOR_JAVA_CLIENTS=$$v KREACTOR_TARGET=kfake \
+		$(GINKGO) --keep-going $$color --json-report=ginkgo-java-kfake-$$v.json --output-dir=$(MATRIX_DIR) $(MATRIX_SUITES) >$(MATRIX_DIR)/java-$$v.log 2>&1 \
+			|| echo "== java-matrix: kafka-clients $$v had failing specs (evidence; see $(MATRIX_DIR)/java-$$v.log)"; \
+		files="$$files$${files:+,}$(MATRIX_DIR)/ginkgo-java-kfake-$$v.json"; \
+	done; \
+	$(GO) run ./cmd/kreactor matrix -in $$files -subject java -target kfake -out $(MATRIX_OUT) \
+		-seconds $$(( $$(date +%s) - start )) -command "make java-matrix JAVA_RELEASES='$(JAVA_RELEASES)'"; status=$$?; \
+	echo "== make java-matrix: $$(( $$(date +%s) - start )) s"; exit $$status
 
 # The side-by-side benchmark (issue 15). Each measurement runs in a child
 # process of the built binary; kfake lives in the parent, Kafka in Docker.

@@ -91,6 +91,12 @@ type Item struct {
 	Shape  Shape  `json:"shape"`
 	// TargetsExcluded lists targets on which the item is deliberately not checked.
 	TargetsExcluded []Exclusion `json:"targets_excluded,omitempty"`
+	// Baseline, for a regression, says which released behaviour of the Java
+	// consumer the baseline (the negative control) models for it, and where
+	// kafka-clients releases differ (issue 11: the release matrix, `make
+	// java-matrix`). The report shows it where the baseline and the real
+	// client disagree.
+	Baseline string `json:"baseline,omitempty"`
 }
 
 // Excluded reports whether the item is excluded on target, and the reason.

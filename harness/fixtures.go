@@ -76,7 +76,7 @@ func NewShareConsumer(subject Subject, cfg consumer.ShareConfig) ShareConsumer {
 
 func skipUnsupported(subject Subject, err error, kind string) {
 	if errors.Is(err, ErrNotSupported) {
-		ginkgo.Skip(fmt.Sprintf("n/a: subject %s has no %s consumer", subject.Name(), kind))
+		ginkgo.Skip(fmt.Sprintf("n/a: subject %s has no %s consumer for this spec: %v", subject.Name(), kind, err))
 	}
 }
 

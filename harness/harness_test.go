@@ -115,7 +115,27 @@ func TestSelectedSubject(t *testing.T) {
 		t.Fatalf("KREACTOR_SUBJECT=' baseline ': %v, %v", s, err)
 	}
 	t.Setenv(EnvSubject, "nope")
-	if _, err := SelectedSubject(); err == nil || !strings.Contains(err.Error(), `KREACTOR_SUBJECT="nope"`) || !strings.Contains(err.Error(), "baseline, null, reactor") {
-		t.Fatalf("unknown subject error = %v, want one naming the value and listing baseline, null, reactor", err)
+	if _, err := SelectedSubject(); err == nil || !strings.Contains(err.Error(), `KREACTOR_SUBJECT="nope"`) || !strings.Contains(err.Error(), "baseline, java, java-classic, kgo, null, reactor") {
+		t.Fatalf("unknown subject error = %v, want one naming the value and listing baseline, java, java-classic, kgo, null, reactor", err)
+	}
+	// The real clients, with the versions the provenance records.
+	for name, key := range map[string]string{SubjectJava: VersionKafkaClients, SubjectJavaClassic: VersionKafkaClients, SubjectKgo: "kgo"} {
+		t.Setenv(EnvSubject, name)
+		s, err := SelectedSubject()
+		if err != nil || s.Name() != name {
+			t.Fatalf("KREACTOR_SUBJECT=%s: %v, %v", name, s, err)
+		}
+		v, ok := s.(Versioned)
+		if !ok || v.Versions()[key] == "" {
+			t.Fatalf("subject %s: Versions %v, want %q set", name, v, key)
+		}
+	}
+	t.Setenv("KREACTOR_JAVA_CLIENTS", "4.1.2")
+	if v := (Java{}).Versions()[VersionKafkaClients]; v != "4.1.2" {
+		t.Fatalf("java with KREACTOR_JAVA_CLIENTS=4.1.2 reports kafka-clients %q", v)
+	}
+	t.Setenv("KREACTOR_JAVA_CLASSPATH", "/x/y/kafka-clients-4.5.0-SNAPSHOT.jar:/x/lz4.jar")
+	if v := (Java{}).Versions()[VersionKafkaClients]; v != "local:kafka-clients-4.5.0-SNAPSHOT.jar" {
+		t.Fatalf("java with a classpath reports kafka-clients %q, want local:<jar name>", v)
 	}
 }

@@ -1,7 +1,11 @@
 package harness
 
 import (
+	"errors"
+
 	"go.uber.org/goleak"
+
+	"github.com/kreactor/kreactor/harness/subjects/java"
 )
 
 // leakBaseline ignores the goroutines running when the suite started: the
@@ -20,8 +24,9 @@ func SnapshotGoroutines() {
 
 // LeakedGoroutines returns goleak's report of goroutines started since
 // SnapshotGoroutines that are still running (goleak retries for a while, so
-// goroutines that are exiting are given time), or nil. Call it from
-// AfterSuite after every spec's cleanup ran.
+// goroutines that are exiting are given time), and the java subject's
+// driver processes that were never reaped (java.CheckNoLiveDrivers), or
+// nil. Call it from AfterSuite after every spec's cleanup ran.
 func LeakedGoroutines() error {
-	return goleak.Find(leakBaseline...)
+	return errors.Join(goleak.Find(leakBaseline...), java.CheckNoLiveDrivers())
 }

@@ -100,7 +100,7 @@ func (s recordedShareSubject) NewShare(cfg consumer.ShareConfig) (ShareConsumer,
 	if rec == nil {
 		return c, nil
 	}
-	return &recordedShareConsumer{ShareConsumer: c, t: newTrack(rec, cfg.ClientID, "share", c)}, nil
+	return &recordedShareConsumer{ShareConsumer: c, t: newTrack(rec, cfg.ClientID, "share", unwrapShare(c))}, nil
 }
 
 // recordedCluster timestamps faults and snapshots the recorder before the

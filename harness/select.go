@@ -15,11 +15,15 @@ import (
 // packages harness cannot).
 const EnvSubject = "KREACTOR_SUBJECT"
 
-// Subjects are the known subjects by name.
+// Subjects are the known subjects by name: ours (reactor, baseline, null)
+// and the real clients (java, java-classic, kgo: subject_real.go).
 var Subjects = map[string]Subject{
-	Reactor{}.Name():  Reactor{},
-	Baseline{}.Name(): Baseline{},
-	Null{}.Name():     Null{},
+	Reactor{}.Name():           Reactor{},
+	Baseline{}.Name():          Baseline{},
+	Null{}.Name():              Null{},
+	Java{}.Name():              Java{},
+	Java{Classic: true}.Name(): Java{Classic: true},
+	Kgo{}.Name():               Kgo{},
 }
 
 // SelectedSubject returns the subject named by $KREACTOR_SUBJECT (default

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/managers"
+	"github.com/kreactor/kreactor/managers/group"
 )
 
 // Record is a consumed record as every subject returns it.
@@ -78,4 +79,17 @@ type ShareConsumer interface {
 	Wakeup()
 	Close(ctx context.Context) error
 	Assignment() []TopicPartition
+}
+
+// IsCommitFailure reports whether err is a subject's verdict that a commit
+// failed: our consumers' *group.CommitError, or a real client's own (an
+// error with a CommitFailure method that says so: the java subject's
+// CommitFailedException and RetriableCommitFailedException).
+func IsCommitFailure(err error) bool {
+	var ce *group.CommitError
+	if errors.As(err, &ce) {
+		return true
+	}
+	var cf interface{ CommitFailure() bool }
+	return errors.As(err, &cf) && cf.CommitFailure()
 }

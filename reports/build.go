@@ -54,11 +54,11 @@ type Column struct {
 	Variant string `json:"variant,omitempty"`
 }
 
-// Name renders "subject / target" or "subject variant / target".
+// Name renders "subject / target" or "subject (variant) / target" ("java (4.4.0) / kfake").
 func (c Column) Name() string {
 	s := or(c.Subject)
 	if c.Variant != "" {
-		s += " " + c.Variant
+		s += " (" + c.Variant + ")"
 	}
 	return s + " / " + or(c.Target)
 }
@@ -126,6 +126,10 @@ type Report struct {
 	Mutants *KillMatrix
 	// Perf is the side-by-side benchmark (issue 15), read with LoadPerf.
 	Perf *PerfTable
+	// Releases is the release matrix (issue 11, `make java-matrix`), read
+	// with LoadReleaseMatrix; without it the HTML builds one from the
+	// columns of a subject run in several releases.
+	Releases *ReleaseMatrix
 	// ErrorClasses is the error-classification table (API x error -> class); cmd/kreactor
 	// fills it from its errorClassification hook.
 	ErrorClasses []ErrorClass

@@ -37,12 +37,18 @@ const (
 	// consumer that never sends) counts as failing for the right reason
 	// only when a key in EntryFailedKeys is one of these.
 	EntryLiveness = "kreactor.liveness"
+	// EntryHarnessError holds a JSON array of strings: harness errors a spec
+	// hit that say nothing about the subject's behaviour (the java
+	// subject's driver crashed, hung or was sent a command it could not
+	// run; issue 11). The check fails on them for every subject, evidence
+	// subjects included.
+	EntryHarnessError = "kreactor.harness-error"
 )
 
 // isStructured reports whether name is one of the entries above (kept out
 // of the figure list).
 func isStructured(name string) bool {
-	return name == EntrySeries || name == EntryProvenance || name == EntrySignals || name == EntryFailedKeys || name == EntryLiveness
+	return name == EntrySeries || name == EntryProvenance || name == EntrySignals || name == EntryFailedKeys || name == EntryLiveness || name == EntryHarnessError
 }
 
 // SeriesVersion is the version of the Series layout this package reads and

@@ -30,6 +30,11 @@ type Expectations struct {
 	// Filter is the runs' --label-filter, when one was given: specs it did
 	// not select (skipped, or items nothing covered) are not checked.
 	Filter string
+	// Evidence are the columns of the other subjects that ran (the real
+	// clients: java, kgo): never required to pass or fail, shown per
+	// regression (RegressionCheck.Evidence); only a harness error in their
+	// runs is a problem (issue 11).
+	Evidence []Column
 }
 
 // RegressionCheck is one regression item's verdicts on every subject the
@@ -45,6 +50,16 @@ type RegressionCheck struct {
 	Outcomes []ControlOutcome
 	// Nulls are the null controls' verdicts, in Expectations.Nulls order.
 	Nulls []NullCheck
+	// Evidence is, per evidence column (Expectations.Evidence order, those
+	// that ran the item), whether the regression reproduces there.
+	Evidence []EvidenceCheck
+	// BaselineModels is the catalogue's note on which released behaviour
+	// the control models for this regression (catalogue.Item.Baseline).
+	BaselineModels string
+	// Disagrees names the evidence columns on which the shape does not
+	// reproduce while the control fails: the control models a behaviour
+	// that release does not have (BaselineModels says which one it does).
+	Disagrees []string
 }
 
 // NullCheck is one regression item on one null control.
@@ -131,6 +146,12 @@ func (r Report) Check(reference, control string, nulls ...string) Expectations {
 		}
 	}
 	ex.Filter = strings.Join(filters, " / ")
+	for _, c := range r.Columns {
+		if c.Subject != reference && c.Subject != control && !slices.Contains(nulls, c.Subject) {
+			ex.Evidence = append(ex.Evidence, c)
+		}
+	}
+	ex.Problems = append(ex.Problems, harnessProblems(r.Rows)...)
 	unselected := func(st Status) bool {
 		return ex.Filter != "" && (st == StatusUncovered || st == StatusNotRun || notRun(Verdict(st)))
 	}
@@ -148,7 +169,8 @@ func (r Report) Check(reference, control string, nulls ...string) Expectations {
 		if it.Item.Kind != catalogue.KindRegression {
 			continue
 		}
-		rc := RegressionCheck{Item: it.Item.ID, Reference: StatusUncovered, Control: StatusUncovered}
+		rc := RegressionCheck{Item: it.Item.ID, Reference: StatusUncovered, Control: StatusUncovered,
+			BaselineModels: it.Item.Baseline, Evidence: evidenceFor(it, ex.Evidence)}
 		var refRows, ctlRows []Row
 		nullRows := make([][]Row, len(nulls))
 		for _, n := range nulls {
@@ -220,6 +242,13 @@ func (r Report) Check(reference, control string, nulls ...string) Expectations {
 				rc.Nulls[i].Status = worst(rows)
 			} else if present[nulls[i]] && ex.Filter == "" {
 				ex.Problems = append(ex.Problems, fmt.Sprintf("%s: no spec ran on the null control %q", it.Item.ID, nulls[i]))
+			}
+		}
+		if Verdict(rc.Control).Failed() {
+			for _, e := range rc.Evidence {
+				if e.Result == DoesNotReproduce {
+					rc.Disagrees = append(rc.Disagrees, e.Column.Name())
+				}
 			}
 		}
 		ex.Regressions = append(ex.Regressions, rc)

@@ -71,6 +71,12 @@ var htmlFuncs = template.FuncMap{
 		return "no"
 	},
 	"anchor": func(s string) string { return slug(s) },
+	"evidenceClass": func(r Reproduction) string {
+		if r == NotMeasured {
+			return "na"
+		}
+		return strings.ReplaceAll(string(r), " ", "-")
+	},
 }
 
 // htmlView is what the template reads.
@@ -94,7 +100,7 @@ type htmlView struct {
 	Specs      []htmlSpec
 	Glossary   []Term
 	PlotCount  int
-	Releases   *releaseMatrix
+	Releases   *ReleaseMatrix
 	Merged     []RunFile
 	Excluded   []RunFile
 	Generated  string
@@ -447,67 +453,32 @@ func provenanceSummary(files []RunFile) (code, short string, dirty bool, race st
 	return code, short, dirty, race, versions
 }
 
-// releaseMatrix is regression x release for a subject run in several releases (issue 11).
-type releaseMatrix struct {
-	Subject  string
-	Releases []string
-	Rows     []releaseRow
-}
-
-type releaseRow struct {
-	Item  string
-	Cells []htmlCell
-}
-
-// newReleaseMatrix builds the matrix for the first subject with two or more variants; nil
-// when there is none.
-func newReleaseMatrix(rep Report) *releaseMatrix {
-	variants := map[string][]string{}
-	var subjects []string
+// newReleaseMatrix returns the report's release matrix: the one loaded from `make
+// java-matrix` (Report.Releases), else one built from the columns of the first subject run
+// in two or more releases; nil when there is none.
+func newReleaseMatrix(rep Report) *ReleaseMatrix {
+	if rep.Releases != nil {
+		return rep.Releases
+	}
+	variants := map[Column]int{}
+	var order []Column
 	for _, c := range rep.Columns {
 		if c.Variant == "" {
 			continue
 		}
-		if !slices.Contains(variants[c.Subject], c.Variant) {
-			variants[c.Subject] = append(variants[c.Subject], c.Variant)
+		k := Column{Subject: c.Subject, Target: c.Target}
+		if variants[k] == 0 {
+			order = append(order, k)
 		}
-		if !slices.Contains(subjects, c.Subject) {
-			subjects = append(subjects, c.Subject)
-		}
+		variants[k]++
 	}
-	for _, s := range subjects {
-		if len(variants[s]) < 2 {
+	for _, k := range order {
+		if variants[k] < 2 {
 			continue
 		}
-		m := &releaseMatrix{Subject: s, Releases: variants[s]}
-		for _, it := range rep.Items {
-			if it.Item.Kind != catalogue.KindRegression {
-				continue
-			}
-			row := releaseRow{Item: it.Item.ID}
-			for _, rel := range m.Releases {
-				var rows []Row
-				for _, r := range it.Rows {
-					if r.Subject == s && r.Variant == rel {
-						rows = append(rows, r)
-					}
-				}
-				st := StatusNotRun
-				if len(rows) > 0 {
-					st = worst(rows)
-				}
-				// A failing regression spec on a released client means the shape reproduces.
-				c := htmlCell{Status: st, Class: "st-" + strings.ReplaceAll(string(st), " ", "-"), Label: string(st)}
-				if Verdict(st).Failed() {
-					c.Label = "reproduces"
-				} else if st == Status(VerdictPass) {
-					c.Label = "does not reproduce"
-				}
-				row.Cells = append(row.Cells, c)
-			}
-			m.Rows = append(m.Rows, row)
+		if m, err := BuildReleaseMatrix(rep, k.Subject, k.Target); err == nil {
+			return m
 		}
-		return m
 	}
 	return nil
 }

@@ -67,6 +67,9 @@ func WriteJira(w io.Writer, rep Report) error {
 		for _, n := range ex.Nulls {
 			p("%s (null control)||reason||", jiraText(n))
 		}
+		for _, e := range ex.Evidence {
+			p("reproduces on %s?||", jiraText(e.Name()))
+		}
 		p("%s specs||\n", jiraText(ex.Control))
 		titles := map[string]string{}
 		for _, it := range rep.Items {
@@ -85,7 +88,15 @@ func WriteJira(w io.Writer, rep Report) error {
 			for _, nc := range rc.Nulls {
 				p("%s|%s|", jiraStatus(nc.Status, true), jiraText(reasons(nc.Outcomes)))
 			}
+			for _, col := range ex.Evidence {
+				p("%s|", jiraText(evidenceCell(rc, col)))
+			}
 			p("%s|\n", orJira(specs))
+		}
+		for _, rc := range ex.Regressions {
+			if len(rc.Disagrees) > 0 {
+				p("* %s: %s fails, %s does not reproduce; %s models: %s\n", jiraText(rc.Item), jiraText(ex.Control), jiraText(strings.Join(rc.Disagrees, ", ")), jiraText(ex.Control), jiraText(or(rc.BaselineModels)))
+			}
 		}
 	}
 

@@ -86,8 +86,11 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 		for _, n := range ex.Nulls {
 			p(" %s (null control) | reason |", n)
 		}
+		for _, e := range ex.Evidence {
+			p(" reproduces on %s? |", e.Name())
+		}
 		p(" %s specs |\n", ex.Control)
-		sep(b, 5+2*len(ex.Nulls))
+		sep(b, 5+2*len(ex.Nulls)+len(ex.Evidence))
 		for _, rc := range ex.Regressions {
 			specs := strings.Join(rc.ControlSpecs, ", ")
 			if len(rc.Unexposed) > 0 {
@@ -101,7 +104,23 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 			for _, nc := range rc.Nulls {
 				cells = append(cells, string(nc.Status)+" (expected)", reasons(nc.Outcomes))
 			}
+			for _, col := range ex.Evidence {
+				cells = append(cells, evidenceCell(rc, col))
+			}
 			row(b, append(cells, or(specs))...)
+		}
+		p("\n")
+		if len(ex.Evidence) > 0 {
+			p("The real clients are evidence, not models: no expectation requires them to pass or fail; a harness error in their runs breaks the check. ")
+			p("*reproduces*: a spec failed on one of its signals (for a client without our loop counters: its own CPU against a calm window, and select-total for Java); *does not reproduce*: a signal was measured and held; *n/a*: no signal measured.\n\n")
+		}
+		for _, rc := range ex.Regressions {
+			switch {
+			case len(rc.Disagrees) > 0 && rc.BaselineModels != "":
+				p("- %s: `%s` fails and %s does not reproduce: `%s` models %s\n", rc.Item, ex.Control, strings.Join(rc.Disagrees, ", "), ex.Control, rc.BaselineModels)
+			case len(rc.Disagrees) > 0:
+				p("- %s: `%s` fails and %s does not reproduce; the catalogue does not say which released behaviour `%s` models\n", rc.Item, ex.Control, strings.Join(rc.Disagrees, ", "), ex.Control)
+			}
 		}
 		p("\n")
 	} else {
@@ -317,4 +336,15 @@ func referenceStatus(it ItemReport, reference string) Status {
 		return Status(worstV)
 	}
 	return other
+}
+
+// evidenceCell is one regression's result on one evidence column, with the
+// detail ("reproduces (kafka-21031: failed on cpu.slow)").
+func evidenceCell(rc RegressionCheck, col Column) string {
+	for _, e := range rc.Evidence {
+		if e.Column == col {
+			return fmt.Sprintf("%s (%s)", e.Result, cell(e.Detail))
+		}
+	}
+	return "not run"
 }

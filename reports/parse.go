@@ -130,6 +130,9 @@ type Row struct {
 	// Liveness are the spec's EntryLiveness keys: the expectations that
 	// express progress; nil when the spec attached none.
 	Liveness []string `json:"liveness,omitempty"`
+	// HarnessErrors are the spec's EntryHarnessError messages: the harness
+	// failed it (a driver that crashed), not the subject.
+	HarnessErrors []string `json:"harness_errors,omitempty"`
 }
 
 // Suite describes one Ginkgo suite run found in the input.
@@ -398,16 +401,17 @@ func dedupWarnings(ws []string) []string {
 	return out
 }
 
-// checkDuplicates rejects (or, lenient, warns about) two rows with one (id, subject, target).
+// checkDuplicates rejects (or, lenient, warns about) two rows with one (id, subject, variant,
+// target, run): releases of one subject (the release matrix) are different columns.
 func checkDuplicates(run *Run, lenient bool) error {
 	type key struct {
-		id, subject, target string
-		run                 int
+		id, subject, variant, target string
+		run                          int
 	}
 	first := map[key]Row{}
 	var errs []error
 	for _, r := range run.Rows {
-		k := key{r.ID, r.Subject, r.Target, r.Run}
+		k := key{r.ID, r.Subject, r.Variant, r.Target, r.Run}
 		prev, dup := first[k]
 		if !dup {
 			first[k] = r
@@ -529,6 +533,10 @@ func rowOf(rep types.Report, sr types.SpecReport, opt Options, root string) (Row
 				row.FailedKeys, err = decodeStrings(e.Name, e.Value.AsJSON)
 			case EntryLiveness:
 				row.Liveness, err = decodeStrings(e.Name, e.Value.AsJSON)
+			case EntryHarnessError:
+				var errs []string
+				errs, err = decodeStrings(e.Name, e.Value.AsJSON)
+				row.HarnessErrors = append(row.HarnessErrors, errs...)
 			case EntryProvenance:
 				err = fmt.Errorf("%s belongs to BeforeSuite (harness.SuiteSetup), not to a spec", EntryProvenance)
 			}

@@ -409,14 +409,51 @@ func TestKillMatrixProblems(t *testing.T) {
 
 func TestReleaseMatrix(t *testing.T) {
 	cat, _ := catalogue.Parse([]byte(`{"items":[{"id":"KAFKA-1","kind":"regression","title":"It MUST not spin.","source":"KAFKA-1","shape":"busy-loop"}]}`))
+	cpu := func(v float64) []NamedFigure { return []NamedFigure{{Name: "cpu.w", Figure: Figure{Value: v}}} }
 	rows := []Row{
-		{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "java", Variant: "4.3.1", Target: "kfake", Verdict: VerdictFail, Run: 1},
-		{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "java", Variant: "4.4.0", Target: "kfake", Verdict: VerdictPass, Run: 1},
+		{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "java", Variant: "4.3.1", Target: "kfake", Verdict: VerdictFail, Run: 1,
+			Signals: []string{"steps.w", "cpu.w"}, FailedKeys: []string{"cpu.w"}, Figures: cpu(3000)},
+		{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "java", Variant: "4.4.0", Target: "kfake", Verdict: VerdictPass, Run: 1,
+			Signals: []string{"steps.w", "cpu.w"}, Figures: cpu(40)},
+		{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "java", Variant: "4.0.2", Target: "kfake", Verdict: VerdictFail, Run: 1,
+			Signals: []string{"steps.w", "cpu.w"}, FailedKeys: []string{"delivered"}, Figures: []NamedFigure{{Name: "steps.w", Text: "n/a for black-box subject", IsText: true}}},
 	}
 	rep := Build(cat, rows)
 	m := newReleaseMatrix(rep)
-	if m == nil || !slices.Equal(m.Releases, []string{"4.3.1", "4.4.0"}) || m.Rows[0].Cells[0].Label != "reproduces" || m.Rows[0].Cells[1].Label != "does not reproduce" {
+	if m == nil || !slices.Equal(m.Releases, []string{"4.0.2", "4.3.1", "4.4.0"}) {
 		t.Fatalf("release matrix %+v", m)
+	}
+	for i, want := range []Reproduction{NotMeasured, Reproduces, DoesNotReproduce} {
+		if got := m.Rows[0].Cells[i].Result; got != want {
+			t.Errorf("%s: %s (%s), want %s", m.Releases[i], got, m.Rows[0].Cells[i].Detail, want)
+		}
+	}
+	if md := m.Markdown(); !strings.Contains(md, "| KAFKA-1 | n/a | reproduces | does not reproduce |") {
+		t.Errorf("markdown:\n%s", md)
+	}
+	if len(m.Problems()) != 0 {
+		t.Errorf("problems %v", m.Problems())
+	}
+
+	// A driver crash is a harness error: in the matrix and in the check.
+	rows = append(rows, Row{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "kgo", Target: "kfake", Verdict: VerdictFail, Run: 1,
+		HarnessErrors: []string{"java driver (pid 7) failed during poll: killed"}})
+	rows = append(rows, Row{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "reactor", Target: "kfake", Verdict: VerdictPass, Run: 1},
+		Row{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "baseline", Target: "kfake", Verdict: VerdictFail, Run: 1, Signals: []string{"cpu.w"}, FailedKeys: []string{"cpu.w"}})
+	rep = Build(cat, rows)
+	ex := rep.Check("reactor", "baseline")
+	if len(ex.Problems) != 1 || !strings.Contains(ex.Problems[0], "harness error") || !strings.Contains(ex.Problems[0], "kgo") {
+		t.Fatalf("problems %q: want the kgo harness error only (java's failures are evidence)", ex.Problems)
+	}
+	rc := ex.Regressions[0]
+	if len(rc.Evidence) != 4 || !slices.Contains(rc.Disagrees, "java (4.4.0) / kfake") {
+		t.Fatalf("evidence %+v, disagrees %v", rc.Evidence, rc.Disagrees)
+	}
+	html := renderAll(t, Report{Items: rep.Items, Columns: rep.Columns, Rows: rep.Rows, Expect: &ex})["html"]
+	for _, want := range []string{"reproduces on java (4.4.0)?", "disagree", "does not say which released behaviour"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("HTML lacks %q", want)
+		}
 	}
 }
 

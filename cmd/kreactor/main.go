@@ -7,6 +7,7 @@
 //	kreactor run       FILE... [-subject S] [-target T]                run scenario files, print verdicts and figures
 //	kreactor mutants   [-out FILE] [-only NAME,...]                   the kill matrix of the reactor path's mutants (make mutants)
 //	kreactor bench     [-targets T,...] [-subjects S,...] [-rounds N]  side-by-side benchmark (benchstat lines, perf JSON)
+//	kreactor matrix    -in FILE,... [-subject java] [-out FILE]         release matrix of a real client (make java-matrix)
 //
 // `broker` (standalone fault-injecting fake broker) is planned.
 package main
@@ -45,6 +46,7 @@ var commands = []command{
 	{"run", "run scenario files against a subject and target and print verdicts and figures", runScenario},
 	{"mutants", "run the regression specs and scenario files on each mutant of the reactor path (build tag mutants) and write the kill matrix", runMutants},
 	{"bench", "side-by-side benchmark: reactor, baseline, kgo and Java on kfake and real Kafka (benchstat lines, perf JSON)", runBench},
+	{"matrix", "release matrix: regression x release of a real client (make java-matrix) from its per-release run files, as JSON and Markdown", runMatrix},
 }
 
 // errUsage means the usage text was already printed; main only sets the exit status.
@@ -160,7 +162,7 @@ func formatNames() []string {
 }
 
 func runReport(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("report", "[-in FILE[,FILE...]] [-out DIR|-] [-format html,md,json,jira] [-lenient] [-strict-provenance] [-check REFERENCE,CONTROL[,NULL...]] [-mutants FILE] [-perf FILE]", stderr)
+	fs := newFlagSet("report", "[-in FILE[,FILE...]] [-out DIR|-] [-format html,md,json,jira] [-lenient] [-strict-provenance] [-check REFERENCE,CONTROL[,NULL...]] [-mutants FILE] [-perf FILE] [-releases FILE]", stderr)
 	in := fs.String("in", filepath.Join("reports", "out", "ginkgo.json"),
 		"comma-separated Ginkgo --json-report files to merge (e.g. one per subject, target and repeat)")
 	out := fs.String("out", filepath.Join("reports", "out"), "directory for the reports; - writes the one -format given to stdout")
@@ -173,6 +175,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	check := fs.String("check", "",
 		"REFERENCE,CONTROL[,NULL...] subjects (e.g. reactor,baseline,null): every item must pass on REFERENCE, every regression spec must fail on CONTROL on one of its declared signals and on each NULL control (a consumer that never sends) on one of its liveness keys; exit 1 otherwise (the report is written first)")
 	mutants := fs.String("mutants", "", "kill matrix JSON (make mutants) to show as the mutation section")
+	releases := fs.String("releases", "", "release matrix JSON (make java-matrix) to show as the release matrix section")
 	perf := fs.String("perf", "", "benchmark JSON (make bench) to show as the perf section")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
@@ -246,6 +249,11 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	}
 	if *perf != "" {
 		if rep.Perf, err = reports.LoadPerf(*perf); err != nil {
+			return err
+		}
+	}
+	if *releases != "" {
+		if rep.Releases, err = reports.LoadReleaseMatrix(*releases); err != nil {
 			return err
 		}
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/harness"
-	"github.com/kreactor/kreactor/managers/group"
 )
 
 func (r *run) evaluate(out *Outcome) {
@@ -171,6 +170,8 @@ func (r *run) evaluate(out *Outcome) {
 			} else if bad > 0 {
 				fail(e, KeyCommitsPastProcessed, "%d of %d partition commits exceeded what the application had processed; first: %s", bad, judged, first)
 			}
+		case "cpu":
+			r.evaluateCPU(e, add, fail)
 		case "delivered":
 			ok := r.unique == e.Records && len(r.violations) == 0
 			add(Figure{Name: e.Key(), Value: float64(r.unique), Unit: "records", Bound: fmt.Sprintf("== %d, each once, in order", e.Records), Pass: ok})
@@ -227,8 +228,7 @@ func errorIs(err error, is string) bool {
 	case "wakeup":
 		return errors.Is(err, consumer.ErrWakeup)
 	case "commit-failed":
-		var ce *group.CommitError
-		return errors.As(err, &ce)
+		return harness.IsCommitFailure(err)
 	case "close-deadline":
 		return errors.Is(err, consumer.ErrCloseDeadline)
 	}

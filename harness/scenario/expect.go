@@ -25,12 +25,17 @@ type Expectation struct {
 	Is             string // error, callbacks: "none", "wakeup", "commit-failed", "close-deadline", or a Kafka error name
 	Field          string // config_rejected
 	Records        int    // delivered
+
+	// cpu: the idle window the fault Window is bounded by, and the bound
+	// (harness.DefaultCPUBound where a field is left out). See cpu.go.
+	Idle string
+	CPU  harness.CPUBound
 }
 
 // ExpectKinds lists the expectation kinds.
 var ExpectKinds = []string{
 	"requests", "steps", "spurious_wakeups", "ready_without_request", "past_deadline", "app_wakeups", "early_returns",
-	"duration", "error", "callbacks", "commits_within_processed", "config_rejected", "delivered",
+	"duration", "error", "callbacks", "commits_within_processed", "config_rejected", "delivered", "cpu",
 }
 
 // probeKinds are the expectation kinds read from the loop's counters (the
@@ -73,8 +78,11 @@ const (
 
 // keys lists every key e can fail on.
 func (e Expectation) keys() []string {
-	if e.Kind == "commits_within_processed" {
+	switch e.Kind {
+	case "commits_within_processed":
 		return []string{KeyCommitsPastProcessed, KeyCommitsObserved}
+	case "cpu":
+		return []string{e.Key(), e.Key() + harness.CPUSuffixSelects}
 	}
 	return []string{e.Key()}
 }
@@ -178,6 +186,8 @@ func (p *parser) expectation(k, v *yaml.Node, e *Expectation) error {
 		return p.mapping(v, what, map[string]func(*yaml.Node) error{"field": func(n *yaml.Node) error { return p.str(n, &e.Field) }}, "field")
 	case "delivered":
 		return p.mapping(v, what, map[string]func(*yaml.Node) error{"records": func(n *yaml.Node) error { return p.int(n, &e.Records) }}, "records")
+	case "cpu":
+		return p.cpuExpectation(v, e)
 	}
 	return p.errf(k.Line, k.Value, "unknown expectation (known: %s)", strings.Join(ExpectKinds, ", "))
 }

@@ -408,9 +408,12 @@ func (p *parser) check(sc *Scenario) error {
 		}
 	}
 	for _, e := range sc.Expect {
-		if e.Window != "" {
-			if _, ok := windows[e.Window]; !ok {
-				return p.errf(e.Line, e.Window, "unknown window (open one with a window step)")
+		for _, w := range []string{e.Window, e.Idle} {
+			if w == "" {
+				continue
+			}
+			if _, ok := windows[w]; !ok {
+				return p.errf(e.Line, w, "unknown window (open one with a window step)")
 			}
 		}
 		if e.Of != "" {

@@ -73,6 +73,11 @@ type window struct {
 	// window, from the decisions the probe's trace still held when the
 	// window closed (a lower bound: the trace is a ring).
 	pastInTrace int
+	// cpu0, cpu1 are the consumer's CPU at the window's edges, read when
+	// a cpu expectation names the window (cpu.go); cpuErr why not.
+	cpuWanted  bool
+	cpu0, cpu1 harness.CPUReading
+	cpuErr     error
 }
 
 type stepResult struct {
@@ -392,6 +397,8 @@ func (r *run) step(ctx context.Context, st Step) error {
 			w.probed, w.s0 = true, p.Stats()
 		}
 		r.windows[st.Name] = w
+		w.cpuWanted = r.wantsCPU(st.Name)
+		r.readCPU(w, true)
 		return nil
 	case "end_window":
 		r.closeWindow(r.windows[st.Name])
@@ -419,6 +426,7 @@ func (r *run) closeWindow(w *window) {
 		return
 	}
 	w.to = time.Now()
+	r.readCPU(w, false)
 	if p, ok := harness.ProbeOf(r.c); ok && w.probed {
 		w.s1 = p.Stats()
 		w.pastInTrace = harness.PastDeadlinesIn(p.Trace(), w.from, w.to)

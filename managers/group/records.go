@@ -45,8 +45,6 @@ var batchLengthEnd, batchCRCEnd = func() (int, int) {
 	return length, length + binary.Size(b.PartitionLeaderEpoch) + binary.Size(b.Magic) + binary.Size(b.CRC)
 }()
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
 // decodeOpts says what one partition's answer is decoded for.
 type decodeOpts struct {
 	topic         string
@@ -128,7 +126,7 @@ func decodePartition(o decodeOpts, rp *kmsg.FetchResponseTopicPartition) decoded
 		}
 		batch := in[:n]
 		in = in[n:]
-		if crc := crc32.Checksum(batch[batchCRCEnd:], castagnoli); crc != uint32(rb.CRC) {
+		if crc := crc32.Checksum(batch[batchCRCEnd:], crc32.MakeTable(crc32.Castagnoli)); crc != uint32(rb.CRC) {
 			out.err = batchError(o, &rb, fmt.Sprintf("CRC mismatch (field %#x, computed %#x)", uint32(rb.CRC), crc))
 			return out
 		}

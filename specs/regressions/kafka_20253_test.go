@@ -46,6 +46,10 @@ const (
 	beforeOutage = 300
 	// afterOutage is how many records are produced after the heal.
 	afterOutage = 30
+	// calmWindow is how long the idle CPU calibration polls, after the
+	// member consumed and before the outage (a JVM's start and JIT are
+	// behind it by then).
+	calmWindow = 2 * time.Second
 )
 
 // Keys of the spec's expectations (figure names).
@@ -59,6 +63,8 @@ const (
 	keyReadyNoRequest  = "ready_without_request_in_window"
 	keyPastDeadline    = "past_deadline_in_window"
 	keyAppWakeups      = "app_wakeups_in_window"
+	keyCPU             = "cpu_in_window"
+	keyCPUSelects      = keyCPU + harness.CPUSuffixSelects
 	keyCommitted       = "commit_completed"
 	keyHealToCommit    = "heal_to_commit"
 	keyDeliveredAfter  = "delivered_after_heal"
@@ -73,7 +79,10 @@ var _ = Describe("A consumer whose group coordinator becomes unavailable", func(
 			// The Jira's symptom is the spin: loop steps and wakes with
 			// nothing to do. Progress is the records, the commit, and the
 			// records after the heal.
-			harness.Signals(keySteps, keySpurious)
+			// For a subject without the loop's counters (java, kgo) the
+			// spin shows as the consumer's CPU against its own calm
+			// window, and Java's selector polls (harness.DefaultCPUBound).
+			harness.Signals(keySteps, keySpurious, keyCPU, keyCPUSelects)
 			harness.Liveness(keyDeliveredBefore, keyCommitted, keyDeliveredAfter)
 			var ex harness.Checks
 			const topic = "payments"
@@ -94,6 +103,14 @@ var _ = Describe("A consumer whose group coordinator becomes unavailable", func(
 			delivered, err := harness.CheckDelivery(recs, harness.Partitions(topic, counts), nil)
 			ex.Require(keyDeliveredBefore, err == nil, "%v", err)
 
+			By(fmt.Sprintf("polling %s with nothing to do: the idle CPU calibration", calmWindow))
+			calm, err := harness.StartCPU(c)
+			Expect(err).NotTo(HaveOccurred(), "read the consumer's CPU")
+			_, _, err = harness.PollFor(ctx, c, calmWindow)
+			ex.Require(harness.KeyTimeline, err == nil, "Poll in the calm window: %v", err)
+			idleCPU, err := calm.Stop()
+			Expect(err).NotTo(HaveOccurred(), "read the consumer's CPU")
+
 			By(fmt.Sprintf("making the coordinator unavailable for %s and committing asynchronously at once", coordinatorOutage))
 			// The loop's counters are ours to read; for a black-box
 			// subject they are n/a, and the brokers' and the
@@ -104,6 +121,8 @@ var _ = Describe("A consumer whose group coordinator becomes unavailable", func(
 				before = probe.Stats()
 			}
 			from := rec.Mark()
+			outageCPU, err := harness.StartCPU(c)
+			Expect(err).NotTo(HaveOccurred(), "read the consumer's CPU")
 			fault, err := cl.CoordinatorUnavailable(ctx, groupID)
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(fault.Heal)
@@ -124,11 +143,19 @@ var _ = Describe("A consumer whose group coordinator becomes unavailable", func(
 				after = probe.Stats()
 			}
 			to := rec.Mark()
+			faultCPU, err := outageCPU.Stop()
+			Expect(err).NotTo(HaveOccurred(), "read the consumer's CPU")
 			if probed {
 				pastInTrace = harness.PastDeadlinesIn(probe.Trace(), from, to)
 			}
+			// A callback that already ran (kafka-clients fails a
+			// commitAsync at once with RetriableCommitFailedException when
+			// the coordinator is unknown) is the commit's outcome: there is
+			// nothing left to wait for after the heal.
+			var early *outcome
 			select {
 			case o := <-committed:
+				early = &o
 				ex.That(keyCommitted, false, "the CommitAsync callback ran while the coordinator was unavailable (%v)", o.err)
 			default:
 			}
@@ -150,6 +177,14 @@ var _ = Describe("A consumer whose group coordinator becomes unavailable", func(
 			harness.Figure("requests_in_window", float64(harness.RequestsIn(rec, clientID, window)), "requests", fmt.Sprintf("budget %d", budget.Requests))
 			ex.That(keyFindCoordinator, findCoordinator >= 1, "no FindCoordinator in the window: the outage was never noticed (fault hits %d)", faultHits)
 			ex.That(keyFindCoordinator, findCoordinator <= findBound, "%d FindCoordinator requests in %s exceed the retry schedule's %d\n%s", findCoordinator, window.Duration(), findBound, harness.Diagnose(c))
+
+			// CPU: the consumer's own (checked) for java and kgo, the test
+			// process's (shown only) for our in-process subjects.
+			cpu, err := harness.JudgeCPU(faultCPU, idleCPU, harness.DefaultCPUBound)
+			Expect(err).NotTo(HaveOccurred())
+			cpu.Attach(keyCPU)
+			ex.That(keyCPU, cpu.CPUOK, "%s\n%s", cpu.CPUMessage(), harness.Diagnose(c))
+			ex.That(keyCPUSelects, cpu.SelectsOK, "%s", cpu.SelectsMessage())
 
 			if probed {
 				d := after.Sub(before)
@@ -179,7 +214,10 @@ var _ = Describe("A consumer whose group coordinator becomes unavailable", func(
 			By("after the heal, the commit completes on a later Poll")
 			healToCommitBound := harness.Schedule(cfg).MaxWait() + 2*cl.HeartbeatInterval() + harness.PollSlice + time.Second
 			var done outcome
-			completed := false
+			completed := early != nil
+			if completed {
+				done = *early
+			}
 			for deadline := time.Now().Add(harness.WaitTimeout); !completed && time.Now().Before(deadline) && ctx.Err() == nil; {
 				pctx, pcancel := context.WithTimeout(ctx, harness.PollSlice)
 				_, err := c.Poll(pctx)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+
 	"github.com/kreactor/kreactor/consumer"
 )
 
@@ -68,8 +70,19 @@ func (e *JavaError) Error() string {
 	return b.String()
 }
 
-// Is reports the harness errors this exception stands for (see JavaError).
+// Is reports the harness errors this exception stands for (see JavaError),
+// and a Kafka protocol error (a *kerr.Error) whose exception class
+// (KafkaExceptionClass) is this exception or one of its causes (Java's
+// TopicAuthorizationException is kerr.TopicAuthorizationFailed), or that a
+// CommitFailedException names in its message.
 func (e *JavaError) Is(target error) bool {
+	if ke, ok := target.(*kerr.Error); ok {
+		// CommitFailedException carries the broker's error in its message
+		// only ("OffsetCommit failed with unknown member ID").
+		named := e.HasClass("CommitFailedException") &&
+			strings.Contains(strings.ToLower(e.Message), strings.ToLower(strings.ReplaceAll(ke.Message, "_", " ")))
+		return named || e.HasClass(KafkaExceptionClass(ke))
+	}
 	switch target {
 	case consumer.ErrWakeup:
 		return e.Class == classWakeup
@@ -81,6 +94,56 @@ func (e *JavaError) Is(target error) bool {
 		return e.Class == classBadCommand
 	}
 	return false
+}
+
+// CommitFailure reports whether this is Java's verdict on a failed commit:
+// CommitFailedException, or RetriableCommitFailedException (the callback of
+// a commitAsync that will not be retried), the black-box counterpart of the
+// reactor's *group.CommitError (harness.IsCommitFailure).
+func (e *JavaError) CommitFailure() bool {
+	return e.HasClass("CommitFailedException") || e.HasClass("RetriableCommitFailedException")
+}
+
+// kafkaExceptionNames are the exception classes whose names do not follow
+// from the error's name (org.apache.kafka.common.protocol.Errors).
+var kafkaExceptionNames = map[string]string{
+	"NOT_LEADER_FOR_PARTITION":         "NotLeaderOrFollowerException", // kerr's name for NOT_LEADER_OR_FOLLOWER
+	"UNKNOWN_SERVER_ERROR":             "UnknownServerException",
+	"CORRUPT_MESSAGE":                  "CorruptRecordException",
+	"REQUEST_TIMED_OUT":                "TimeoutException",
+	"NETWORK_EXCEPTION":                "NetworkException",
+	"KAFKA_STORAGE_ERROR":              "KafkaStorageException",
+	"UNSUPPORTED_VERSION":              "UnsupportedVersionException",
+	"INVALID_REQUEST":                  "InvalidRequestException",
+	"POLICY_VIOLATION":                 "PolicyViolationException",
+	"SASL_AUTHENTICATION_FAILED":       "SaslAuthenticationException",
+	"RECORD_LIST_TOO_LARGE":            "RecordBatchTooLargeException",
+	"NOT_ENOUGH_REPLICAS_AFTER_APPEND": "NotEnoughReplicasAfterAppendException",
+}
+
+// KafkaExceptionClass is the simple name of the Java exception kafka-clients
+// throws for a Kafka protocol error: the error's name in CamelCase plus
+// "Exception", "..._AUTHORIZATION_FAILED" as "...AuthorizationException"
+// (GROUP_AUTHORIZATION_FAILED: GroupAuthorizationException), and the few
+// irregular names of Kafka's Errors enum.
+func KafkaExceptionClass(ke *kerr.Error) string {
+	if n, ok := kafkaExceptionNames[ke.Message]; ok {
+		return n
+	}
+	name := strings.TrimSuffix(ke.Message, "_FAILED")
+	if !strings.HasSuffix(name, "AUTHORIZATION") {
+		name = ke.Message
+	}
+	var b strings.Builder
+	for _, w := range strings.Split(name, "_") {
+		if w == "" {
+			continue
+		}
+		b.WriteString(w[:1])
+		b.WriteString(strings.ToLower(w[1:]))
+	}
+	b.WriteString("Exception")
+	return b.String()
 }
 
 // HasClass reports whether this exception or one of its causes has class

@@ -42,7 +42,7 @@ func (c *Consumer) CommitSync(ctx context.Context) error {
 		err = c.commitDirectSync(ctx)
 	}
 	c.cbs.run()
-	return err
+	return commitFailed(err)
 }
 
 // CommitAsync commits like CommitSync without waiting (kgo's CommitOffsets
@@ -74,6 +74,7 @@ func (c *Consumer) CommitAsync(cb func(error)) {
 			if err == nil {
 				err = firstCommitError(resp)
 			}
+			err = commitFailed(err)
 			c.cbs.push(func() { callback(cb, err) })
 		})
 	case modeAssigned:
@@ -138,6 +139,7 @@ func (c *Consumer) Close(ctx context.Context) error {
 	// callbacks (bounded by kgo's shutdown, not by ctx) so none is lost.
 	_ = c.async.wait(context.Background())
 	c.cbs.run()
+	c.cpu.closeCPU()
 	return err
 }
 

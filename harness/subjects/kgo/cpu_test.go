@@ -3,6 +3,8 @@ package kgo
 import (
 	"context"
 	"errors"
+	"io"
+	"runtime/pprof"
 	"testing"
 	"time"
 )
@@ -32,8 +34,14 @@ func TestCPUAttribution(t *testing.T) {
 	if err != nil {
 		t.Skip(err) // another CPU profile is running (go test -cpuprofile)
 	}
-	if w2, err := StartCPU(); !errors.Is(err, ErrCPUProfilerBusy) || w2 != nil {
-		t.Fatalf("second StartCPU = %v, want ErrCPUProfilerBusy", err)
+	// Windows share the one profile: a second one opens and closes
+	// without disturbing the first.
+	w2, err := StartCPU()
+	if err != nil {
+		t.Fatalf("second StartCPU: %v", err)
+	}
+	if _, err := w2.Stop(); err != nil {
+		t.Fatalf("second window's Stop: %v", err)
 	}
 	if err := busy.Subscribe("t"); err != nil { // its join and fetching are in the window
 		t.Fatal(err)
@@ -95,5 +103,65 @@ func TestCPUAttribution(t *testing.T) {
 	t.Logf("spin window %s: consumer %s of process %s", f.Window, f.ByKey[busy.CPUKey()], f.Total)
 	if sc := f.ByKey[busy.CPUKey()]; sc*2 < f.Total {
 		t.Fatalf("consumer spinning on Poll: %s of %s process CPU attributed, want at least half", sc, f.Total)
+	}
+}
+
+// TestCPUTime: the harness's CPUSampler on a kgo consumer. The first call
+// starts the shared profile; a consumer reading records is charged CPU, the
+// value after Close is final, and under a profile this package did not
+// start the figure is ErrCPUProfilerBusy, never a wrong number.
+func TestCPUTime(t *testing.T) {
+	b := startBroker(t, map[string]int32{"t": 3})
+	produce(t, b, "t", cpuRecords/2)
+	c := startConsumer(t, Subject{}, config(b, "cpu", "cpu"))
+	before, threads, err := c.CPUTime()
+	if err != nil {
+		t.Skip(err) // go test -cpuprofile
+	}
+	if _, ok := threads[CPUGoroutines]; !ok {
+		t.Fatalf("threads %v: want %q", threads, CPUGoroutines)
+	}
+	if err := c.Subscribe("t"); err != nil {
+		t.Fatal(err)
+	}
+	pollN(t, c, cpuRecords/2)
+	c.FlushCPU()
+	after, _, err := c.CPUTime()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("consumer CPU %s -> %s reading %d records", before, after, cpuRecords/2)
+	if after <= before {
+		t.Fatalf("CPUTime %s -> %s: reading %d records was not charged", before, after, cpuRecords/2)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	final, _, err := c.CPUTime()
+	if err != nil || final < after {
+		t.Fatalf("CPUTime after Close = %s, %v; want >= %s", final, err, after)
+	}
+	again, _, _ := c.CPUTime()
+	if again != final {
+		t.Fatalf("CPUTime after Close moved: %s -> %s", final, again)
+	}
+	profiler.mu.Lock()
+	users, running := profiler.users, profiler.buf != nil
+	profiler.mu.Unlock()
+	if users != 0 || running {
+		t.Fatalf("shared profile still held after the only consumer closed: %d holders, running %v", users, running)
+	}
+
+	// Someone else's profile: the figure is n/a, not zero.
+	other := startConsumer(t, Subject{}, config(b, "cpu2", "cpu2"))
+	if err := pprof.StartCPUProfile(io.Discard); err != nil {
+		t.Skip(err)
+	}
+	_, _, err = other.CPUTime()
+	pprof.StopCPUProfile()
+	if !errors.Is(err, ErrCPUProfilerBusy) {
+		t.Fatalf("CPUTime under a foreign profile: %v, want ErrCPUProfilerBusy", err)
 	}
 }

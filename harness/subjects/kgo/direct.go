@@ -239,7 +239,7 @@ func (c *Consumer) commitDirectAsync(cb func(error)) {
 					d.committed[managers.TopicPartition{Topic: o.Topic, Partition: o.Partition}] = franz.EpochOffset{Epoch: o.LeaderEpoch, Offset: o.At}
 				})
 			}
-			callback(cb, err)
+			callback(cb, commitFailed(err))
 		})
 	}()
 }

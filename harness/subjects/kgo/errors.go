@@ -46,3 +46,27 @@ type NoOffsetError struct{ TP managers.TopicPartition }
 func (e *NoOffsetError) Error() string {
 	return fmt.Sprintf("kgo subject: no committed offset for %s and auto.offset.reset is none", e.TP)
 }
+
+// CommitError is what CommitSync returns, and a CommitAsync callback gets,
+// when kgo's commit failed: kgo's own error (a kerr error, a
+// *group.PartitionError, a connection or context error) wrapped, so
+// errors.Is and errors.As still reach it, and marked as a commit failure
+// (harness.IsCommitFailure), the black-box counterpart of the reactor's
+// *group.CommitError and Java's CommitFailedException.
+type CommitError struct{ Err error }
+
+func (e *CommitError) Error() string { return "kgo commit failed: " + e.Err.Error() }
+
+// Unwrap returns kgo's error.
+func (e *CommitError) Unwrap() error { return e.Err }
+
+// CommitFailure is true: the commit did not happen.
+func (e *CommitError) CommitFailure() bool { return true }
+
+// commitFailed wraps a commit's error (nil stays nil).
+func commitFailed(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &CommitError{Err: err}
+}

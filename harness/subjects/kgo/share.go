@@ -491,6 +491,7 @@ func (c *ShareConsumer) Close(ctx context.Context) error {
 	}
 	_ = c.async.wait(context.Background())
 	c.cbs.run()
+	c.cpu.closeCPU()
 	return err
 }
 

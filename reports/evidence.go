@@ -1,0 +1,263 @@
+package reports
+
+// Evidence (issue 11): the real clients (the java subject: kafka-clients;
+// kgo: franz-go) are not models. The check never requires them to pass or
+// fail a regression; it reports, per regression, whether the shape
+// reproduces on them (their spec fails on one of its declared signals), and
+// fails only on harness errors in their runs (a driver that crashed or
+// hung: nothing was learned about the client).
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+)
+
+// Reproduction says whether a regression's shape showed on an evidence
+// subject.
+type Reproduction string
+
+// Reproductions, from one row or a group of rows.
+const (
+	// Reproduces: a spec failed on one of its declared signals (the
+	// Jira's symptom: loop steps, the consumer's CPU against its calm
+	// window, select-total, a request rate, a duration).
+	Reproduces Reproduction = "reproduces"
+	// DoesNotReproduce: a signal was measured and held (the spec may have
+	// failed on another key, e.g. liveness: see the detail).
+	DoesNotReproduce Reproduction = "does not reproduce"
+	// NotMeasured: no declared signal was measured (every one needs a
+	// probe the subject lacks, the spec was skipped, or it stopped before
+	// its window).
+	NotMeasured Reproduction = "n/a"
+	// HarnessFailure: the run hit a harness error (EntryHarnessError) or
+	// panicked: it says nothing about the client.
+	HarnessFailure Reproduction = "harness error"
+)
+
+// ReproductionOf classifies one row of an evidence subject, and says why
+// (the failed keys, the reason it is n/a).
+func ReproductionOf(r Row) (Reproduction, string) {
+	if len(r.HarnessErrors) > 0 {
+		return HarnessFailure, r.HarnessErrors[0]
+	}
+	if r.Verdict == VerdictPanicked {
+		return HarnessFailure, "panicked: " + r.Message
+	}
+	if r.Verdict == VerdictFail {
+		var hit []string
+		for _, k := range r.FailedKeys {
+			if slices.Contains(r.Signals, k) {
+				hit = append(hit, k)
+			}
+		}
+		if len(hit) > 0 {
+			return Reproduces, "failed on " + strings.Join(hit, ", ")
+		}
+	}
+	var measured []string
+	for _, f := range r.Figures {
+		if !f.IsText && slices.Contains(r.Signals, f.Name) && !slices.Contains(measured, f.Name) {
+			measured = append(measured, f.Name)
+		}
+	}
+	switch {
+	case notRun(r.Verdict):
+		return NotMeasured, or(r.Message)
+	case len(measured) == 0 && r.Verdict.Failed():
+		return NotMeasured, fmt.Sprintf("%s before any signal was measured (failed: %s)", r.Verdict, or(strings.Join(r.FailedKeys, ", ")))
+	case len(measured) == 0:
+		return NotMeasured, "no declared signal measured (" + or(strings.Join(r.Signals, ", ")) + ")"
+	case r.Verdict.Failed():
+		return DoesNotReproduce, fmt.Sprintf("%s held; %s on %s", strings.Join(measured, ", "), r.Verdict, or(strings.Join(r.FailedKeys, ", ")))
+	}
+	return DoesNotReproduce, strings.Join(measured, ", ") + " held"
+}
+
+// reproductionRank orders a group's rows: one reproducing spec makes the
+// regression reproduce; a harness error hides nothing else but is shown.
+var reproductionRank = map[Reproduction]int{HarnessFailure: 0, Reproduces: 1, DoesNotReproduce: 2, NotMeasured: 3}
+
+// ReproductionOfRows is the group's verdict: the best-ranked row's, with
+// the specs behind it.
+func ReproductionOfRows(rows []Row) (Reproduction, string) {
+	if len(rows) == 0 {
+		return NotMeasured, "not run"
+	}
+	best, detail := NotMeasured, ""
+	var specs []string
+	for _, r := range rows {
+		rp, d := ReproductionOf(r)
+		switch {
+		case reproductionRank[rp] < reproductionRank[best] || detail == "":
+			best, detail, specs = rp, d, []string{r.ID}
+		case rp == best && !slices.Contains(specs, r.ID):
+			specs = append(specs, r.ID)
+		}
+	}
+	return best, strings.Join(specs, ", ") + ": " + detail
+}
+
+// EvidenceCheck is one regression on one evidence column (subject and
+// release).
+type EvidenceCheck struct {
+	Column
+	Result Reproduction `json:"result"`
+	Detail string       `json:"detail"`
+}
+
+// evidenceFor classifies every evidence column's rows of one item.
+func evidenceFor(it ItemReport, cols []Column) []EvidenceCheck {
+	var out []EvidenceCheck
+	for _, col := range cols {
+		var rows []Row
+		for _, r := range it.Rows {
+			if r.column() == col {
+				rows = append(rows, r)
+			}
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		res, d := ReproductionOfRows(rows)
+		out = append(out, EvidenceCheck{Column: col, Result: res, Detail: d})
+	}
+	return out
+}
+
+// harnessProblems lists rows of any subject whose run hit a harness error.
+func harnessProblems(rows []Row) []string {
+	var out []string
+	for _, r := range rows {
+		for _, e := range r.HarnessErrors {
+			out = append(out, fmt.Sprintf("spec %s on %s/%s%s hit a harness error (nothing was learned about the subject): %s", r.ID, r.Subject, r.Target, runSuffix(r.Run), firstLine(e)))
+		}
+	}
+	return out
+}
+
+// ReleaseMatrixVersion is the version of the release matrix file layout.
+const ReleaseMatrixVersion = 1
+
+// ReleaseMatrix is regression x release of one real client (`make
+// java-matrix`): whether each regression's shape reproduces on each
+// release, from the regression suite and scenario files run once per
+// release. The report renders it as its release matrix section.
+type ReleaseMatrix struct {
+	Version  int      `json:"version"`
+	Subject  string   `json:"subject"`
+	Target   string   `json:"target"`
+	Releases []string `json:"releases"`
+	// Rows are the catalogue's regressions in catalogue order.
+	Rows []ReleaseRow `json:"rows"`
+	// Seconds is how long the runs took, when the tool that ran them
+	// knows (make java-matrix); 0 otherwise.
+	Seconds float64 `json:"seconds,omitempty"`
+	// Command reruns it.
+	Command string `json:"command,omitempty"`
+}
+
+// ReleaseRow is one regression across the releases (Cells in Releases
+// order).
+type ReleaseRow struct {
+	Item  string          `json:"item"`
+	Cells []EvidenceCheck `json:"cells"`
+}
+
+// BuildReleaseMatrix builds the matrix of subject on target from a report
+// whose columns are that subject in several releases (Column.Variant).
+// Errors: no column of the subject on the target.
+func BuildReleaseMatrix(rep Report, subject, target string) (*ReleaseMatrix, error) {
+	m := &ReleaseMatrix{Version: ReleaseMatrixVersion, Subject: subject, Target: target}
+	var cols []Column
+	for _, c := range rep.Columns {
+		if c.Subject == subject && c.Target == target {
+			cols = append(cols, c)
+			m.Releases = append(m.Releases, or(c.Variant))
+		}
+	}
+	if len(cols) == 0 {
+		return nil, fmt.Errorf("reports: no run of subject %q on target %q among the columns", subject, target)
+	}
+	for _, it := range rep.Items {
+		if it.Item.Kind != "regression" {
+			continue
+		}
+		row := ReleaseRow{Item: it.Item.ID}
+		for _, col := range cols {
+			cell := EvidenceCheck{Column: col, Result: NotMeasured, Detail: "not run"}
+			if ev := evidenceFor(it, []Column{col}); len(ev) == 1 {
+				cell = ev[0]
+			}
+			row.Cells = append(row.Cells, cell)
+		}
+		m.Rows = append(m.Rows, row)
+	}
+	return m, nil
+}
+
+// Problems lists the matrix's harness errors (every other outcome is
+// evidence).
+func (m *ReleaseMatrix) Problems() []string {
+	var out []string
+	for _, r := range m.Rows {
+		for i, c := range r.Cells {
+			if c.Result == HarnessFailure {
+				out = append(out, fmt.Sprintf("%s on %s %s: %s", r.Item, m.Subject, m.Releases[i], c.Detail))
+			}
+		}
+	}
+	return out
+}
+
+// Markdown renders the matrix as a Markdown table with a legend.
+func (m *ReleaseMatrix) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Release matrix: `%s` on `%s`. A cell: reproduces (a spec of the regression failed on one of its declared signals), does not reproduce (a signal was measured and held), n/a (no signal measured: it needs a probe the client lacks), harness error.\n\n", m.Subject, m.Target)
+	b.WriteString("| Regression |")
+	for _, r := range m.Releases {
+		fmt.Fprintf(&b, " %s |", r)
+	}
+	b.WriteString("\n|---|")
+	b.WriteString(strings.Repeat("---|", len(m.Releases)))
+	b.WriteString("\n")
+	for _, r := range m.Rows {
+		fmt.Fprintf(&b, "| %s |", r.Item)
+		for _, c := range r.Cells {
+			fmt.Fprintf(&b, " %s |", c.Result)
+		}
+		b.WriteString("\n")
+	}
+	if m.Seconds > 0 {
+		fmt.Fprintf(&b, "\nRun time: %.0f s.", m.Seconds)
+	}
+	if m.Command != "" {
+		fmt.Fprintf(&b, " Command: `%s`.", m.Command)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// LoadReleaseMatrix reads a release matrix file. Errors name the file and
+// the bad field.
+func LoadReleaseMatrix(path string) (*ReleaseMatrix, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m ReleaseMatrix
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if m.Version != ReleaseMatrixVersion {
+		return nil, fmt.Errorf("%s: release matrix version %d, this report reads %d", path, m.Version, ReleaseMatrixVersion)
+	}
+	for _, r := range m.Rows {
+		if len(r.Cells) != len(m.Releases) {
+			return nil, fmt.Errorf("%s: row %s has %d cells for %d releases", path, r.Item, len(r.Cells), len(m.Releases))
+		}
+	}
+	return &m, nil
+}
