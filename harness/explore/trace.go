@@ -93,11 +93,11 @@ type Heartbeat struct {
 // Ack is one acknowledged offset a broker read (ShareFetch or
 // ShareAcknowledge acknowledgement batches, one Ack per offset).
 type Ack struct {
-	At     time.Duration
-	Key    int16 // the request's API key
-	Rec    Rec
-	Type   int8 // 0 gap, 1 accept, 2 release, 3 reject, 4 renew
-	topic  [16]byte
+	At    time.Duration
+	Key   int16 // the request's API key
+	Rec   Rec
+	Type  int8 // 0 gap, 1 accept, 2 release, 3 reject, 4 renew
+	topic [16]byte
 }
 
 // FaultWindow is one fault as it happened.
