@@ -46,6 +46,7 @@ var commands = []command{
 	{"run", "run scenario files against a subject and target and print verdicts and figures", runScenario},
 	{"mutants", "run the regression specs and scenario files on each mutant of the reactor path (build tag mutants) and write the kill matrix", runMutants},
 	{"bench", "side-by-side benchmark: reactor, baseline, kgo and Java on kfake and real Kafka (benchstat lines, perf JSON)", runBench},
+	{"explore", "simulation runs: random fault schedules from seeds on a subject (kfake in a synctest bubble), a history checker, failing schedules shrunk to files", runExplore},
 	{"matrix", "release matrix: regression x release of a real client (make java-matrix) from its per-release run files, as JSON and Markdown", runMatrix},
 }
 
