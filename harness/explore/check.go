@@ -27,6 +27,7 @@ const (
 	AnomalyLeak            = "goroutine-leak"
 	AnomalyAckTwice        = "share-ack-twice"
 	AnomalyAckLost         = "share-ack-lost"
+	AnomalyAckUndelivered  = "share-ack-undelivered"
 )
 
 // Bounds of the checker.
@@ -463,7 +464,11 @@ func CheckShareAcks(tr *Trace) []Anomaly {
 			}
 		}
 	}, cmpRec) {
-		if a := accepts[r]; len(a) > handed[r] {
+		if a := accepts[r]; handed[r] == 0 {
+			out = append(out, Anomaly{Name: AnomalyAckUndelivered, At: a[0].At, Evidence: fmt.Sprintf(
+				"%s[%d]@%d accepted at the broker (+%s) but never handed to the application: processed by nobody",
+				r.Topic, r.Partition, r.Offset, a[0].At)})
+		} else if len(a) > handed[r] {
 			out = append(out, Anomaly{Name: AnomalyAckTwice, At: a[len(a)-1].At, Evidence: fmt.Sprintf(
 				"%s[%d]@%d accepted %d times at the broker (first +%s, last +%s) but handed to the application %d times",
 				r.Topic, r.Partition, r.Offset, len(a), a[0].At, a[len(a)-1].At, handed[r])})

@@ -188,6 +188,9 @@ func TestCheckShareAcks(t *testing.T) {
 	failed.Failed = []Rec{{Topic: "t0", Partition: 0, Offset: -1}}
 	expectNone(t, CheckShareAcks(&Trace{Ops: []Op{handed, accepted, failed}, Acks: []Ack{ack(400 * ms_)}}))
 	expectNone(t, CheckShareAcks(&Trace{Ops: []Op{handed, accepted, commit}, Acks: []Ack{ack(250 * ms_)}}))
+	other := ack(250 * ms_)
+	other.Rec.Offset = 6 // never handed
+	expectOnly(t, CheckShareAcks(&Trace{Ops: []Op{handed, accepted, commit}, Acks: []Ack{ack(250 * ms_), other}}), AnomalyAckUndelivered, "t0[0]@6 accepted at the broker")
 }
 
 // TestCheckAllOnGoodHistory: a history with every kind of item and no

@@ -46,5 +46,7 @@
 //     every consumer closed;
 //   - share-ack-twice / share-ack-lost: a share record acknowledged twice by
 //     one member outside fault windows, or accepted by the application and
-//     committed without error but never acknowledged to the broker.
+//     committed without error but never acknowledged to the broker;
+//     share-ack-undelivered: a record accepted at the broker that the
+//     application was never handed (processed by nobody).
 package explore

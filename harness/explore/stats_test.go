@@ -8,6 +8,7 @@ import (
 
 var statSeeds = flag.Int("explore.stats", 0, "print trace statistics for this many seeds (development)")
 var statSubject = flag.String("explore.stats.subject", "reactor", "subject for -explore.stats")
+var statWall = flag.Bool("explore.stats.wall", false, "run -explore.stats on the wall clock")
 
 func TestStats(t *testing.T) {
 	if *statSeeds == 0 {
@@ -18,7 +19,7 @@ func TestStats(t *testing.T) {
 	for seed := 1; seed <= *statSeeds; seed++ {
 		s := g.Example(seed)
 		w := time.Now()
-		tr, _ := Run(t, s, RunOptions{Subject: *statSubject, Seed: uint64(seed), Wall: WallFor(*statSubject)})
+		tr, _ := Run(t, s, RunOptions{Subject: *statSubject, Seed: uint64(seed), Wall: WallFor(*statSubject) || *statWall})
 		for _, o := range tr.Ops {
 			deliv += len(o.Records)
 			switch o.Kind {
