@@ -95,7 +95,7 @@ func Explore(t *testing.T, o Options) (Summary, error) {
 		seed := o.FirstSeed + uint64(i)
 		s := g.Example(int(seed))
 		w := time.Now()
-		tr, err := Run(t, s, RunOptions{Subject: o.Subject, Wall: wall, Seed: seed, OnFrozen: frozenWriter(o, seed, s)})
+		tr, err := Run(t, s, RunOptions{Subject: o.Subject, Wall: wall, Seed: seed, OnFrozen: frozenWriter(o, seed, s), StopOnSpin: true})
 		sum.RunWall += time.Since(w)
 		sum.Schedules++
 		if tr == nil || tr.History == nil {
@@ -146,7 +146,7 @@ var rapidFlags sync.Mutex
 func shrink(t *testing.T, o Options, f Finding, wall bool) Finding {
 	var last Anomaly
 	out := shrinkWith(o, f, func(s Schedule) bool {
-		tr, _ := Run(t, s, RunOptions{Subject: o.Subject, Wall: wall, Seed: f.Seed})
+		tr, _ := Run(t, s, RunOptions{Subject: o.Subject, Wall: wall, Seed: f.Seed, StopOnSpin: true})
 		if tr == nil || tr.History == nil {
 			return false
 		}
@@ -161,7 +161,7 @@ func shrink(t *testing.T, o Options, f Finding, wall bool) Finding {
 	if out.Shrunk.Size() < f.Original.Size() || out.Shrunk.Length < f.Original.Length {
 		// The anomaly as the smallest schedule showed it: run it once more.
 		out.ShrunkTo = f.ShrunkTo
-		if tr, _ := Run(t, out.Shrunk, RunOptions{Subject: o.Subject, Wall: wall, Seed: f.Seed}); tr != nil && tr.History != nil {
+		if tr, _ := Run(t, out.Shrunk, RunOptions{Subject: o.Subject, Wall: wall, Seed: f.Seed, StopOnSpin: true}); tr != nil && tr.History != nil {
 			for _, a := range Check(tr) {
 				if a.Name == f.Anomaly.Name {
 					out.ShrunkTo = a

@@ -47,7 +47,7 @@ func (r *runner) member(ctx context.Context, m Member, at func(time.Duration), s
 		asyncID  int
 		acts     = m.Actions
 	)
-	for r.since()-start < r.s.Length {
+	for r.since()-start < r.s.Length && !r.aborted() {
 		if len(acts) > 0 && acts[0].At <= r.since()-start {
 			a := acts[0]
 			acts = acts[1:]
@@ -75,7 +75,7 @@ func (r *runner) member(ctx context.Context, m Member, at func(time.Duration), s
 			case ActSubscribe:
 				r.other(m.Name, "subscribe", c.Subscribe(topicNames(r.s, a.Topics)...))
 			case ActStall:
-				time.Sleep(min(a.Timeout, r.s.Length-(r.since()-start)))
+				r.sleep(min(a.Timeout, r.s.Length-(r.since()-start)))
 			case ActClose:
 				r.closeMember(m.Name, func(ctx context.Context) error { return c.Close(ctx) }, a.Timeout)
 				return
@@ -149,7 +149,11 @@ func (r *runner) sample(name string, p harness.Probe, closed <-chan struct{}) {
 			st := p.Stats()
 			r.mu.Lock()
 			r.tr.Samples = append(r.tr.Samples, Sample{At: r.since(), Member: name, Steps: st.Steps, Spurious: st.SpuriousWakeups})
+			spin := len(CheckSpin(&Trace{Samples: r.tr.Samples})) > 0
 			r.mu.Unlock()
+			if spin && r.stopOnSpin {
+				r.abortOnce.Do(func() { close(r.abort) })
+			}
 		}
 	}
 }
@@ -211,7 +215,7 @@ func (r *runner) shareMember(ctx context.Context, m Member, at func(time.Duratio
 	defer close(closed)
 	r.other(m.Name, "subscribe", c.Subscribe(topicNames(r.s, nil)...))
 	timeout, release, acts := m.PollTimeout, false, m.Actions
-	for r.since()-start < r.s.Length {
+	for r.since()-start < r.s.Length && !r.aborted() {
 		if len(acts) > 0 && acts[0].At <= r.since()-start {
 			a := acts[0]
 			acts = acts[1:]
@@ -237,7 +241,7 @@ func (r *runner) shareMember(ctx context.Context, m Member, at func(time.Duratio
 			case ActSubscribe:
 				r.other(m.Name, "subscribe", c.Subscribe(topicNames(r.s, a.Topics)...))
 			case ActStall:
-				time.Sleep(min(a.Timeout, r.s.Length-(r.since()-start)))
+				r.sleep(min(a.Timeout, r.s.Length-(r.since()-start)))
 			case ActClose:
 				r.closeMember(m.Name, func(ctx context.Context) error { return c.Close(ctx) }, a.Timeout)
 				return

@@ -40,6 +40,10 @@ type RunOptions struct {
 	// OnFrozen is called when a bubble's clock freezes (sim.Config.OnFrozen);
 	// the process panics after it returns.
 	OnFrozen func(sim.Frozen)
+	// StopOnSpin ends the timeline as soon as a member's loop is seen
+	// spinning (CheckSpin's bound): the finding is made, and on the wall
+	// clock the rest of the schedule would only burn CPU.
+	StopOnSpin bool
 }
 
 // WallFor reports whether subject must run on the wall clock: the
@@ -59,7 +63,7 @@ func Run(t *testing.T, s Schedule, o RunOptions) (*Trace, error) {
 	if !ok || o.Subject == harness.SubjectJava || strings.HasPrefix(o.Subject, "java") {
 		return nil, fmt.Errorf("explore: subject %q: not runnable here (known: reactor, baseline, kgo, null)", o.Subject)
 	}
-	r := &runner{s: s, subj: subj, tr: &Trace{Subject: o.Subject, Bubble: !o.Wall, Probed: map[string]bool{},
+	r := &runner{s: s, subj: subj, stopOnSpin: o.StopOnSpin, tr: &Trace{Subject: o.Subject, Bubble: !o.Wall, Probed: map[string]bool{},
 		Retry: harness.Schedule(consumer.DefaultConfig())}}
 	cfg := sim.Config{
 		Seed:       o.Seed,
@@ -93,9 +97,12 @@ func topicMap(s Schedule) map[string]int32 {
 
 // runner executes one schedule inside sim's run function.
 type runner struct {
-	s    Schedule
-	subj harness.Subject
-	env  *sim.Env
+	s          Schedule
+	subj       harness.Subject
+	env        *sim.Env
+	stopOnSpin bool
+	abort      chan struct{} // closed when the timeline ends early (a spin seen)
+	abortOnce  sync.Once
 
 	mu sync.Mutex // guards tr's slices while the run goes on
 	tr *Trace
@@ -109,6 +116,7 @@ func (r *runner) op(o Op) {
 
 func (r *runner) run(env *sim.Env) error {
 	r.env = env
+	r.abort = make(chan struct{}) // made in the bubble: waiting on it is durably blocking there
 	b := env.Broker
 	if err := r.observe(b); err != nil {
 		return err
@@ -123,11 +131,7 @@ func (r *runner) run(env *sim.Env) error {
 		}
 	}
 	start := env.Since()
-	at := func(d time.Duration) { // sleep until start+d
-		if w := start + d - env.Since(); w > 0 {
-			time.Sleep(w)
-		}
-	}
+	at := func(d time.Duration) { r.sleep(start + d - env.Since()) } // until start+d
 	var wg sync.WaitGroup
 	wg.Go(func() { r.produce(ctx, at) })
 	wg.Go(func() { r.faults(at) })
@@ -235,6 +239,9 @@ func (r *runner) produce(ctx context.Context, at func(time.Duration)) {
 	}
 	for next := p.Every; next < r.s.Length; next += p.Every {
 		at(next)
+		if r.aborted() {
+			return
+		}
 		for _, t := range r.s.Topics {
 			pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 			_, err := r.env.Broker.Produce(pctx, t.Name, p.Batch, nil)
@@ -273,6 +280,9 @@ func (r *runner) faults(at func(time.Duration)) {
 		}
 		heal(f.At)
 		at(f.At)
+		if r.aborted() {
+			break
+		}
 		h, err := r.install(f)
 		fw := FaultWindow{Fault: f, From: r.since()}
 		if err != nil {
@@ -290,6 +300,29 @@ func (r *runner) faults(at func(time.Duration)) {
 }
 
 func (r *runner) since() time.Duration { return r.env.Since() }
+
+// sleep waits d, or less if the timeline ends early.
+func (r *runner) sleep(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.abort:
+	}
+}
+
+// aborted reports whether the timeline ended early.
+func (r *runner) aborted() bool {
+	select {
+	case <-r.abort:
+		return true
+	default:
+		return false
+	}
+}
 
 // install installs one fault through fakebroker.
 func (r *runner) install(f Fault) (healer, error) {
