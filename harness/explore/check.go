@@ -351,6 +351,10 @@ func CheckRetries(tr *Trace) []Anomaly {
 	if tr.History == nil {
 		return nil
 	}
+	members := map[string]bool{} // the consumers (client id = member name), not the harness's producer
+	for _, o := range tr.Ops {
+		members[o.Member] = true
+	}
 	var out []Anomaly
 	for i, f := range tr.Faults {
 		var key kmsg.Key
@@ -378,7 +382,7 @@ func CheckRetries(tr *Trace) []Anomaly {
 		bound := tr.Retry.MaxAttemptsIn(f.To-f.From) + allow
 		per := map[string]int{}
 		for _, r := range tr.History.Requests {
-			if r.Key == key && r.At >= f.From && r.At <= f.To {
+			if r.Key == key && r.At >= f.From && r.At <= f.To && members[r.ClientID] {
 				per[r.ClientID]++
 			}
 		}

@@ -149,10 +149,14 @@ func TestCheckRetries(t *testing.T) {
 		}
 		return out
 	}
-	tr := &Trace{Retry: retry, Faults: []FaultWindow{window}, History: &sim.History{Requests: reqs(allowed + 1)}}
+	tr := &Trace{Retry: retry, Faults: []FaultWindow{window}, History: &sim.History{Requests: reqs(allowed + 1)}, Ops: []Op{{Member: "c1", Kind: OpOther}}}
 	expectOnly(t, CheckRetries(tr), AnomalyRetryStorm, "FindCoordinator requests during the coordinator-unavailable fault")
 	tr.History.Requests = reqs(allowed)
 	expectNone(t, CheckRetries(tr))
+	tr.Ops[0].Member = "c2" // c1 is not a member: the harness's producer, say
+	tr.History.Requests = reqs(allowed + 1)
+	expectNone(t, CheckRetries(tr))
+	tr.Ops[0].Member = "c1"
 	// A non-retriable error is not bounded by the schedule.
 	tr.Faults = []FaultWindow{{Fault: Fault{Kind: FaultError, Key: int16(kmsg.FindCoordinator), Code: kerr.GroupAuthorizationFailed.Code, Count: -1}, From: time.Second, To: 3 * time.Second}}
 	tr.History.Requests = reqs(allowed + 10)
