@@ -479,9 +479,22 @@ func CheckShareAcks(tr *Trace) []Anomaly {
 		}
 	}
 	// Lost: per member, the records it accepted before each successful
-	// CommitSync or Close.
+	// CommitSync or Close, neither read by a broker nor reported failed by
+	// the acknowledgement commit callback by the time the call returned
+	// (Java's close reports failed acknowledgements through the callback,
+	// not its own error).
 	var acked []Op
 	lost := map[Rec]bool{}
+	reportedFailed := map[Rec]time.Duration{}
+	for _, o := range tr.Ops {
+		if o.Kind == OpAckResult && o.Err != "" {
+			for _, r := range o.Records {
+				if _, ok := reportedFailed[r]; !ok {
+					reportedFailed[r] = o.End
+				}
+			}
+		}
+	}
 	for _, o := range tr.Ops {
 		switch {
 		case o.Kind == OpAck && o.AckType == 1:
@@ -495,10 +508,13 @@ func CheckShareAcks(tr *Trace) []Anomaly {
 					if slices.ContainsFunc(o.Failed, func(f Rec) bool { return f.Topic == r.Topic && f.Partition == r.Partition }) {
 						continue
 					}
+					if at, failed := reportedFailed[r]; failed && at <= o.End {
+						continue
+					}
 					if !lost[r] && !slices.ContainsFunc(accepts[r], func(x Ack) bool { return x.At <= o.End }) {
 						lost[r] = true
 						out = append(out, Anomaly{Name: AnomalyAckLost, Member: o.Member, At: o.End, Evidence: fmt.Sprintf(
-							"%s[%d]@%d accepted by the application at +%s; %s returned without error for its partition at +%s, but no broker had read its acknowledgement",
+							"%s[%d]@%d accepted by the application at +%s; %s returned without error for its partition at +%s, but no broker had read its acknowledgement and the acknowledgement callback had not reported it failed",
 							r.Topic, r.Partition, r.Offset, a.End, o.Kind, o.End)})
 					}
 				}

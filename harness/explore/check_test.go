@@ -188,6 +188,8 @@ func TestCheckShareAcks(t *testing.T) {
 	expectOnly(t, CheckShareAcks(twice), AnomalyAckTwice, "accepted 2 times at the broker")
 	lost := &Trace{Ops: []Op{handed, accepted, commit}, Acks: []Ack{ack(400 * ms_)}}
 	expectOnly(t, CheckShareAcks(lost), AnomalyAckLost, "no broker had read its acknowledgement")
+	reported := Op{Member: "c1", Kind: OpAckResult, Start: 250 * ms_, End: 250 * ms_, Records: []Rec{r}, Err: "NOT_LEADER_OR_FOLLOWER"}
+	expectNone(t, CheckShareAcks(&Trace{Ops: []Op{handed, accepted, reported, commit}, Acks: []Ack{ack(400 * ms_)}}))
 	failed := commit
 	failed.Failed = []Rec{{Topic: "t0", Partition: 0, Offset: -1}}
 	expectNone(t, CheckShareAcks(&Trace{Ops: []Op{handed, accepted, failed}, Acks: []Ack{ack(400 * ms_)}}))

@@ -200,6 +200,15 @@ func (r *runner) shareMember(ctx context.Context, m Member, at func(time.Duratio
 		r.op(Op{Member: m.Name, Kind: OpOther, What: "new", Err: err.Error()})
 		return
 	}
+	c.SetAcknowledgementCommitCallback(func(offsets map[harness.TopicPartition][]int64, err error) {
+		op := Op{Member: m.Name, Kind: OpAckResult, Start: r.since(), End: r.since(), Err: errText(err)}
+		for tp, offs := range offsets {
+			for _, o := range offs {
+				op.Records = append(op.Records, Rec{tp.Topic, tp.Partition, o})
+			}
+		}
+		r.op(op)
+	})
 	probe, probed := harness.ShareProbeOf(c)
 	r.mu.Lock()
 	r.tr.Probed[m.Name] = probed

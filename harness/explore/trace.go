@@ -47,7 +47,8 @@ const (
 	OpCommitAsync OpKind = "commit-async"
 	OpCallback    OpKind = "callback" // a CommitAsync callback ran (ID names the commit)
 	OpClose       OpKind = "close"
-	OpAck         OpKind = "ack" // share: the application acknowledged Records (AckType)
+	OpAck         OpKind = "ack"        // share: the application acknowledged Records (AckType)
+	OpAckResult   OpKind = "ack-result" // share: the acknowledgement commit callback reported Records with Err
 	OpOther       OpKind = "other"
 )
 
