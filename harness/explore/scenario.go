@@ -112,7 +112,7 @@ func Scenario(f Finding, subject string) ([]byte, error) {
 		}
 	}
 	closes, commits := 0, 0
-	closed := false
+	closed, closedAt := false, time.Duration(-1)
 	for _, a := range m.Actions {
 		if a.At >= s.Length || closed {
 			continue
@@ -138,6 +138,7 @@ func Scenario(f Finding, subject string) ([]byte, error) {
 			closes++
 			step = fmt.Sprintf("close: {timeout: %s, as: close%d}", dur(a.Timeout), closes)
 			closed = true
+			closedAt = max(a.At, m.Start)
 		}
 		ev = append(ev, event{max(a.At, m.Start), 2, step})
 	}
@@ -182,6 +183,9 @@ func Scenario(f Finding, subject string) ([]byte, error) {
 		now = max(now, to)
 	}
 	for _, e := range ev {
+		if closedAt >= 0 && e.at > closedAt {
+			break // the one consumer is closed: nothing after matters to it
+		}
 		if !subscribed && e.at >= m.Start {
 			gap(m.Start)
 			fmt.Fprintf(&b, "  - subscribe: [%s]\n", strings.Join(topicNames(s, nil), ", "))
