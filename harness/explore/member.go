@@ -91,6 +91,11 @@ func (r *runner) member(ctx context.Context, m Member, at func(time.Duration), s
 		if !slices.Equal(now, assigned) {
 			epoch.Changes++
 			assigned = slices.Clone(now)
+		} else if err != nil && !errors.Is(err, consumer.ErrWakeup) {
+			// An error the application was told of (kgo's "lost records;
+			// reset to offset 0" after a leader epoch check, KIP-320) may
+			// move positions: the next records start a new epoch.
+			epoch.Changes++
 		}
 		if probed {
 			epoch.MemberEpoch = probe.Snapshot().MemberEpoch

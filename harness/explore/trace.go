@@ -60,8 +60,10 @@ type Rec struct {
 }
 
 // EpochKey identifies one assignment epoch of a member as the application
-// sees it: how many times its assignment changed (between polls) and its
-// member epoch (probe subjects; 0 for black-box ones).
+// sees it: how many times its assignment changed between polls (or a Poll
+// returned an error other than a wakeup: the client may have reset its
+// positions, as kgo does after detecting lost records) and its member epoch
+// (probe subjects; 0 for black-box ones).
 type EpochKey struct {
 	Changes     int
 	MemberEpoch int32
