@@ -47,6 +47,9 @@ func TestExplore(t *testing.T) {
 	}
 	printSummary(t, sum)
 	if *flagSummary != "" {
+		if err := os.MkdirAll(filepath.Dir(*flagSummary), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		b, _ := json.MarshalIndent(sum, "", "  ")
 		if err := os.WriteFile(*flagSummary, b, 0o644); err != nil {
 			t.Fatal(err)
