@@ -98,7 +98,9 @@ func (r *runner) member(ctx context.Context, m Member, at func(time.Duration), s
 			epoch.Changes++
 		}
 		if probed {
-			epoch.MemberEpoch = probe.Snapshot().MemberEpoch
+			if sn := probe.Snapshot(); sn != nil { // nil before the first publication
+				epoch.MemberEpoch = sn.MemberEpoch
+			}
 		}
 		op := Op{Member: m.Name, Kind: OpPoll, Start: s, End: r.since(), Epoch: epoch, Timeout: timeout, Err: errText(err)}
 		for _, rec := range recs {
