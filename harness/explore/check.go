@@ -28,6 +28,7 @@ const (
 	AnomalyAckTwice        = "share-ack-twice"
 	AnomalyAckLost         = "share-ack-lost"
 	AnomalyAckUndelivered  = "share-ack-undelivered"
+	AnomalyPanic           = "panic"
 )
 
 // Bounds of the checker.
@@ -81,7 +82,7 @@ func Check(tr *Trace) []Anomaly {
 	var out []Anomaly
 	for _, d := range []func(*Trace) []Anomaly{
 		CheckLost, CheckOrder, CheckCommitPastProcessed, CheckCommitAfterLeave, CheckCallbacks,
-		CheckClose, CheckRetries, CheckSpin, CheckLeaks, CheckShareAcks,
+		CheckClose, CheckRetries, CheckSpin, CheckLeaks, CheckShareAcks, CheckPanics,
 	} {
 		out = append(out, d(tr)...)
 	}
@@ -526,4 +527,19 @@ func CheckShareAcks(tr *Trace) []Anomaly {
 
 func cmpRec(a, b Rec) int {
 	return cmp.Or(strings.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition), cmp.Compare(a.Offset, b.Offset))
+}
+
+// CheckPanics: an application call that panicked.
+func CheckPanics(tr *Trace) []Anomaly {
+	var out []Anomaly
+	for _, o := range tr.Ops {
+		if o.Kind == OpPanic {
+			ev := o.Err
+			if len(ev) > 1500 {
+				ev = ev[:1500] + "..."
+			}
+			out = append(out, Anomaly{Name: AnomalyPanic, Member: o.Member, At: o.End, Evidence: ev})
+		}
+	}
+	return out
 }

@@ -217,3 +217,8 @@ func TestCheckAllOnGoodHistory(t *testing.T) {
 		}}
 	expectNone(t, Check(tr))
 }
+
+func TestCheckPanics(t *testing.T) {
+	expectOnly(t, CheckPanics(&Trace{Ops: []Op{{Member: "c1", Kind: OpPanic, Err: "runtime error: nil map"}}}), AnomalyPanic, "nil map")
+	expectNone(t, CheckPanics(&Trace{Ops: []Op{{Member: "c1", Kind: OpOther, Err: "an error"}}}))
+}

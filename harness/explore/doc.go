@@ -48,5 +48,7 @@
 //     one member outside fault windows, or accepted by the application and
 //     committed without error but never acknowledged to the broker;
 //     share-ack-undelivered: a record accepted at the broker that the
-//     application was never handed (processed by nobody).
+//     application was never handed (processed by nobody);
+//   - panic: an application call (or the harness's handling of its
+//     result) panicked.
 package explore

@@ -3,6 +3,8 @@ package explore
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -15,6 +17,11 @@ import (
 // (poll with the current timeout between actions), the actions, and a
 // Close at the end if no action closed it.
 func (r *runner) member(ctx context.Context, m Member, at func(time.Duration), start time.Duration) {
+	defer func() {
+		if p := recover(); p != nil { // an application call panicked: a finding, not the end of the exploration
+			r.op(Op{Member: m.Name, Kind: OpPanic, Start: r.since(), End: r.since(), Err: fmt.Sprintf("%v\n%s", p, debug.Stack())})
+		}
+	}()
 	at(m.Start)
 	if r.s.Share {
 		r.shareMember(ctx, m, at, start)

@@ -50,6 +50,7 @@ const (
 	OpAck         OpKind = "ack"        // share: the application acknowledged Records (AckType)
 	OpAckResult   OpKind = "ack-result" // share: the acknowledgement commit callback reported Records with Err
 	OpOther       OpKind = "other"
+	OpPanic       OpKind = "panic" // an application call panicked (Err: the value and stack)
 )
 
 // Rec names one record.
