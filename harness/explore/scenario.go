@@ -48,6 +48,10 @@ func (e *NotExpressible) Error() string {
 	return "explore: not expressible as a scenario file (harness/scenario, v1): " + strings.Join(e.Reasons, "; ")
 }
 
+// maxProduceSteps bounds the produce steps per topic a scenario file gets
+// for the background producer.
+const maxProduceSteps = 6
+
 // Scenario writes f's shrunk schedule as a scenario file in
 // harness/scenario's format (main's, v1): the timeline becomes steps in
 // sequence (poll_for between events), the anomaly becomes the expectation
@@ -105,9 +109,18 @@ func Scenario(f Finding, subject string) ([]byte, error) {
 			event{min(ft.At+ft.For, s.Length), 0, "end_window: " + name + "\n  - heal: " + name})
 	}
 	if s.Produce.Batch > 0 {
+		// The producer's ticks, coalesced into at most maxProduceSteps
+		// produce steps per topic (each a blocking step of its own in the
+		// sequence; issue 12's checker bounds the sum of step timeouts).
+		var ticks []time.Duration
 		for at := s.Produce.Every; at < s.Length; at += s.Produce.Every {
+			ticks = append(ticks, at)
+		}
+		per := (len(ticks) + maxProduceSteps - 1) / maxProduceSteps
+		for i := 0; i < len(ticks); i += per {
+			n := min(per, len(ticks)-i)
 			for _, t := range s.Topics {
-				ev = append(ev, event{at, 1, fmt.Sprintf("produce: {topic: %s, count: %d}", t.Name, s.Produce.Batch)})
+				ev = append(ev, event{ticks[i], 1, fmt.Sprintf("produce: {topic: %s, count: %d}", t.Name, n*s.Produce.Batch)})
 			}
 		}
 	}
@@ -174,6 +187,7 @@ func Scenario(f Finding, subject string) ([]byte, error) {
 	b.WriteString("  - window: run\n")
 	now, each := time.Duration(0), max(m.PollTimeout, time.Millisecond)
 	subscribed := false
+	opened := map[string]bool{} // the fault windows written ("w" + name)
 	gap := func(to time.Duration) {
 		if to > now && subscribed {
 			fmt.Fprintf(&b, "  - poll_for: {duration: %s, each: %s}\n", dur(to-now), dur(each))
@@ -198,12 +212,16 @@ func Scenario(f Finding, subject string) ([]byte, error) {
 			continue
 		}
 		fmt.Fprintf(&b, "  - %s\n", e.step)
+		if w, ok := strings.CutPrefix(e.step, "fault: "); ok {
+			_, name, _ := strings.Cut(w, "window: ")
+			opened["w"+strings.TrimSpace(name)] = true
+		}
 		if strings.HasPrefix(e.step, "sleep: ") {
 			d, _ := time.ParseDuration(strings.TrimPrefix(e.step, "sleep: "))
 			now += d
 		}
 	}
-	exp := expectFor(f, s, closes, commits)
+	exp := expectFor(f, s, closes, commits, opened)
 	if !strings.Contains(exp, "- ") {
 		return nil, &NotExpressible{[]string{"no step the anomaly " + f.Anomaly.Name + " names"}}
 	}
@@ -229,7 +247,7 @@ func faultStep(f Fault, name string) string {
 }
 
 // expectFor is the expectation that catches f's anomaly.
-func expectFor(f Finding, s Schedule, closes, commits int) string {
+func expectFor(f Finding, s Schedule, closes, commits int, opened map[string]bool) string {
 	switch f.Anomaly.Name {
 	case AnomalyCommitPast:
 		return "  - commits_within_processed: {}\n"
@@ -258,7 +276,9 @@ func expectFor(f Finding, s Schedule, closes, commits int) string {
 	case AnomalyRetryStorm:
 		var b strings.Builder
 		for i, ft := range s.Faults {
-			if ft.Kind == FaultCoordinatorDown || ft.Kind == FaultError {
+			bounded := ft.Kind == FaultCoordinatorDown || (ft.Kind == FaultError && ft.Count == -1 &&
+				slices.Contains(retryBoundedKeys, kmsg.Key(ft.Key)) && kerr.IsRetriable(kerr.ErrorForCode(ft.Code)))
+			if bounded && opened[fmt.Sprintf("wf%d", i+1)] { // the faults CheckRetries bounds, written before the close
 				key := "FindCoordinator"
 				if ft.Kind == FaultError {
 					key = kmsg.NameForKey(ft.Key)
