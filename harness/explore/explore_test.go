@@ -96,6 +96,15 @@ func replay(t *testing.T, file, subject string) {
 	}
 	an := Check(tr)
 	t.Logf("%s on %s (recorded: %s): %d anomalies", file, subject, r.Anomaly, len(an))
+	if *flagOut != "" { // rewrite the finding's files with this version's writers
+		name, _, _ := strings.Cut(r.Anomaly, " ")
+		a := Anomaly{Name: name, Evidence: r.Anomaly}
+		files, err := writeFinding(*flagOut, r.Subject, Finding{Seed: r.Seed, Anomaly: a, Original: r.Schedule, Shrunk: r.Schedule, ShrunkTo: a})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("written: %v", files)
+	}
 	for _, a := range an {
 		t.Logf("  %s", a)
 	}
