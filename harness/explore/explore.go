@@ -151,12 +151,12 @@ var rapidFlags sync.Mutex
 // the bubble differs) ends the shrink; the smallest schedule that showed
 // the anomaly is kept either way.
 func shrink(t *testing.T, o Options, f Finding, wall bool) Finding {
-	var last Anomaly
 	tries := ShrinkTries
 	if wall {
 		tries = 1 // seconds per run on the wall clock
 	}
-	out := shrinkWith(o, f, func(s Schedule) bool {
+	began := time.Now()
+	shows := func(s Schedule) bool {
 		for range tries {
 			tr, _ := Run(t, s, RunOptions{Subject: o.Subject, Wall: wall, Seed: f.Seed, StopOnSpin: true})
 			if tr == nil || tr.History == nil {
@@ -164,13 +164,22 @@ func shrink(t *testing.T, o Options, f Finding, wall bool) Finding {
 			}
 			for _, a := range Check(tr) {
 				if a.Name == f.Anomaly.Name {
-					last = a
 					return true
 				}
 			}
 		}
 		return false
+	}
+	out := shrinkWith(o, f, shows)
+	// rapid shrinks the bit stream the schedule was drawn from: deleting
+	// one action shifts every later draw, so items that do not matter can
+	// stay. One-item deletions on the value finish the job (bounded by a
+	// second shrink time).
+	var runs int
+	out.Shrunk, runs = deleteItems(out.Shrunk, func(s Schedule) bool {
+		return time.Since(began) < 2*shrinkBudget(o) && shows(s)
 	})
+	out.ShrinkRuns += runs
 	if out.Shrunk.Size() < f.Original.Size() || out.Shrunk.Length < f.Original.Length {
 		// The anomaly as the smallest schedule showed it: run it once more.
 		out.ShrunkTo = f.ShrunkTo
@@ -183,7 +192,6 @@ func shrink(t *testing.T, o Options, f Finding, wall bool) Finding {
 			}
 		}
 	}
-	_ = last
 	return out
 }
 
@@ -286,4 +294,66 @@ func writeFinding(dir, subject string, f Finding) ([]string, error) {
 	}
 	slices.Sort(files)
 	return files, nil
+}
+
+// shrinkBudget is o's shrink time (DefaultShrinkTime when zero).
+func shrinkBudget(o Options) time.Duration {
+	if o.ShrinkTime > 0 {
+		return o.ShrinkTime
+	}
+	return DefaultShrinkTime
+}
+
+// deleteItems removes one item at a time (a fault, a member, one of a
+// member's actions; then the background producer and the records before
+// the start) while shows still holds, until no single deletion keeps it;
+// it returns the smaller schedule and how many runs it took.
+func deleteItems(s Schedule, shows func(Schedule) bool) (Schedule, int) {
+	runs := 0
+	try := func(c Schedule) bool {
+		runs++
+		return c.Validate() == nil && shows(c)
+	}
+	for changed := true; changed; {
+		changed = false
+		for i := 0; i < len(s.Faults); i++ {
+			c := s
+			c.Faults = slices.Delete(slices.Clone(s.Faults), i, i+1)
+			if try(c) {
+				s, changed, i = c, true, i-1
+			}
+		}
+		for i := 0; i < len(s.Members) && len(s.Members) > 1; i++ {
+			c := s
+			c.Members = slices.Delete(slices.Clone(s.Members), i, i+1)
+			if try(c) {
+				s, changed, i = c, true, i-1
+			}
+		}
+		for m := range s.Members {
+			for i := 0; i < len(s.Members[m].Actions); i++ {
+				c := s
+				c.Members = slices.Clone(s.Members)
+				c.Members[m].Actions = slices.Delete(slices.Clone(s.Members[m].Actions), i, i+1)
+				if try(c) {
+					s, changed, i = c, true, i-1
+				}
+			}
+		}
+		if s.Produce.Batch > 0 {
+			c := s
+			c.Produce.Batch = 0
+			if try(c) {
+				s, changed = c, true
+			}
+		}
+		if s.Produce.Initial > 0 {
+			c := s
+			c.Produce.Initial = 0
+			if try(c) {
+				s, changed = c, true
+			}
+		}
+	}
+	return s, runs
 }

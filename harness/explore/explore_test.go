@@ -196,3 +196,28 @@ func TestScenarioParses(t *testing.T) {
 	}
 	t.Logf("%d scenario files written and loaded", written)
 }
+
+// TestDeleteItems: the one-item deletion pass keeps exactly what the
+// predicate needs.
+func TestDeleteItems(t *testing.T) {
+	s := Gen(GenOptions{Regular: true}).Example(1)
+	s.Members = []Member{
+		{Name: "c1", Actions: []Action{{Kind: ActPoll}, {Kind: ActCommitAsync}, {Kind: ActPause}}},
+		{Name: "c2", Actions: []Action{{Kind: ActClose, At: 5}}},
+	}
+	s.Faults = []Fault{{Kind: FaultHold, Key: 1}, {Kind: FaultBrokersDown}}
+	s.Produce.Batch, s.Produce.Every = 5, 50*time.Millisecond
+	needs := func(c Schedule) bool { // a commit-async and a brokers-down fault
+		async := false
+		for _, m := range c.Members {
+			for _, a := range m.Actions {
+				async = async || a.Kind == ActCommitAsync
+			}
+		}
+		return async && slices.ContainsFunc(c.Faults, func(f Fault) bool { return f.Kind == FaultBrokersDown })
+	}
+	got, runs := deleteItems(s, needs)
+	if got.Size() != 3 || !needs(got) || got.Produce.Batch != 0 || runs == 0 {
+		t.Fatalf("kept size %d (want 3: a member, its commit-async, the fault), batch %d, %d runs: %s", got.Size(), got.Produce.Batch, runs, got.JSON())
+	}
+}
