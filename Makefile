@@ -254,3 +254,15 @@ bench: kafka-image java-driver
 	@start=$$(date +%s); \
 	$(BENCH_OUT)/kreactor bench -rounds $(BENCH_ROUNDS) -out $(BENCH_OUT)/bench.txt -perf $(BENCH_OUT)/perf.json $(BENCH_FLAGS); \
 	status=$$?; echo "== make bench: $$(( $$(date +%s) - start )) s"; exit $$status
+
+# Simulation runs (issue 14): SEEDS schedules on SUBJECT, checked, failing ones shrunk into
+# EXPLORE_OUT (the .yaml is a scenario file `kreactor run` replays; the .json `kreactor explore
+# -replay`). The baseline runs on the wall clock (its busy loop freezes a bubble's clock).
+SEEDS ?= 200
+SUBJECT ?= reactor
+EXPLORE_BUDGET ?= 10m
+EXPLORE_OUT ?= $(CURDIR)/explore-out
+.PHONY: explore
+explore:
+	@mkdir -p $(EXPLORE_OUT)
+	$(GO) run ./cmd/kreactor explore -subject $(SUBJECT) -seeds $(SEEDS) -budget $(EXPLORE_BUDGET) -out $(EXPLORE_OUT) -summary $(EXPLORE_OUT)/summary-$(SUBJECT).json $(EXPLORE_FLAGS)

@@ -20,6 +20,7 @@ require (
 	golang.org/x/mod v0.41.0
 	golang.org/x/tools v0.51.0
 	gonum.org/v1/plot v0.17.0
+	pgregory.net/rapid v1.3.0
 )
 
 require (

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"math/rand/v2"
 	"net"
 	"strconv"
 	"strings"
@@ -83,11 +84,22 @@ type Config struct {
 	MaxBufferedRecords     int           // records buffered before fetching pauses; default 4 x MaxPollRecords
 	IsolationLevel         string        // isolation.level: read_uncommitted (default) or read_committed
 
-	// Dial, if set, replaces the network dialer (e.g. kfake's
-	// VirtualNetwork.DialContext under testing/synctest).
+	// Dial, if set, replaces the network dialer (e.g. fakebroker's
+	// Broker.Dial on kfake's in-memory network, under testing/synctest:
+	// harness/sim).
 	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 	// Logger receives the consumer's logs; default discards.
 	Logger *slog.Logger
+	// Rand, if set, is the source of every random choice the consumer
+	// makes: its member id (KIP-848 heartbeat v1: 16 client-generated
+	// bytes) and the 20% jitter of its retry, reconnect and
+	// connection-setup backoffs (KIP-580). New draws from it only while it
+	// runs, on the caller's goroutine, to seed one generator for the
+	// loop's backoffs and one for the transport's, and never touches it
+	// again. nil (the default) uses crypto/rand for the member id and
+	// math/rand/v2's global source for jitter. For seeded simulation runs
+	// (harness/sim): the same source gives the same choices.
+	Rand rand.Source
 }
 
 // maxWireDuration is the longest duration a setting sent as int32

@@ -3,6 +3,7 @@ package consumer
 import (
 	"context"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"time"
 
@@ -54,6 +55,9 @@ type ShareConfig struct {
 
 	Dial   func(ctx context.Context, network, address string) (net.Conn, error)
 	Logger *slog.Logger
+	// Rand is Config's: the member id and backoff jitter source; nil
+	// means crypto/rand and the global source.
+	Rand rand.Source
 }
 
 // DefaultShareConfig returns Java's share consumer defaults (without

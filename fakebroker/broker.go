@@ -1,9 +1,13 @@
 package fakebroker
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -46,8 +50,9 @@ type Broker struct {
 }
 
 // Start validates cfg, applies defaults and starts a kfake cluster with
-// cfg.Brokers brokers on 127.0.0.1 random ports. It returns a *ConfigError
-// for an invalid field, or kfake's error if the cluster cannot start.
+// cfg.Brokers brokers on 127.0.0.1 random ports, or on ports
+// VirtualBasePort+node of cfg.Network. It returns a *ConfigError for an
+// invalid field, or kfake's error if the cluster cannot start.
 func Start(cfg Config) (*Broker, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -65,7 +70,10 @@ func Start(cfg Config) (*Broker, error) {
 		handles: make(map[*Handle]struct{}),
 		ports:   make(map[int32]int),
 	}
-	b.tap = newTap(b.rec)
+	b.tap = newTap(b.rec, net.Listen)
+	if cfg.Network != nil {
+		b.tap.listenFn = cfg.Network.Listen
+	}
 	if !cfg.KfakeAnswers {
 		b.tap.answers = func() *connAnswers { return newConnAnswers(b) }
 	}
@@ -75,8 +83,17 @@ func Start(cfg Config) (*Broker, error) {
 		kfake.BrokerConfigs(cfg.brokerConfigs()),
 		kfake.WithLogger(slogLogger{log}),
 	}
-	for t, p := range cfg.Topics {
-		opts = append(opts, kfake.SeedTopics(p, t))
+	if cfg.Network != nil {
+		ports := make([]int, cfg.Brokers)
+		for i := range ports {
+			ports[i] = VirtualBasePort + i
+		}
+		opts = append(opts, kfake.Ports(ports...))
+	}
+	// In name order, so kfake draws its topic ids in the same order in
+	// every run.
+	for _, t := range slices.Sorted(maps.Keys(cfg.Topics)) {
+		opts = append(opts, kfake.SeedTopics(cfg.Topics[t], t))
 	}
 	b.cluster, err = kfake.NewCluster(opts...)
 	if err != nil {
@@ -88,7 +105,39 @@ func Start(cfg Config) (*Broker, error) {
 		_, p, _ := net.SplitHostPort(a)
 		b.ports[int32(i)], _ = strconv.Atoi(p)
 	}
+	if cfg.SpreadLeaders {
+		if err := b.spreadLeaders(); err != nil {
+			b.cluster.Close()
+			return nil, err
+		}
+	}
 	return b, nil
+}
+
+// spreadLeaders makes node p mod Brokers lead partition p of every seeded
+// topic (Config.SpreadLeaders).
+func (b *Broker) spreadLeaders() error {
+	for _, t := range slices.Sorted(maps.Keys(b.cfg.Topics)) {
+		for p := range b.cfg.Topics[t] {
+			if err := b.cluster.MoveTopicPartition(t, p, p%int32(b.cfg.Brokers)); err != nil {
+				return fmt.Errorf("fakebroker: SpreadLeaders: %s[%d]: %w", t, p, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Dial connects to a broker address the way clients of this Broker must:
+// through Config.Network when set (kfake.VirtualNetwork.DialContext: the
+// brokers listen on nothing else), else over TCP. Give it to
+// consumer.Config.Dial or kgo.Dialer. Errors: the network's (no listener on
+// the port, ctx done).
+func (b *Broker) Dial(ctx context.Context, network, address string) (net.Conn, error) {
+	if b.cfg.Network != nil {
+		return b.cfg.Network.DialContext(ctx, network, address)
+	}
+	var d net.Dialer
+	return d.DialContext(ctx, network, address)
 }
 
 // Addrs returns the brokers' host:port addresses, for kgo.SeedBrokers. It

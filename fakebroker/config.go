@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"strconv"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
 )
 
 // Defaults applied by Start to zero Config fields.
@@ -18,6 +20,10 @@ const (
 	DefaultSessionTimeout = 10 * time.Second
 	// DefaultMaxRecords is how many requests the Recorder keeps.
 	DefaultMaxRecords = 1_000_000
+	// VirtualBasePort is the port of node 0 on a Config.Network: node i
+	// listens on localhost:VirtualBasePort+i (the in-memory network keys
+	// listeners by port and has no random ports).
+	VirtualBasePort = 9092
 )
 
 // Broker config keys Config sets from its typed fields. BrokerConfigs must
@@ -77,6 +83,26 @@ type Config struct {
 	// kfake's own. For showing the differences; false (the default)
 	// answers as Kafka does.
 	KfakeAnswers bool
+
+	// Network, if set, puts the brokers on kfake's in-memory network
+	// (kfake.VirtualNetwork, net.Pipe connections) instead of TCP: node i
+	// listens on localhost:VirtualBasePort+i of that network, and clients
+	// reach the brokers only through Broker.Dial (give it to
+	// consumer.Config.Dial or kgo.Dialer). Under testing/synctest this is
+	// what lets the bubble's clock advance: a goroutine blocked on a TCP
+	// socket is not durably blocked, one blocked on a pipe is. The
+	// recorder, the corrected answers and every fault helper work the
+	// same; Produce dials through it. One Network serves one Broker (the
+	// ports would clash).
+	Network *kfake.VirtualNetwork
+
+	// SpreadLeaders, if true, makes node p mod Brokers the leader of
+	// partition p of every topic in Topics, instead of kfake's choice
+	// (math/rand's global source, which a program cannot seed since Go
+	// 1.24), so that which broker serves which partition is the same in
+	// every run: for seeded simulation runs (harness/sim). Topics created
+	// later keep kfake's random leader.
+	SpreadLeaders bool
 }
 
 // withDefaults returns cfg with zero fields set to their defaults, or a

@@ -22,5 +22,10 @@
 // Handle is removed or the Broker closes, so no control ever sleeps on the
 // cluster goroutine and Close leaves no goroutine behind.
 //
+// With Config.Network the brokers listen on kfake's in-memory network
+// (kfake.VirtualNetwork) instead of TCP, and clients dial them through
+// Broker.Dial: everything above then works inside a testing/synctest
+// bubble on its virtual clock (harness/sim runs seeded simulations so).
+//
 // Start a broker with Start and always Close it (Close is idempotent).
 package fakebroker

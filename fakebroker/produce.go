@@ -18,7 +18,8 @@ const ProducerClientID = "kreactor-fakebroker-producer"
 // returns record i's key and value; nil fn gives key nil and value
 // "record-<i>". Produce uses its own short-lived franz-go client with client
 // id ProducerClientID, whose requests the Recorder records and fault helpers
-// affect like any other client's.
+// affect like any other client's. On a Config.Network it dials through
+// Broker.Dial.
 //
 // It returns an *ArgError for n < 0 or an unknown topic, ErrClosed after
 // Close, ctx.Err() if ctx ends first, and a *ProduceError if a record fails.
@@ -34,7 +35,7 @@ func (b *Broker) Produce(ctx context.Context, topic string, n int, fn func(i int
 	if parts == 0 {
 		return nil, &ArgError{op, "topic", topic, "no such topic"}
 	}
-	return ProduceTo(ctx, b.Addrs(), topic, parts, n, fn)
+	return produceTo(ctx, b.Addrs(), topic, parts, n, fn, kgo.Dialer(b.Dial))
 }
 
 // ProduceTo is Produce against any cluster at addrs (a real one too): record
@@ -42,16 +43,21 @@ func (b *Broker) Produce(ctx context.Context, topic string, n int, fn func(i int
 // ProducerClientID. Errors: ctx.Err(), or a *ProduceError for the first
 // record that failed.
 func ProduceTo(ctx context.Context, addrs []string, topic string, parts int32, n int, fn func(i int) (key, value []byte)) (map[int32]int, error) {
+	return produceTo(ctx, addrs, topic, parts, n, fn)
+}
+
+// produceTo is ProduceTo with extra client options (a dialer).
+func produceTo(ctx context.Context, addrs []string, topic string, parts int32, n int, fn func(i int) (key, value []byte), opts ...kgo.Opt) (map[int32]int, error) {
 	counts := make(map[int32]int, parts)
 	if n == 0 {
 		return counts, nil
 	}
-	cl, err := kgo.NewClient(
+	cl, err := kgo.NewClient(append([]kgo.Opt{
 		kgo.SeedBrokers(addrs...),
 		kgo.ClientID(ProducerClientID),
 		kgo.RecordPartitioner(kgo.ManualPartitioner()),
 		kgo.WithLogger(kgo.BasicLogger(discard{}, kgo.LogLevelNone, nil)),
-	)
+	}, opts...)...)
 	if err != nil {
 		return nil, err
 	}

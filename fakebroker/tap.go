@@ -19,8 +19,11 @@ import (
 // before fakebroker calls AddNode. A listener kfake opens any other way (a
 // direct Cluster().AddNode) records Node -1.
 type tap struct {
-	rec   *wire.Recorder
-	conns atomic.Uint64 // connection counter
+	rec *wire.Recorder
+	// listenFn opens a broker's listener: net.Listen, or a
+	// kfake.VirtualNetwork's Listen. Set before the cluster starts.
+	listenFn func(network, address string) (net.Listener, error)
+	conns    atomic.Uint64 // connection counter
 	// answers, if set, makes each connection's Kafka-faithful response
 	// corrections (answers.go); nil when the Broker answers as kfake does.
 	// Set before the cluster starts; read-only after.
@@ -32,8 +35,8 @@ type tap struct {
 	listeners map[int32]*tapListener // guarded by mu; each node's latest listener
 }
 
-func newTap(rec *wire.Recorder) *tap {
-	return &tap{rec: rec, starting: true}
+func newTap(rec *wire.Recorder, listen func(network, address string) (net.Listener, error)) *tap {
+	return &tap{rec: rec, listenFn: listen, starting: true}
 }
 
 // expect sets the node id of the next listener kfake opens.
@@ -48,7 +51,7 @@ func (t *tap) started() { t.expect(-1) }
 
 // listen is the kfake.ListenFn.
 func (t *tap) listen(network, address string) (net.Listener, error) {
-	ln, err := net.Listen(network, address)
+	ln, err := t.listenFn(network, address)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,9 @@ package managers
 import (
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/binary"
 	"fmt"
+	mrand "math/rand/v2"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -17,6 +19,15 @@ import (
 func NewMemberID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// NewMemberIDFrom is NewMemberID with its 16 bytes drawn from src (two
+// Uint64 calls), for seeded runs: the same source state gives the same id.
+func NewMemberIDFrom(src mrand.Source) string {
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[:8], src.Uint64())
+	binary.LittleEndian.PutUint64(b[8:], src.Uint64())
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 

@@ -48,6 +48,7 @@ var commands = []command{
 	{"check", "validate scenario files with the rules run and the suite apply, naming file, line and key", checkScenarios},
 	{"mutants", "run the regression specs and scenario files on each mutant of the reactor path (build tag mutants) and write the kill matrix", runMutants},
 	{"bench", "side-by-side benchmark: reactor, baseline, kgo and Java on kfake and real Kafka (benchstat lines, perf JSON)", runBench},
+	{"explore", "simulation runs: random fault schedules from seeds on a subject (kfake in a synctest bubble), a history checker, failing schedules shrunk to files", runExplore},
 	{"matrix", "release matrix: regression x release of a real client (make java-matrix) from its per-release run files, as JSON and Markdown", runMatrix},
 }
 

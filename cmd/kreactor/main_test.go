@@ -94,7 +94,7 @@ func TestCommands(t *testing.T) {
 	}{
 		{args: nil, code: 2, inStderr: []string{"usage: kreactor <command>", "report", "catalogue", "broker", "not yet implemented"}},
 		{args: []string{"help"}, code: 0, inStderr: []string{"usage: kreactor"}},
-		{args: []string{"frobnicate"}, code: 2, inStderr: []string{`unknown command "frobnicate"; known commands: report, catalogue, run, check, mutants, bench, matrix (not yet implemented: broker)`}},
+		{args: []string{"frobnicate"}, code: 2, inStderr: []string{`unknown command "frobnicate"; known commands: report, catalogue, run, check, mutants, bench, explore, matrix (not yet implemented: broker)`}},
 		{args: []string{"broker"}, code: 2, inStderr: []string{"kreactor broker: not yet implemented"}},
 		{args: []string{"report", "-nope"}, code: 2, inStderr: []string{"flag provided but not defined: -nope", "usage: kreactor report"}},
 		{args: []string{"report", "-h"}, code: 0, inStderr: []string{"-in", "reports/out/ginkgo.json", "-lenient"}},

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"time"
 
@@ -39,6 +40,7 @@ type Config struct {
 	IsolationLevel                  string
 	Dial                            func(ctx context.Context, network, address string) (net.Conn, error)
 	Logger                          *slog.Logger
+	Rand                            rand.Source
 }
 
 // DefaultConfig is Java's consumer defaults (consumer.DefaultConfig).
@@ -100,6 +102,7 @@ type ShareConfig struct {
 	MaxBufferedRecords              int
 	Dial                            func(ctx context.Context, network, address string) (net.Conn, error)
 	Logger                          *slog.Logger
+	Rand                            rand.Source
 }
 
 // DefaultShareConfig is Java's share consumer defaults
@@ -126,7 +129,7 @@ func (s ShareConfig) AsConfig() Config {
 	c.SocketConnectionSetupTimeout, c.SocketConnectionSetupTimeoutMax, c.MaxPollInterval = s.SocketConnectionSetupTimeout, s.SocketConnectionSetupTimeoutMax, s.MaxPollInterval
 	c.DefaultAPITimeout, c.MetadataMaxAge, c.FetchMaxWait = s.DefaultAPITimeout, s.MetadataMaxAge, s.FetchMaxWait
 	c.MaxPollRecords, c.FetchMaxBytes, c.MaxPartitionFetchBytes = s.MaxPollRecords, s.FetchMaxBytes, s.MaxPartitionFetchBytes
-	c.MaxBufferedRecords, c.Dial, c.Logger = s.MaxBufferedRecords, s.Dial, s.Logger
+	c.MaxBufferedRecords, c.Dial, c.Logger, c.Rand = s.MaxBufferedRecords, s.Dial, s.Logger, s.Rand
 	return c
 }
 

@@ -74,13 +74,16 @@ type Group struct {
 
 	appMu    sync.Mutex // guards received
 	received map[managers.TopicPartition]managers.Position
+
+	rnd *randoms // drawn from Cfg.Rand; nil without one. Fixed after newGroup.
 }
 
 // NewGroup builds the managers of a consumer with cfg (already validated).
 // It sends nothing: the engine is built over EngineConfig and handed to
 // Start.
 func NewGroup(cfg Config) *Group {
-	return newGroup(cfg, newTransport(&cfg))
+	rnd := newRandoms(cfg.Rand)
+	return newGroup(cfg, rnd, newTransport(&cfg, rnd))
 }
 
 // NewGroupOn is NewGroup on tr instead of the franz-go transport: every
@@ -89,25 +92,28 @@ func NewGroup(cfg Config) *Group {
 // transport that never sends (the null subject), or one that injects
 // faults.
 func NewGroupOn(cfg Config, tr reactor.Transport) *Group {
-	return newGroup(cfg, &foreign{tr: tr})
+	return newGroup(cfg, newRandoms(cfg.Rand), &foreign{tr: tr})
 }
 
-func newGroup(cfg Config, tr sender) *Group {
+func newGroup(cfg Config, rnd *randoms, tr sender) *Group {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	backoff := Backoff(cfg.RetryBackoff, cfg.RetryBackoffMax)
-	g := &Group{Cfg: cfg, Log: cfg.Logger, received: map[managers.TopicPartition]managers.Position{}}
+	g := &Group{Cfg: cfg, Log: cfg.Logger, received: map[managers.TopicPartition]managers.Position{}, rnd: rnd}
 	g.tr = tr
-	g.Coord = managers.NewCoordinator(cfg.GroupID, managers.KeyTypeGroup, backoff)
-	g.Meta = managers.NewMetadata(cfg.BootstrapServers, cfg.MetadataMaxAge, backoff)
-	g.Member = group.NewMembership(cfg.GroupID, cfg.MaxPollInterval, backoff, g.Coord)
+	g.Coord = managers.NewCoordinator(cfg.GroupID, managers.KeyTypeGroup, rnd.backoff("coordinator", backoff))
+	g.Meta = managers.NewMetadata(cfg.BootstrapServers, cfg.MetadataMaxAge, rnd.backoff("metadata", backoff))
+	g.Member = group.NewMembership(cfg.GroupID, cfg.MaxPollInterval, rnd.backoff("membership", backoff), g.Coord)
+	if rnd != nil {
+		g.Member.UseMemberID(rnd.memberID)
+	}
 	g.Fetch = group.NewFetch(group.FetchConfig{
 		MaxWait: cfg.FetchMaxWait, MinBytes: cfg.FetchMinBytes, MaxBytes: cfg.FetchMaxBytes,
 		PartitionMaxBytes: cfg.MaxPartitionFetchBytes, MaxBuffered: cfg.MaxBufferedRecords,
-		ReadCommitted: cfg.IsolationLevel == "read_committed", Backoff: backoff,
+		ReadCommitted: cfg.IsolationLevel == "read_committed", Backoff: rnd.backoff("fetch", backoff),
 	}, g.Meta)
-	g.Offsets = group.NewOffsets(cfg.AutoOffsetReset, backoff, g.Coord, g.Meta, g.Fetch)
+	g.Offsets = group.NewOffsets(cfg.AutoOffsetReset, rnd.backoff("offsets", backoff), g.Coord, g.Meta, g.Fetch)
 	g.NeedsCoordinator = g.OutstandingNeedsCoordinator
 	return g
 }
@@ -119,7 +125,7 @@ func newGroup(cfg Config, tr sender) *Group {
 // order, with the view, the snapshot and the transport.
 func (g *Group) EngineConfig(consumed group.ConsumedSource, first ...reactor.Manager[group.View]) reactor.Config[group.View] {
 	g.Commit = group.NewCommit(group.CommitConfig{AutoCommit: g.Cfg.EnableAutoCommit, AutoCommitInterval: g.Cfg.AutoCommitInterval,
-		Backoff: Backoff(g.Cfg.RetryBackoff, g.Cfg.RetryBackoffMax)}, g.Cfg.GroupID, g.Coord, consumed)
+		Backoff: g.rnd.backoff("commit", Backoff(g.Cfg.RetryBackoff, g.Cfg.RetryBackoffMax))}, g.Cfg.GroupID, g.Coord, consumed)
 	coord := &coordinatorManager[group.View]{g.Coord, g.Meta, func(v group.View) bool { return g.NeedsCoordinator(v) }}
 	meta := &metadataManager[group.View]{g.Meta, func(group.View) []string { return g.MetadataTopics() }}
 	ms := append(slices.Clone(first), coord, meta, g.Member, g.Commit, g.Fetch, g.Offsets)

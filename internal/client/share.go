@@ -62,14 +62,18 @@ type Share struct {
 func NewShare(cfg ShareConfig) *Share {
 	transportCfg := cfg.AsConfig()
 	s := &Share{Cfg: cfg}
-	s.tr = newTransport(&transportCfg)
+	rnd := newRandoms(cfg.Rand)
+	s.tr = newTransport(&transportCfg, rnd)
 	backoff := Backoff(cfg.RetryBackoff, cfg.RetryBackoffMax)
-	s.Coord = managers.NewCoordinator(cfg.GroupID, managers.KeyTypeGroup, backoff)
-	s.Meta = managers.NewMetadata(cfg.BootstrapServers, cfg.MetadataMaxAge, backoff)
-	s.Member = share.NewMembership(cfg.GroupID, cfg.MaxPollInterval, backoff, s.Coord)
+	s.Coord = managers.NewCoordinator(cfg.GroupID, managers.KeyTypeGroup, rnd.backoff("coordinator", backoff))
+	s.Meta = managers.NewMetadata(cfg.BootstrapServers, cfg.MetadataMaxAge, rnd.backoff("metadata", backoff))
+	s.Member = share.NewMembership(cfg.GroupID, cfg.MaxPollInterval, rnd.backoff("share-membership", backoff), s.Coord)
+	if rnd != nil {
+		s.Member.UseMemberID(rnd.memberID)
+	}
 	s.Consume = share.NewConsume(share.ConsumeConfig{
 		MaxWait: cfg.FetchMaxWait, MaxBytes: cfg.FetchMaxBytes, PartitionMaxBytes: cfg.MaxPartitionFetchBytes,
-		MaxRecords: int32(cfg.MaxPollRecords), MaxBuffered: cfg.MaxBufferedRecords, Backoff: backoff,
+		MaxRecords: int32(cfg.MaxPollRecords), MaxBuffered: cfg.MaxBufferedRecords, Backoff: rnd.backoff("share-consume", backoff),
 	}, cfg.GroupID, s.Meta, s.onAck)
 	s.App = &ShareApplication{s: s, poll: NewPollSlot(func(err error) SharePollReply { return SharePollReply{Err: err} })}
 	return s

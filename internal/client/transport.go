@@ -73,11 +73,11 @@ type transport struct {
 	wg      sync.WaitGroup
 }
 
-func newTransport(cfg *Config) *transport {
+func newTransport(cfg *Config, rnd *randoms) *transport {
 	ctx, cancel := context.WithCancel(context.Background())
 	t := &transport{timeout: cfg.RequestTimeout, ctx: ctx, cancel: cancel, clients: map[string]*kgo.Client{},
-		reconnect: managers.NewReconnect(managers.NewBackoff(cfg.ReconnectBackoff, cfg.ReconnectBackoffMax)),
-		setup:     managers.NewBackoff(cfg.SocketConnectionSetupTimeout, cfg.SocketConnectionSetupTimeoutMax)}
+		reconnect: managers.NewReconnect(rnd.transportBackoff(managers.NewBackoff(cfg.ReconnectBackoff, cfg.ReconnectBackoffMax))),
+		setup:     rnd.transportBackoff(managers.NewBackoff(cfg.SocketConnectionSetupTimeout, cfg.SocketConnectionSetupTimeoutMax))}
 	dial := cfg.Dial
 	if dial == nil {
 		dial = (&net.Dialer{}).DialContext

@@ -48,7 +48,7 @@ func TestTransportReconnectBackoff(t *testing.T) {
 		dials.Add(1)
 		return (&net.Dialer{}).DialContext(ctx, network, address)
 	}
-	tr := newTransport(&cfg)
+	tr := newTransport(&cfg, nil)
 	defer tr.close()
 
 	if err := send(t, tr, addr); !managers.IsConnectError(err) {

@@ -48,6 +48,12 @@ type commit struct {
 	// barrier marks an entry with nothing to send: it completes once every
 	// commit queued before it has (a CommitSync with nothing new).
 	barrier bool
+	// completed is set when done has been queued: a commit completes once.
+	// FailAll (the close deadline) completes the one in flight too; its
+	// answer arriving later is then dropped (invariant 8), not run as a
+	// second completion (issue 14: explore found a CommitAsync callback run
+	// twice, with the close-deadline error and then with nil).
+	completed bool
 }
 
 // CommitConfig configures the commit manager.
@@ -124,6 +130,10 @@ func (c *Commit) FailAll(tx *reactor.Tx, err error) {
 }
 
 func (c *Commit) complete(tx *reactor.Tx, p *commit, err error) {
+	if p.completed {
+		return
+	}
+	p.completed = true
 	if p.done != nil {
 		done, v := p.done, tx.Version
 		tx.Effect(func() { done(err, v) })

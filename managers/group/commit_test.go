@@ -154,3 +154,24 @@ func TestCoordinatorFailureFailsWaitingCommits(t *testing.T) {
 		t.Fatalf("a retriable discovery error completed the commit: %v", res2.err)
 	}
 }
+
+// A commit in flight when the close deadline fails every pending commit
+// (FailAll) completes once, with the close error; its answer arriving
+// afterwards is dropped, not run as a second completion (issue 14: explore
+// found a CommitAsync callback run twice, with the error and then nil).
+func TestCommitFailedInFlightCompletesOnce(t *testing.T) {
+	r, cm := commitRig(t)
+	res := enqueueCommit(r, cm)
+	req := r.Request(cm) // in flight
+	closeErr := errors.New("close deadline")
+	r.Do("close deadline", func(tx *reactor.Tx) { cm.FailAll(tx, closeErr) })
+	r.Step()
+	if res.done != 1 || !errors.Is(res.err, closeErr) {
+		t.Fatalf("after FailAll: done %d, err %v; want once with the close error", res.done, res.err)
+	}
+	r.Answer(req, commitAnswer(0), nil)
+	r.Step()
+	if res.done != 1 || !errors.Is(res.err, closeErr) {
+		t.Fatalf("after the late answer: done %d times, err %v; want still once, with the close error", res.done, res.err)
+	}
+}

@@ -89,6 +89,12 @@ func NewMembership(group string, maxPollInterval time.Duration, backoff managers
 	}
 }
 
+// UseMemberID replaces the member id NewMembership generated with id
+// (managers.NewMemberIDFrom: a seeded run's). Call it before the manager
+// is first polled; the coordinator may still assign another id in its
+// answer, as with a generated one.
+func (m *Membership) UseMemberID(id string) { m.memberID = id }
+
 // Name is "membership".
 func (m *Membership) Name() string { return "membership" }
 

@@ -77,6 +77,11 @@ func NewMembership(group string, maxPollInterval time.Duration, backoff managers
 		poll: managers.PollTimer{Interval: maxPollInterval}}
 }
 
+// UseMemberID replaces the member id NewMembership generated with id
+// (managers.NewMemberIDFrom: a seeded run's). Call it before the manager
+// is first polled.
+func (m *Membership) UseMemberID(id string) { m.memberID = id }
+
 // Name is "share-membership".
 func (m *Membership) Name() string { return "share-membership" }
 

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// runExplore implements `kreactor explore` (issue 14): random schedules on
+// a subject against the fake cluster, checked, and shrunk to files. The
+// simulations run inside testing/synctest bubbles, which only a test binary
+// can open (synctest needs a *testing.T), so this command runs
+// harness/explore's TestExplore with `go test` from the module's source
+// tree and streams its output.
+func runExplore(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("explore", "-subject S [-seeds N] [-first SEED] [-budget D] [-out DIR] [-shrinktime D] [-groups regular,share] [-replay FILE.json] [-race]", stderr)
+	subject := fs.String("subject", "reactor", "subject: reactor, baseline (wall clock: it freezes a bubble's clock), kgo, null")
+	seeds := fs.Int("seeds", 100, "schedules to run (seeds first .. first+N-1)")
+	first := fs.Uint64("first", 1, "first schedule seed")
+	budget := fs.Duration("budget", 10*time.Minute, "wall-time budget for running schedules (0: none)")
+	out := fs.String("out", "explore-out", "directory for findings: <subject>-<anomaly>-seed<N>.json (replayable) and .yaml (scenario file)")
+	shrink := fs.Duration("shrinktime", time.Minute, "time bound of each shrink (negative: no shrinking)")
+	groups := fs.String("groups", "regular,share", "group kinds to draw: regular, share")
+	replay := fs.String("replay", "", "run one finding (.json) again and print its anomalies")
+	summary := fs.String("summary", "", "write the summary as JSON to this file")
+	race := fs.Bool("race", false, "build with the race detector")
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if *seeds < 1 {
+		return fmt.Errorf("-seeds %d: must be >= 1", *seeds)
+	}
+	if *budget < 0 {
+		return fmt.Errorf("-budget %s: must be >= 0", *budget)
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	abs := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		wd, _ := os.Getwd()
+		return filepath.Join(wd, p)
+	}
+	timeout := 60 * time.Minute
+	if *budget > 0 {
+		timeout = *budget + 20*max(*shrink, time.Minute) + 5*time.Minute
+	}
+	goArgs := []string{"test", "-run", "^TestExplore$", "-count=1", "-v", "-timeout", timeout.String()}
+	if *race {
+		goArgs = append(goArgs, "-race")
+	}
+	goArgs = append(goArgs, "./harness/explore", "-args",
+		"-explore.subject="+*subject, fmt.Sprintf("-explore.seeds=%d", *seeds), fmt.Sprintf("-explore.first=%d", *first),
+		"-explore.budget="+budget.String(), "-explore.out="+abs(*out), "-explore.shrinktime="+shrink.String(),
+		"-explore.groups="+*groups, "-explore.replay="+abs(*replay), "-explore.summary="+abs(*summary))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cmd := exec.CommandContext(ctx, "go", goArgs...)
+	cmd.Dir, cmd.Stdout, cmd.Stderr = root, stdout, stderr
+	fmt.Fprintf(stderr, "kreactor explore: go %s (in %s)\n", strings.Join(goArgs, " "), root)
+	return cmd.Run()
+}
+
+// moduleRoot is the kreactor module's source directory: the one `go env
+// GOMOD` names from the working directory.
+func moduleRoot() (string, error) {
+	b, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w (kreactor explore runs from the kreactor source tree)", err)
+	}
+	mod := strings.TrimSpace(string(b))
+	if mod == "" || mod == os.DevNull {
+		return "", fmt.Errorf("not inside a Go module: run kreactor explore from the kreactor source tree")
+	}
+	return filepath.Dir(mod), nil
+}

@@ -1,0 +1,223 @@
+package explore
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Flags of TestExplore, the entry `kreactor explore` and `make explore`
+// run (a simulation needs a test binary: synctest needs a *testing.T).
+var (
+	flagSubject = flag.String("explore.subject", "", "TestExplore: the subject (reactor, baseline, kgo, null); empty skips TestExplore")
+	flagSeeds   = flag.Int("explore.seeds", 100, "TestExplore: schedules to run")
+	flagFirst   = flag.Uint64("explore.first", 1, "TestExplore: the first schedule seed")
+	flagBudget  = flag.Duration("explore.budget", 0, "TestExplore: wall-time budget (0: none)")
+	flagOut     = flag.String("explore.out", "", "TestExplore: directory for findings (shrunk schedule .json, scenario .yaml)")
+	flagShrink  = flag.Duration("explore.shrinktime", DefaultShrinkTime, "TestExplore: time bound of each shrink (negative: no shrinking)")
+	flagKinds   = flag.String("explore.groups", "regular,share", "TestExplore: group kinds to draw (regular, share)")
+	flagReplay  = flag.String("explore.replay", "", "TestExplore: run this finding (.json) once and print its anomalies instead of exploring")
+	flagSummary = flag.String("explore.summary", "", "TestExplore: write the summary as JSON to this file")
+)
+
+func genOptions(kinds string) GenOptions {
+	return GenOptions{Regular: strings.Contains(kinds, "regular"), Share: strings.Contains(kinds, "share")}
+}
+
+func TestExplore(t *testing.T) {
+	if *flagSubject == "" {
+		t.Skip("set -explore.subject (kreactor explore does)")
+	}
+	if *flagReplay != "" {
+		replay(t, *flagReplay, *flagSubject)
+		return
+	}
+	sum, err := Explore(t, Options{
+		Subject: *flagSubject, FirstSeed: *flagFirst, Seeds: *flagSeeds, Budget: *flagBudget, Out: *flagOut,
+		Gen: genOptions(*flagKinds), ShrinkTime: *flagShrink, Logf: t.Logf,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	printSummary(t, sum)
+	if *flagSummary != "" {
+		if err := os.MkdirAll(filepath.Dir(*flagSummary), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.MarshalIndent(sum, "", "  ")
+		if err := os.WriteFile(*flagSummary, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func printSummary(t *testing.T, sum Summary) {
+	t.Logf("subject %s: %d schedules in %s of running (%.0f per minute), %s in all; harness errors %d",
+		sum.Subject, sum.Schedules, sum.RunWall.Round(time.Millisecond), sum.PerMinute(), sum.Wall.Round(time.Millisecond), sum.RunErrors)
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for n := range sum.Anomalies {
+			if !yield(n) {
+				return
+			}
+		}
+	}) {
+		t.Logf("  %-22s in %d schedules, first at schedule %d", name, sum.Anomalies[name], sum.FirstAt[name])
+	}
+	var sizes []int
+	for _, f := range sum.Findings {
+		sizes = append(sizes, f.Shrunk.Size())
+		t.Logf("  finding seed %d %s: size %d -> %d (%d runs) %v", f.Seed, f.Anomaly.Name, f.Original.Size(), f.Shrunk.Size(), f.ShrinkRuns, f.Files)
+	}
+	if len(sizes) > 0 {
+		slices.Sort(sizes)
+		t.Logf("  median shrunk size %d (of %d findings)", sizes[len(sizes)/2], len(sizes))
+	}
+}
+
+// replay runs a finding's schedule once and prints what it shows.
+func replay(t *testing.T, file, subject string) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ParseReport(b)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	tr, err := Run(t, r.Schedule, RunOptions{Subject: subject, Wall: WallFor(subject), Seed: r.Seed})
+	if tr == nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	an := Check(tr)
+	t.Logf("%s on %s (recorded: %s): %d anomalies", file, subject, r.Anomaly, len(an))
+	if *flagOut != "" { // rewrite the finding's files with this version's writers
+		name, _, _ := strings.Cut(r.Anomaly, " ")
+		a := Anomaly{Name: name, Evidence: r.Anomaly}
+		files, err := writeFinding(*flagOut, r.Subject, Finding{Seed: r.Seed, Anomaly: a, Original: r.Schedule, Shrunk: r.Schedule, ShrunkTo: a})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("written: %v", files)
+	}
+	for _, a := range an {
+		t.Logf("  %s", a)
+	}
+}
+
+// TestGenSameSeedSameSchedule: a seed draws the same schedule every time,
+// and rapid's first test case for that seed (what shrinking starts from)
+// is that schedule.
+func TestGenSameSeedSameSchedule(t *testing.T) {
+	g := Gen(GenOptions{Regular: true, Share: true})
+	distinct := map[string]bool{}
+	for seed := 1; seed <= 30; seed++ {
+		a, b := g.Example(seed), g.Example(seed)
+		if string(a.JSON()) != string(b.JSON()) {
+			t.Fatalf("seed %d drew two schedules:\n%s\n%s", seed, a.JSON(), b.JSON())
+		}
+		distinct[string(a.JSON())] = true
+		if err := a.Validate(); err != nil {
+			t.Fatalf("seed %d: invalid schedule: %v", seed, err)
+		}
+		back, err := ParseSchedule(a.JSON())
+		if err != nil || string(back.JSON()) != string(a.JSON()) {
+			t.Fatalf("seed %d: JSON round trip: %v", seed, err)
+		}
+	}
+	if len(distinct) < 25 {
+		t.Fatalf("30 seeds drew only %d distinct schedules", len(distinct))
+	}
+}
+
+// TestShrinkFindsSmallerSchedule: shrinking a schedule that shows an
+// anomaly of a predicate (here, a synthetic one: a schedule with a fault
+// of kind hold, seen through a detector stub) keeps it and makes it
+// smaller; the result still shows it.
+func TestShrinkStartsFromSeed(t *testing.T) {
+	g := Gen(GenOptions{Regular: true})
+	// Find a seed whose schedule has at least 2 members and a fault.
+	seed := 0
+	for s := 1; s < 500; s++ {
+		x := g.Example(s)
+		if len(x.Members) >= 2 && len(x.Faults) >= 2 {
+			seed = s
+			break
+		}
+	}
+	if seed == 0 {
+		t.Fatal("no seed below 500 drew 2 members and 2 faults")
+	}
+	orig := g.Example(seed)
+	f := shrinkWith(Options{Gen: GenOptions{Regular: true}, ShrinkTime: 5 * time.Second}, Finding{Seed: uint64(seed), Anomaly: Anomaly{Name: "synthetic"}, Original: orig, Shrunk: orig},
+		func(s Schedule) bool { return len(s.Members) >= 2 && len(s.Faults) >= 1 })
+	if f.ShrinkRuns < 2 {
+		t.Fatalf("shrink ran %d times", f.ShrinkRuns)
+	}
+	if f.Shrunk.Size() >= orig.Size() || len(f.Shrunk.Members) < 2 || len(f.Shrunk.Faults) < 1 {
+		t.Fatalf("shrunk %d -> %d (members %d, faults %d)", orig.Size(), f.Shrunk.Size(), len(f.Shrunk.Members), len(f.Shrunk.Faults))
+	}
+	if f.Shrunk.Size() != 3 {
+		t.Errorf("shrunk to size %d, the minimum is 3 (2 members, 1 fault, no action): %s", f.Shrunk.Size(), f.Shrunk.JSON())
+	}
+}
+
+// TestScenarioParses: findings written as scenario files load with
+// harness/scenario's parser (main's format).
+func TestScenarioParses(t *testing.T) {
+	g := Gen(GenOptions{Regular: true})
+	dir := t.TempDir()
+	written := 0
+	for seed := 1; seed <= 400; seed++ {
+		s := g.Example(seed)
+		for _, name := range []string{AnomalyCommitPast, AnomalyDuplicate, AnomalyCallbackNever, AnomalyClosePast, AnomalyRetryStorm, AnomalySpin} {
+			f := Finding{Seed: uint64(seed), Anomaly: Anomaly{Name: name, Evidence: "e"}, Original: s, Shrunk: s, ShrunkTo: Anomaly{Name: name, Evidence: "e"}}
+			y, err := Scenario(f, "reactor")
+			if err != nil {
+				continue
+			}
+			file := filepath.Join(dir, fmt.Sprintf("s%d-%s.yaml", seed, name))
+			if err := os.WriteFile(file, y, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := loadScenario(file); err != nil {
+				t.Fatalf("seed %d %s: %v\n%s", seed, name, err, y)
+			}
+			written++
+		}
+	}
+	if written < 10 {
+		t.Fatalf("only %d expressible schedules in 400 seeds", written)
+	}
+	t.Logf("%d scenario files written and loaded", written)
+}
+
+// TestDeleteItems: the one-item deletion pass keeps exactly what the
+// predicate needs.
+func TestDeleteItems(t *testing.T) {
+	s := Gen(GenOptions{Regular: true}).Example(1)
+	s.Members = []Member{
+		{Name: "c1", Actions: []Action{{Kind: ActPoll}, {Kind: ActCommitAsync}, {Kind: ActPause}}},
+		{Name: "c2", Actions: []Action{{Kind: ActClose, At: 5}}},
+	}
+	s.Faults = []Fault{{Kind: FaultHold, Key: 1}, {Kind: FaultBrokersDown}}
+	s.Produce.Batch, s.Produce.Every = 5, 50*time.Millisecond
+	needs := func(c Schedule) bool { // a commit-async and a brokers-down fault
+		async := false
+		for _, m := range c.Members {
+			for _, a := range m.Actions {
+				async = async || a.Kind == ActCommitAsync
+			}
+		}
+		return async && slices.ContainsFunc(c.Faults, func(f Fault) bool { return f.Kind == FaultBrokersDown })
+	}
+	got, runs := deleteItems(s, needs)
+	if got.Size() != 3 || !needs(got) || got.Produce.Batch != 0 || runs == 0 {
+		t.Fatalf("kept size %d (want 3: a member, its commit-async, the fault), batch %d, %d runs: %s", got.Size(), got.Produce.Batch, runs, got.JSON())
+	}
+}

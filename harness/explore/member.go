@@ -1,0 +1,303 @@
+package explore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/kreactor/kreactor/consumer"
+	"github.com/kreactor/kreactor/harness"
+)
+
+// member runs one member's timeline: start, subscribe, the main loop
+// (poll with the current timeout between actions), the actions, and a
+// Close at the end if no action closed it.
+func (r *runner) member(ctx context.Context, m Member, at func(time.Duration), start time.Duration) {
+	defer func() {
+		if p := recover(); p != nil { // an application call panicked: a finding, not the end of the exploration
+			r.op(Op{Member: m.Name, Kind: OpPanic, Start: r.since(), End: r.since(), Err: fmt.Sprintf("%v\n%s", p, debug.Stack())})
+		}
+	}()
+	at(m.Start)
+	if r.s.Share {
+		r.shareMember(ctx, m, at, start)
+		return
+	}
+	c, err := r.subj.New(r.consumerConfig(m))
+	if err != nil {
+		r.op(Op{Member: m.Name, Kind: OpOther, What: "new", Err: err.Error()})
+		return
+	}
+	probe, probed := harness.ProbeOf(c)
+	r.mu.Lock()
+	r.tr.Probed[m.Name] = probed
+	r.mu.Unlock()
+	closed := make(chan struct{})
+	var samplers sync.WaitGroup
+	if probed {
+		samplers.Go(func() { r.sample(m.Name, probe, closed) })
+	}
+	samplers.Go(func() { r.wakeups(m, c, at, closed) })
+	r.env.Defer(func() { _ = c.Close(context.Background()) })
+	defer samplers.Wait()
+	defer close(closed)
+	r.other(m.Name, "subscribe", c.Subscribe(topicNames(r.s, nil)...))
+
+	var (
+		timeout  = m.PollTimeout
+		assigned []harness.TopicPartition
+		epoch    EpochKey
+		asyncID  int
+		acts     = m.Actions
+	)
+	for r.since()-start < r.s.Length && !r.aborted() {
+		if len(acts) > 0 && acts[0].At <= r.since()-start {
+			a := acts[0]
+			acts = acts[1:]
+			switch a.Kind {
+			case ActPoll:
+				timeout = a.Timeout
+			case ActCommitSync:
+				cctx, cancel := context.WithTimeout(ctx, a.Timeout)
+				s := r.since()
+				err := c.CommitSync(cctx)
+				cancel()
+				r.op(Op{Member: m.Name, Kind: OpCommitSync, Start: s, End: r.since(), Timeout: a.Timeout, Err: errText(err)})
+			case ActCommitAsync:
+				asyncID++
+				id := asyncID
+				s := r.since()
+				c.CommitAsync(func(err error) {
+					r.op(Op{Member: m.Name, Kind: OpCallback, ID: id, Start: r.since(), End: r.since(), Err: errText(err)})
+				})
+				r.op(Op{Member: m.Name, Kind: OpCommitAsync, ID: id, Start: s, End: r.since()})
+			case ActPause:
+				r.other(m.Name, "pause", c.Pause(c.Assignment()...))
+			case ActResume:
+				r.other(m.Name, "resume", c.Resume(c.Assignment()...))
+			case ActSubscribe:
+				r.other(m.Name, "subscribe", c.Subscribe(topicNames(r.s, a.Topics)...))
+			case ActStall:
+				r.sleep(min(a.Timeout, r.s.Length-(r.since()-start)))
+			case ActClose:
+				r.closeMember(m.Name, func(ctx context.Context) error { return c.Close(ctx) }, a.Timeout)
+				return
+			}
+			continue
+		}
+		pctx, cancel := context.WithTimeout(ctx, timeout)
+		s := r.since()
+		recs, err := c.Poll(pctx)
+		cancel()
+		r.env.Delivered(m.Name, recs)
+		now := c.Assignment()
+		if !slices.Equal(now, assigned) {
+			epoch.Changes++
+			assigned = slices.Clone(now)
+		} else if err != nil && !errors.Is(err, consumer.ErrWakeup) {
+			// An error the application was told of (kgo's "lost records;
+			// reset to offset 0" after a leader epoch check, KIP-320) may
+			// move positions: the next records start a new epoch.
+			epoch.Changes++
+		}
+		if probed {
+			if sn := probe.Snapshot(); sn != nil { // nil before the first publication
+				epoch.MemberEpoch = sn.MemberEpoch
+			}
+		}
+		op := Op{Member: m.Name, Kind: OpPoll, Start: s, End: r.since(), Epoch: epoch, Timeout: timeout, Err: errText(err)}
+		for _, rec := range recs {
+			op.Records = append(op.Records, Rec{rec.Topic, rec.Partition, rec.Offset})
+		}
+		r.op(op)
+		if timeout == 0 && len(recs) == 0 {
+			time.Sleep(time.Millisecond) // an application polling with 0 still yields between polls
+		}
+	}
+	r.closeMember(m.Name, func(ctx context.Context) error { return c.Close(ctx) }, EndCloseTimeout)
+}
+
+// closeMember runs a Close with deadline d and records it.
+func (r *runner) closeMember(name string, closeFn func(context.Context) error, d time.Duration) {
+	cctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	s := r.since()
+	err := closeFn(cctx)
+	r.op(Op{Member: name, Kind: OpClose, Start: s, End: r.since(), Timeout: d, Err: errText(err)})
+}
+
+// wakeups calls Wakeup at each wakeup action's time, from its own
+// goroutine (Wakeup is the one call allowed from another goroutine).
+func (r *runner) wakeups(m Member, c interface{ Wakeup() }, at func(time.Duration), closed <-chan struct{}) {
+	for _, a := range m.Actions {
+		if a.Kind != ActWakeup {
+			continue
+		}
+		if a.At >= r.s.Length {
+			return
+		}
+		at(a.At)
+		select {
+		case <-closed:
+			return
+		default:
+		}
+		c.Wakeup()
+		r.op(Op{Member: m.Name, Kind: OpOther, What: "wakeup", Start: r.since(), End: r.since()})
+	}
+}
+
+// sample records the member's loop counters every SampleEvery until closed.
+func (r *runner) sample(name string, p harness.Probe, closed <-chan struct{}) {
+	t := time.NewTicker(SampleEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-closed:
+			return
+		case <-t.C:
+			st := p.Stats()
+			r.mu.Lock()
+			r.tr.Samples = append(r.tr.Samples, Sample{At: r.since(), Member: name, Steps: st.Steps, Spurious: st.SpuriousWakeups})
+			spin := len(CheckSpin(&Trace{Samples: r.tr.Samples})) > 0
+			r.mu.Unlock()
+			if spin && r.stopOnSpin {
+				r.abortOnce.Do(func() { close(r.abort) })
+			}
+		}
+	}
+}
+
+func (r *runner) other(member, what string, err error) {
+	s := r.since()
+	r.op(Op{Member: member, Kind: OpOther, What: what, Start: s, End: s, Err: errText(err)})
+}
+
+func topicNames(s Schedule, idx []int) []string {
+	var out []string
+	if idx == nil {
+		for _, t := range s.Topics {
+			out = append(out, t.Name)
+		}
+		return out
+	}
+	for _, i := range idx {
+		out = append(out, s.Topics[i].Name)
+	}
+	return out
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// shareMember is member for a share group: every delivered record is
+// acknowledged (accept, or release after an ack-release action) before
+// the next call.
+func (r *runner) shareMember(ctx context.Context, m Member, at func(time.Duration), start time.Duration) {
+	ss, ok := r.subj.(harness.ShareSubject)
+	if !ok {
+		r.op(Op{Member: m.Name, Kind: OpOther, What: "new", Err: "subject has no share consumer"})
+		return
+	}
+	cfg := r.env.ShareConfig(m.Name)
+	cfg.GroupID = Group
+	c, err := ss.NewShare(cfg)
+	if err != nil {
+		r.op(Op{Member: m.Name, Kind: OpOther, What: "new", Err: err.Error()})
+		return
+	}
+	c.SetAcknowledgementCommitCallback(func(offsets map[harness.TopicPartition][]int64, err error) {
+		op := Op{Member: m.Name, Kind: OpAckResult, Start: r.since(), End: r.since(), Err: errText(err)}
+		for tp, offs := range offsets {
+			for _, o := range offs {
+				op.Records = append(op.Records, Rec{tp.Topic, tp.Partition, o})
+			}
+		}
+		r.op(op)
+	})
+	probe, probed := harness.ShareProbeOf(c)
+	r.mu.Lock()
+	r.tr.Probed[m.Name] = probed
+	r.mu.Unlock()
+	closed := make(chan struct{})
+	var samplers sync.WaitGroup
+	if probed {
+		samplers.Go(func() { r.sample(m.Name, probe, closed) })
+	}
+	samplers.Go(func() { r.wakeups(m, c, at, closed) })
+	r.env.Defer(func() { _ = c.Close(context.Background()) })
+	defer samplers.Wait()
+	defer close(closed)
+	r.other(m.Name, "subscribe", c.Subscribe(topicNames(r.s, nil)...))
+	timeout, release, acts := m.PollTimeout, false, m.Actions
+	for r.since()-start < r.s.Length && !r.aborted() {
+		if len(acts) > 0 && acts[0].At <= r.since()-start {
+			a := acts[0]
+			acts = acts[1:]
+			switch a.Kind {
+			case ActPoll:
+				timeout = a.Timeout
+			case ActAckRelease:
+				release = true
+			case ActCommitSync:
+				cctx, cancel := context.WithTimeout(ctx, a.Timeout)
+				s := r.since()
+				res, err := c.CommitSync(cctx)
+				cancel()
+				op := Op{Member: m.Name, Kind: OpCommitSync, Start: s, End: r.since(), Timeout: a.Timeout, Err: errText(err)}
+				for tp, e := range res {
+					if e != nil {
+						op.Failed = append(op.Failed, Rec{Topic: tp.Topic, Partition: tp.Partition, Offset: -1})
+					}
+				}
+				r.op(op)
+			case ActCommitAsync:
+				r.other(m.Name, "commit-async", c.CommitAsync())
+			case ActSubscribe:
+				r.other(m.Name, "subscribe", c.Subscribe(topicNames(r.s, a.Topics)...))
+			case ActStall:
+				r.sleep(min(a.Timeout, r.s.Length-(r.since()-start)))
+			case ActClose:
+				r.closeMember(m.Name, func(ctx context.Context) error { return c.Close(ctx) }, a.Timeout)
+				return
+			}
+			continue
+		}
+		pctx, cancel := context.WithTimeout(ctx, timeout)
+		s := r.since()
+		recs, err := c.Poll(pctx)
+		cancel()
+		op := Op{Member: m.Name, Kind: OpPoll, Start: s, End: r.since(), Timeout: timeout, Err: errText(err)}
+		typ := consumer.Accept
+		if release {
+			typ, release = consumer.Release, false
+		}
+		ack := Op{Member: m.Name, Kind: OpAck, Start: r.since(), AckType: int8(typ)}
+		for _, rec := range recs {
+			rr := Rec{rec.Topic, rec.Partition, rec.Offset}
+			op.Records = append(op.Records, rr)
+			if e := c.Acknowledge(rec, typ); e != nil && !errors.Is(e, context.Canceled) {
+				r.other(m.Name, "acknowledge", e)
+				continue
+			}
+			ack.Records = append(ack.Records, rr)
+		}
+		ack.End = r.since()
+		r.op(op)
+		if len(ack.Records) > 0 {
+			r.op(ack)
+		}
+		if timeout == 0 && len(recs) == 0 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	r.closeMember(m.Name, func(ctx context.Context) error { return c.Close(ctx) }, EndCloseTimeout)
+}

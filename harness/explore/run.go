@@ -1,0 +1,461 @@
+package explore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kreactor/kreactor/consumer"
+	"github.com/kreactor/kreactor/fakebroker"
+	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/sim"
+)
+
+// SampleEvery is how often a member's loop counters are sampled.
+const SampleEvery = 100 * time.Millisecond
+
+// RunOptions says how to run a schedule.
+type RunOptions struct {
+	// Subject names the subject (harness.Subjects): reactor, baseline,
+	// kgo, null. java is not supported (its driver is a process on real
+	// sockets; the fake cluster here is on an in-memory network).
+	Subject string
+	// Wall runs on the wall clock (sim.RunWall) instead of in a bubble.
+	// A subject that busy-loops freezes a bubble's clock (the baseline
+	// during a coordinator outage), which kills the process: WallFor says
+	// which subjects need it.
+	Wall bool
+	// Seed seeds the run's random choices (member ids, jitter).
+	Seed uint64
+	// OnFrozen is called when a bubble's clock freezes (sim.Config.OnFrozen);
+	// the process panics after it returns.
+	OnFrozen func(sim.Frozen)
+	// StopOnSpin ends the timeline as soon as a member's loop is seen
+	// spinning (CheckSpin's bound): the finding is made, and on the wall
+	// clock the rest of the schedule would only burn CPU.
+	StopOnSpin bool
+}
+
+// WallFor reports whether subject must run on the wall clock: the
+// baseline busy-loops by design during a coordinator outage (KAFKA-20253),
+// which stops a bubble's clock for good.
+func WallFor(subject string) bool { return subject == harness.Baseline{}.Name() }
+
+// Run executes s on the subject and returns the trace. t is needed for a
+// bubble (synctest); it may be nil with Wall. A harness failure (the
+// cluster does not start, an unknown subject) is in Trace.Err and
+// returned.
+func Run(t *testing.T, s Schedule, o RunOptions) (*Trace, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	subj, ok := harness.Subjects[o.Subject]
+	if !ok || o.Subject == harness.SubjectJava || strings.HasPrefix(o.Subject, "java") {
+		return nil, fmt.Errorf("explore: subject %q: not runnable here (known: reactor, baseline, kgo, null)", o.Subject)
+	}
+	r := &runner{s: s, subj: subj, stopOnSpin: o.StopOnSpin, tr: &Trace{Subject: o.Subject, Bubble: !o.Wall, Probed: map[string]bool{},
+		Retry: harness.Schedule(consumer.DefaultConfig())}}
+	cfg := sim.Config{
+		Seed:       o.Seed,
+		Cluster:    fakebroker.Config{Brokers: s.Brokers, Topics: topicMap(s)},
+		MaxVirtual: s.Length + 2*EndCloseTimeout + 10*time.Second,
+		Procs:      1,
+		OnFrozen:   o.OnFrozen,
+	}
+	var h *sim.History
+	var err error
+	if o.Wall {
+		h, err = sim.RunWall(context.Background(), cfg, r.run)
+	} else {
+		if t == nil {
+			return nil, errors.New("explore: a bubble run needs a *testing.T (synctest)")
+		}
+		h, err = sim.Run(t, cfg, r.run)
+	}
+	r.tr.History = h
+	r.tr.Err = err
+	return r.tr, err
+}
+
+func topicMap(s Schedule) map[string]int32 {
+	m := map[string]int32{}
+	for _, t := range s.Topics {
+		m[t.Name] = t.Partitions
+	}
+	return m
+}
+
+// runner executes one schedule inside sim's run function.
+type runner struct {
+	s          Schedule
+	subj       harness.Subject
+	env        *sim.Env
+	stopOnSpin bool
+	abort      chan struct{} // closed when the timeline ends early (a spin seen)
+	abortOnce  sync.Once
+
+	mu sync.Mutex // guards tr's slices while the run goes on
+	tr *Trace
+}
+
+func (r *runner) op(o Op) {
+	r.mu.Lock()
+	r.tr.Ops = append(r.tr.Ops, o)
+	r.mu.Unlock()
+}
+
+func (r *runner) run(env *sim.Env) error {
+	r.env = env
+	r.abort = make(chan struct{}) // made in the bubble: waiting on it is durably blocking there
+	b := env.Broker
+	if err := r.observe(b); err != nil {
+		return err
+	}
+	ctx := env.Context()
+	if r.s.Produce.Initial > 0 {
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, err := b.Produce(pctx, r.s.Topics[0].Name, r.s.Produce.Initial, nil)
+		cancel()
+		if err != nil {
+			env.Note("producer", "initial produce: %v", err)
+		}
+	}
+	start := env.Since()
+	at := func(d time.Duration) { r.sleep(start + d - env.Since()) } // until start+d
+	var wg sync.WaitGroup
+	wg.Go(func() { r.produce(ctx, at) })
+	wg.Go(func() { r.faults(at) })
+	for _, m := range r.s.Members {
+		wg.Go(func() { r.member(ctx, m, at, start) })
+	}
+	wg.Wait()
+	r.tr.Leaked = leaked(r.tr.Bubble)
+	r.resolveAcks(b)
+	return nil
+}
+
+// observe installs the broker-side observers: heartbeats and share
+// acknowledgements.
+func (r *runner) observe(b *fakebroker.Broker) error {
+	since := func(at time.Time) time.Duration { return r.env.Since() - time.Since(at) }
+	hb := func(at time.Time, req kmsg.Request) {
+		var h Heartbeat
+		switch q := req.(type) {
+		case *kmsg.ConsumerGroupHeartbeatRequest:
+			h = Heartbeat{MemberID: q.MemberID, Epoch: q.MemberEpoch}
+		case *kmsg.ShareGroupHeartbeatRequest:
+			h = Heartbeat{MemberID: q.MemberID, Epoch: q.MemberEpoch}
+		default:
+			return
+		}
+		h.At = since(at)
+		r.mu.Lock()
+		r.tr.Heartbeats = append(r.tr.Heartbeats, h)
+		r.mu.Unlock()
+	}
+	ack := func(at time.Time, req kmsg.Request) {
+		var acks []Ack
+		add := func(key int16, topic [16]byte, p int32, first, last int64, types []int8) {
+			for o := first; o <= last; o++ {
+				typ := int8(0)
+				switch {
+				case len(types) == 1:
+					typ = types[0]
+				case int(o-first) < len(types):
+					typ = types[o-first]
+				}
+				acks = append(acks, Ack{At: since(at), Key: key, Rec: Rec{Partition: p, Offset: o}, Type: typ, topic: topic})
+			}
+		}
+		switch q := req.(type) {
+		case *kmsg.ShareFetchRequest:
+			for _, t := range q.Topics {
+				for _, p := range t.Partitions {
+					for _, a := range p.AcknowledgementBatches {
+						add(int16(kmsg.ShareFetch), t.TopicID, p.Partition, a.FirstOffset, a.LastOffset, a.AcknowledgeTypes)
+					}
+				}
+			}
+		case *kmsg.ShareAcknowledgeRequest:
+			for _, t := range q.Topics {
+				for _, p := range t.Partitions {
+					for _, a := range p.AcknowledgementBatches {
+						add(int16(kmsg.ShareAcknowledge), t.TopicID, p.Partition, a.FirstOffset, a.LastOffset, a.AcknowledgeTypes)
+					}
+				}
+			}
+		}
+		if len(acks) == 0 {
+			return
+		}
+		r.mu.Lock()
+		r.tr.Acks = append(r.tr.Acks, acks...)
+		r.mu.Unlock()
+	}
+	for _, k := range []kmsg.Key{kmsg.ConsumerGroupHeartbeat, kmsg.ShareGroupHeartbeat} {
+		if _, err := b.ObserveKey(k, hb); err != nil {
+			return err
+		}
+	}
+	for _, k := range []kmsg.Key{kmsg.ShareFetch, kmsg.ShareAcknowledge} {
+		if _, err := b.ObserveKey(k, ack); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resolveAcks names the topics of the acknowledgements (the observer may
+// not call the cluster).
+func (r *runner) resolveAcks(b *fakebroker.Broker) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range r.tr.Acks {
+		a := &r.tr.Acks[i]
+		if ti := b.Cluster().TopicIDInfo(a.topic); ti != nil {
+			a.Rec.Topic = ti.Topic
+		} else {
+			a.Rec.Topic = fmt.Sprintf("id:%x", a.topic)
+		}
+	}
+}
+
+// produce is the background producer: Batch records to every topic every
+// Every until Length.
+func (r *runner) produce(ctx context.Context, at func(time.Duration)) {
+	p := r.s.Produce
+	if p.Batch == 0 {
+		return
+	}
+	for next := p.Every; next < r.s.Length; next += p.Every {
+		at(next)
+		if r.aborted() {
+			return
+		}
+		for _, t := range r.s.Topics {
+			pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			_, err := r.env.Broker.Produce(pctx, t.Name, p.Batch, nil)
+			cancel()
+			if err != nil {
+				r.env.Note("producer", "produce %s: %v", t.Name, err)
+			}
+		}
+	}
+}
+
+// faults installs each fault at its time and heals it after For, or at
+// Length at the latest (members closing at the end meet a healthy
+// cluster; a close action inside a fault window meets the fault).
+func (r *runner) faults(at func(time.Duration)) {
+	type live struct {
+		i   int
+		end time.Duration
+		h   healer
+	}
+	var open []live
+	heal := func(upTo time.Duration) {
+		slices.SortStableFunc(open, func(a, b live) int { return int(a.end - b.end) })
+		for len(open) > 0 && open[0].end <= upTo {
+			at(open[0].end)
+			open[0].h.Heal()
+			r.mu.Lock()
+			r.tr.Faults[open[0].i].To = r.since()
+			r.mu.Unlock()
+			open = open[1:]
+		}
+	}
+	for _, f := range r.s.Faults {
+		if f.At >= r.s.Length {
+			break
+		}
+		heal(f.At)
+		at(f.At)
+		if r.aborted() {
+			break
+		}
+		h, err := r.install(f)
+		fw := FaultWindow{Fault: f, From: r.since()}
+		if err != nil {
+			fw.Err, fw.To = err.Error(), fw.From
+		}
+		r.mu.Lock()
+		r.tr.Faults = append(r.tr.Faults, fw)
+		i := len(r.tr.Faults) - 1
+		r.mu.Unlock()
+		if err == nil {
+			open = append(open, live{i, min(f.At+f.For, r.s.Length), h})
+		}
+	}
+	heal(r.s.Length)
+}
+
+func (r *runner) since() time.Duration { return r.env.Since() }
+
+// sleep waits d, or less if the timeline ends early.
+func (r *runner) sleep(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.abort:
+	}
+}
+
+// aborted reports whether the timeline ended early.
+func (r *runner) aborted() bool {
+	select {
+	case <-r.abort:
+		return true
+	default:
+		return false
+	}
+}
+
+// install installs one fault through fakebroker.
+func (r *runner) install(f Fault) (healer, error) {
+	h, err := r.installHandle(f)
+	if err != nil || h != nil {
+		return h, err
+	}
+	return nil, fmt.Errorf("explore: fault %s: unknown", f.Kind)
+}
+
+// installHandle installs the faults that are one fakebroker handle (nil
+// healer and error for the others).
+func (r *runner) installHandle(f Fault) (healer, error) {
+	one := func(h *fakebroker.Handle, err error) (healer, error) {
+		if err != nil {
+			return nil, err
+		}
+		return h, nil
+	}
+	b := r.env.Broker
+	switch f.Kind {
+	case FaultError:
+		return one(b.AnswerKeyWithError(kmsg.Key(f.Key), kerr.ErrorForCode(f.Code).(*kerr.Error), countOf(f.Count)))
+	case FaultDelay:
+		return one(b.DelayKey(kmsg.Key(f.Key), f.Delay, countOf(f.Count)))
+	case FaultHold:
+		return one(b.HoldKey(kmsg.Key(f.Key)))
+	case FaultDrop:
+		return one(b.DropConnections(f.Node))
+	case FaultStop:
+		return one(b.StopNode(f.Node))
+	case FaultCoordinatorDown:
+		return one(b.CoordinatorUnavailable(Group))
+	case FaultCoordinatorMove:
+		return one(b.StopNode(b.CoordinatorFor(Group)))
+	case FaultBrokersDown:
+		hs := make([]*fakebroker.Handle, 0, r.s.Brokers)
+		for n := range int32(r.s.Brokers) {
+			h, err := b.DropConnections(n)
+			if err != nil {
+				for _, h := range hs {
+					h.Heal()
+				}
+				return nil, err
+			}
+			hs = append(hs, h)
+		}
+		return healFunc(func() {
+			for _, h := range hs {
+				h.Heal()
+			}
+		}), nil
+	}
+	return nil, nil
+}
+
+// healer removes an installed fault.
+type healer interface{ Heal() }
+
+// healFunc is a healer of several handles.
+type healFunc func()
+
+func (f healFunc) Heal() { f() }
+
+// countOf maps a schedule count to fakebroker's (-1 until removed, n > 0).
+func countOf(n int) int {
+	if n == 0 {
+		return 1
+	}
+	return n
+}
+
+// leaked lists goroutines of the consumers' packages still alive (after
+// every member closed). In a bubble it first waits for every other
+// goroutine of the bubble to block (synctest.Wait); on the wall clock it
+// retries for up to 2 s.
+func leaked(bubble bool) []string {
+	if bubble {
+		synctest.Wait()
+		return ours()
+	}
+	var got []string
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if got = ours(); len(got) == 0 {
+			return nil
+		}
+	}
+	return got
+}
+
+// leakFrames mark a goroutine as a consumer's; skipFrames mark the
+// harness's and the fake cluster's own.
+var (
+	leakFrames = []string{"github.com/kreactor/kreactor/", "github.com/twmb/franz-go/pkg/kgo."}
+	skipFrames = []string{"kreactor/fakebroker", "kreactor/harness/explore", "kreactor/harness/sim", "franz-go/pkg/kfake", "testing.", "kreactor/wire"}
+)
+
+func ours() []string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if !containsAny(g, leakFrames) || containsAny(g, skipFrames) {
+			continue
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// consumerConfig is the member's configuration.
+func (r *runner) consumerConfig(m Member) consumer.Config {
+	cfg := r.env.ConsumerConfig(m.Name)
+	cfg.GroupID = Group
+	cfg.AutoOffsetReset = "earliest"
+	cfg.EnableAutoCommit = m.AutoCommit
+	cfg.AutoCommitInterval = 500 * time.Millisecond
+	cfg.MaxPollInterval = m.MaxPollInterval
+	return cfg
+}

@@ -1,0 +1,101 @@
+package sim
+
+import (
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// watchdogPeriod is how often, in wall time, the watchdog looks at the
+// bubble's clock.
+const watchdogPeriod = 250 * time.Millisecond
+
+// watchdog runs outside the bubble and fires when the bubble's published
+// clock stands still for cfg.FrozenAfter of wall time while the publisher
+// runs. It only reads atomics the bubble writes: a goroutine outside a
+// bubble must not touch the bubble's channels.
+type watchdog struct {
+	cfg     Config
+	virtual atomic.Int64 // last published virtual time since the start, ns
+	seq     atomic.Uint64
+	active  atomic.Bool // the publisher runs
+	quit    chan struct{}
+	once    sync.Once
+	done    chan struct{}
+}
+
+// startWatchdog starts a watchdog for cfg; with FrozenAfter < 0 it never
+// fires.
+func startWatchdog(cfg Config) *watchdog {
+	w := &watchdog{cfg: cfg, quit: make(chan struct{}), done: make(chan struct{})}
+	go w.run()
+	return w
+}
+
+func (w *watchdog) ticking(on bool) {
+	w.active.Store(on)
+	w.seq.Add(1)
+}
+
+func (w *watchdog) publish(v time.Duration) {
+	w.virtual.Store(int64(v))
+	w.seq.Add(1)
+}
+
+func (w *watchdog) stop() {
+	w.once.Do(func() { close(w.quit) })
+	<-w.done
+}
+
+func (w *watchdog) run() {
+	defer close(w.done)
+	if w.cfg.FrozenAfter < 0 {
+		<-w.quit
+		return
+	}
+	t := time.NewTicker(watchdogPeriod)
+	defer t.Stop()
+	last, since := w.seq.Load(), time.Now()
+	for {
+		select {
+		case <-w.quit:
+			return
+		case now := <-t.C:
+			if s := w.seq.Load(); s != last || !w.active.Load() {
+				last, since = s, now
+				continue
+			}
+			if stood := now.Sub(since); stood >= w.cfg.FrozenAfter {
+				f := Frozen{Seed: w.cfg.Seed, Virtual: time.Duration(w.virtual.Load()), Wall: stood, Spinning: spinning()}
+				if w.cfg.OnFrozen != nil {
+					w.cfg.OnFrozen(f)
+				}
+				panic(f.String())
+			}
+		}
+	}
+}
+
+// spinning returns the stacks of every goroutine in a synctest bubble that
+// is running or runnable.
+func spinning() []string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		head, _, _ := strings.Cut(g, "\n")
+		if strings.Contains(head, "synctest bubble") && (strings.Contains(head, "[running") || strings.Contains(head, "[runnable")) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
