@@ -203,10 +203,16 @@ func shrinkWith(o Options, f Finding, shows func(Schedule) bool) (out Finding) {
 	if shrinkTime == 0 {
 		shrinkTime = DefaultShrinkTime
 	}
+	// One check: the seed's own schedule, then shrinking. rapid divides
+	// rapid.checks by 5 under -short, so 5 is what gives it one there.
+	checks := "1"
+	if testing.Short() {
+		checks = "5"
+	}
 	rapidFlags.Lock()
 	defer rapidFlags.Unlock()
 	for name, v := range map[string]string{
-		"rapid.seed": strconv.FormatUint(f.Seed, 10), "rapid.checks": "1", "rapid.nofailfile": "true",
+		"rapid.seed": strconv.FormatUint(f.Seed, 10), "rapid.checks": checks, "rapid.nofailfile": "true",
 		"rapid.shrinktime": shrinkTime.String(),
 	} {
 		old := flag.Lookup(name).Value.String()
