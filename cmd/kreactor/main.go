@@ -145,6 +145,14 @@ func parseFlags(fs *flag.FlagSet, args []string) (help bool, err error) {
 	return false, nil
 }
 
+// badFlag prints msg (which names the flag and its bad value) and the
+// usage, and returns errUsage (exit 2).
+func badFlag(fs *flag.FlagSet, format string, a ...any) error {
+	fmt.Fprintf(fs.Output(), format+"\n", a...)
+	fs.Usage()
+	return errUsage
+}
+
 // reportFormats are the files `kreactor report` can write, by -format name.
 var reportFormats = []struct {
 	name, file string
