@@ -194,7 +194,7 @@ func filesAndFlags(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string,
 		args = fs.Args()[1:]
 	}
 	if len(files) == 0 {
-		fmt.Fprintf(stderr, "kreactor %s: at least one scenario FILE (or directory) is required\n", fs.Name())
+		fmt.Fprintf(stderr, "%s: at least one scenario FILE (or directory) is required\n", fs.Name())
 		fs.Usage()
 		return nil, errUsage
 	}

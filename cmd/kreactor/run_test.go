@@ -142,3 +142,13 @@ func flagValueText(args []string) string {
 	}
 	return strconv.Quote(args[1])
 }
+
+// run and check without files name the command once.
+func TestNoFilesNamesCommandOnce(t *testing.T) {
+	for _, cmd := range []string{"run", "check"} {
+		code, _, stderr := runCLI(cmd)
+		if code != 2 || !strings.HasPrefix(stderr, "kreactor "+cmd+": at least one scenario FILE") {
+			t.Errorf("%s: exit %d, stderr %q", cmd, code, stderr)
+		}
+	}
+}
