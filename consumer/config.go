@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -122,7 +123,19 @@ func (e *ConfigError) Error() string {
 	if e.Java != "" {
 		name += " (" + e.Java + ")"
 	}
-	return fmt.Sprintf("consumer: invalid %s = %v: %s", name, e.Value, e.Reason)
+	return fmt.Sprintf("consumer: invalid %s = %s: %s", name, configValue(e.Value), e.Reason)
+}
+
+// configValue formats a ConfigError's value: strings (and lists of them)
+// quoted, so an empty or blank value shows ("", " g "), the rest with %v.
+func configValue(v any) string {
+	switch rv := reflect.ValueOf(v); {
+	case rv.Kind() == reflect.String:
+		return strconv.Quote(rv.String())
+	case rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.String:
+		return fmt.Sprintf("%q", v)
+	}
+	return fmt.Sprintf("%v", v)
 }
 
 // Validate checks every field and returns a *ConfigError naming the first
@@ -141,7 +154,7 @@ func (c Config) Validate() error {
 		}
 	}
 	if c.ClientID == "" {
-		return &ConfigError{"ClientID", "client.id", `""`, "must not be empty"}
+		return &ConfigError{"ClientID", "client.id", c.ClientID, "must not be empty"}
 	}
 	switch c.AutoOffsetReset {
 	case group.ResetEarliest, group.ResetLatest, group.ResetNone:

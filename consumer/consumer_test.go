@@ -3,6 +3,7 @@ package consumer_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,6 +30,29 @@ func TestConfigErrorNamesField(t *testing.T) {
 	_, err = consumer.New(cfg)
 	if !errors.As(err, &ce) || ce.Field != "BootstrapServers" {
 		t.Fatalf("err = %v, want ConfigError on BootstrapServers", err)
+	}
+}
+
+// String values are quoted in the message, so blank and empty ones show.
+func TestConfigErrorQuotesStrings(t *testing.T) {
+	base := consumer.DefaultConfig()
+	base.BootstrapServers = []string{"127.0.0.1:9092"}
+	for _, tc := range []struct {
+		set  func(*consumer.Config)
+		want string
+	}{
+		{func(c *consumer.Config) { c.GroupID = "  " }, `invalid GroupID (group.id) = "  ": must not have leading or trailing spaces`},
+		{func(c *consumer.Config) { c.ClientID = "" }, `invalid ClientID (client.id) = "": must not be empty`},
+		{func(c *consumer.Config) { c.BootstrapServers = []string{" "} }, `invalid BootstrapServers (bootstrap.servers) = " ": not a host:port address`},
+		{func(c *consumer.Config) { c.BootstrapServers = nil }, `invalid BootstrapServers (bootstrap.servers) = []: at least one`},
+		{func(c *consumer.Config) { c.IsolationLevel = "" }, `invalid IsolationLevel (isolation.level) = "": must be`},
+		{func(c *consumer.Config) { c.RetryBackoff = 0 }, `invalid RetryBackoff (retry.backoff.ms) = 0s: must be >= 1ms`},
+	} {
+		cfg := base
+		tc.set(&cfg)
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("err = %v, want it to contain %s", err, tc.want)
+		}
 	}
 }
 

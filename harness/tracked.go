@@ -9,13 +9,14 @@ import (
 
 // Tracked wraps a Consumer and counts the application calls made through it,
 // and says whether one is running: specs use the counts to bound loop work
-// caused by application events, and InCall to check that callbacks run on
-// the application goroutine during a later call (Java's callback thread
+// caused by application events, and InCallHere to check that callbacks run
+// on the application goroutine during a later call (Java's callback thread
 // guarantee).
 type Tracked struct {
 	Consumer
 	polls, commits atomic.Int64 // calls started
 	inCall         atomic.Int32 // calls running
+	caller         atomic.Int64 // goroutine id of the call running (0: none)
 }
 
 // Track wraps c.
@@ -32,12 +33,28 @@ func (t *Tracked) Calls() CallCounts {
 	return CallCounts{Polls: t.polls.Load(), Commits: t.commits.Load()}
 }
 
-// InCall reports whether a Poll, CommitSync, CommitAsync or Close is running.
+// InCall reports whether a Poll, CommitSync, CommitAsync or Close is running
+// (on any goroutine: a callback the consumer's own goroutine runs during a
+// Poll sees true too; InCallHere tells them apart).
 func (t *Tracked) InCall() bool { return t.inCall.Load() > 0 }
 
+// InCallHere reports whether the calling goroutine is inside a Poll,
+// CommitSync, CommitAsync or Close made through t: true for a callback run
+// on the application goroutine during one of its calls (Java's guarantee),
+// false for one run on another goroutine (the consumer's loop), even while
+// an application call is in progress.
+func (t *Tracked) InCallHere() bool {
+	id := t.caller.Load()
+	return t.inCall.Load() > 0 && id != 0 && id == goroutineID()
+}
+
 func (t *Tracked) enter() func() {
+	prev := t.caller.Swap(goroutineID())
 	t.inCall.Add(1)
-	return func() { t.inCall.Add(-1) }
+	return func() {
+		t.inCall.Add(-1)
+		t.caller.Store(prev)
+	}
 }
 
 // Poll counts and calls Consumer.Poll.

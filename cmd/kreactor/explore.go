@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kreactor/kreactor/harness/explore"
 )
 
 // runExplore implements `kreactor explore` (issue 14): random schedules on
@@ -34,11 +36,27 @@ func runExplore(args []string, stdout, stderr io.Writer) error {
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
+	// Every flag value is checked here, before building or running anything
+	// (the test binary checks them again: it can be run without this command).
+	if err := explore.CheckSubject(*subject); err != nil {
+		return badFlag(fs, "-subject: %v", err)
+	}
+	if _, err := explore.ParseGroups(*groups); err != nil {
+		return badFlag(fs, "-groups: %v", err)
+	}
 	if *seeds < 1 {
-		return fmt.Errorf("-seeds %d: must be >= 1", *seeds)
+		return badFlag(fs, "-seeds %d: must be >= 1", *seeds)
 	}
 	if *budget < 0 {
-		return fmt.Errorf("-budget %s: must be >= 0", *budget)
+		return badFlag(fs, "-budget %s: must be >= 0", *budget)
+	}
+	if *out == "" {
+		return badFlag(fs, "-out %q: name a directory", *out)
+	}
+	if *replay != "" {
+		if st, err := os.Stat(*replay); err != nil || st.IsDir() {
+			return badFlag(fs, "-replay %q: not a readable finding file (.json)", *replay)
+		}
 	}
 	root, err := moduleRoot()
 	if err != nil {

@@ -145,6 +145,14 @@ func parseFlags(fs *flag.FlagSet, args []string) (help bool, err error) {
 	return false, nil
 }
 
+// badFlag prints msg (which names the flag and its bad value) and the
+// usage, and returns errUsage (exit 2).
+func badFlag(fs *flag.FlagSet, format string, a ...any) error {
+	fmt.Fprintf(fs.Output(), format+"\n", a...)
+	fs.Usage()
+	return errUsage
+}
+
 // reportFormats are the files `kreactor report` can write, by -format name.
 var reportFormats = []struct {
 	name, file string
@@ -241,23 +249,42 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rep := reports.BuildRun(cat, run)
+	var checkErr error
 	if *check != "" {
-		ex := rep.Check(reference, control, nulls...)
-		rep.Expect = &ex
+		ran := map[string]bool{}
+		var ranNames []string
+		for _, c := range rep.Columns {
+			if !ran[c.Subject] {
+				ran[c.Subject] = true
+				ranNames = append(ranNames, c.Subject)
+			}
+		}
+		slices.Sort(ranNames)
+		for _, n := range append([]string{reference, control}, nulls...) {
+			if !ran[n] && checkErr == nil {
+				// The report is still written (without the expectations),
+				// and the run fails after it with this one line.
+				checkErr = fmt.Errorf("-check %q: subject %q is unknown to the -in files: no spec ran on it (subjects that ran: %s)", *check, n, strings.Join(ranNames, ", "))
+			}
+		}
+		if checkErr == nil {
+			ex := rep.Check(reference, control, nulls...)
+			rep.Expect = &ex
+		}
 	}
 	if *mutants != "" {
 		if rep.Mutants, err = reports.LoadKillMatrix(*mutants); err != nil {
-			return err
+			return fmt.Errorf("-mutants %s: %w", *mutants, err)
 		}
 	}
 	if *perf != "" {
 		if rep.Perf, err = reports.LoadPerf(*perf); err != nil {
-			return err
+			return fmt.Errorf("-perf %s: %w", *perf, err)
 		}
 	}
 	if *releases != "" {
 		if rep.Releases, err = reports.LoadReleaseMatrix(*releases); err != nil {
-			return err
+			return fmt.Errorf("-releases %s: %w", *releases, err)
 		}
 	}
 	rep.ErrorClasses = errorClassification()
@@ -291,6 +318,9 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(written) > 0 {
 		fmt.Fprintf(msg, "wrote %s (%d specs from %d file(s))\n", strings.Join(written, ", "), rep.Totals.Specs, len(paths))
+	}
+	if checkErr != nil {
+		return checkErr
 	}
 	if ex := rep.Expect; ex != nil {
 		for _, p := range ex.Problems {

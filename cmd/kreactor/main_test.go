@@ -102,6 +102,15 @@ func TestCommands(t *testing.T) {
 		{args: []string{"catalogue"}, code: 0, inStdout: []string{"ID ", "KAFKA-20253", "busy-loop", "E2E-1", "MUST"}},
 		{args: []string{"catalogue", "-format", "markdown"}, code: 0, inStdout: []string{"| ID | Kind |", "| P2 | property | ambiguous-empty-result |"}},
 		{args: []string{"catalogue", "-format", "yaml"}, code: 2, inStderr: []string{`unknown -format "yaml"`}},
+		{args: []string{"report", "-in", "../../reports/testdata/run/ginkgo-reactor-kfake-run1.json", "-out", "-", "-format", "json", "-releases", "/nonexist"}, code: 1, inStderr: []string{"-releases /nonexist: open /nonexist"}},
+		{args: []string{"report", "-in", "../../reports/testdata/run/ginkgo-reactor-kfake-run1.json", "-out", "-", "-format", "json", "-check", "reactor,nosuch"}, code: 1, inStderr: []string{`-check "reactor,nosuch": subject "nosuch" is unknown to the -in files: no spec ran on it (subjects that ran: reactor)`}},
+		{args: []string{"matrix", "-in", "x.json", "-seconds", "-5"}, code: 2, inStderr: []string{"-seconds -5: want a finite number", "usage: kreactor matrix"}},
+		{args: []string{"matrix", "-in", "x.json", "-seconds", "NaN"}, code: 2, inStderr: []string{"-seconds NaN: want a finite number"}},
+		{args: []string{"matrix", "-in", "x.json", "-seconds", "Inf"}, code: 2, inStderr: []string{"-seconds +Inf: want a finite number"}},
+		{args: []string{"explore", "-subject", "nosuch"}, code: 2, inStderr: []string{`-subject: subject "nosuch": not runnable by explore`, "usage: kreactor explore"}},
+		{args: []string{"explore", "-subject", "java"}, code: 2, inStderr: []string{`subject "java": not runnable by explore`}},
+		{args: []string{"explore", "-groups", "nosuch"}, code: 2, inStderr: []string{`unknown group kind "nosuch"`}},
+		{args: []string{"explore", "-groups", ","}, code: 2, inStderr: []string{`-groups: groups ",": unknown group kind ""`}},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

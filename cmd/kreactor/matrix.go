@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,6 +26,9 @@ func runMatrix(args []string, stdout, stderr io.Writer) error {
 	command := fs.String("command", "make java-matrix", "the command that reruns it (shown with the matrix)")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
+	}
+	if math.IsNaN(*seconds) || math.IsInf(*seconds, 0) || *seconds < 0 {
+		return badFlag(fs, "-seconds %v: want a finite number of seconds >= 0", *seconds)
 	}
 	var paths []string
 	for _, p := range strings.Split(*in, ",") {

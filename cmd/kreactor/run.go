@@ -39,11 +39,14 @@ func runScenario(args []string, stdout, stderr io.Writer) error {
 	if err != nil || files == nil {
 		return err
 	}
+	if *timeout < 0 {
+		return badFlag(fs, "-timeout %s: must be >= 0 (0: the file's own bound)", *timeout)
+	}
 	var subjects []harness.Subject
 	for _, name := range strings.Split(*subjectNames, ",") {
 		s, ok := harness.Subjects[strings.TrimSpace(name)]
 		if !ok {
-			return fmt.Errorf("unknown -subject %q (known: %s)", name, strings.Join(harness.SortedNames(harness.Subjects), ", "))
+			return badFlag(fs, "-subject %q: unknown subject %q (known: %s)", *subjectNames, name, strings.Join(harness.SortedNames(harness.Subjects), ", "))
 		}
 		if !slices.ContainsFunc(subjects, func(x harness.Subject) bool { return x.Name() == s.Name() }) {
 			subjects = append(subjects, s)
@@ -51,7 +54,7 @@ func runScenario(args []string, stdout, stderr io.Writer) error {
 	}
 	target, ok := targets.ByName[*targetName]
 	if !ok {
-		return fmt.Errorf("unknown -target %q (known: %s)", *targetName, strings.Join(targets.Names(), ", "))
+		return badFlag(fs, "-target %q: unknown target (known: %s)", *targetName, strings.Join(targets.Names(), ", "))
 	}
 	scs, err := loadAll(files, stderr)
 	if err != nil {
@@ -191,7 +194,7 @@ func filesAndFlags(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string,
 		args = fs.Args()[1:]
 	}
 	if len(files) == 0 {
-		fmt.Fprintf(stderr, "kreactor %s: at least one scenario FILE (or directory) is required\n", fs.Name())
+		fmt.Fprintf(stderr, "%s: at least one scenario FILE (or directory) is required\n", fs.Name())
 		fs.Usage()
 		return nil, errUsage
 	}

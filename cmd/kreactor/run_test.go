@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -74,8 +75,14 @@ func TestRunValidatesBeforeRunning(t *testing.T) {
 	if code != 1 || strings.Contains(stdout, "PASS") || !strings.Contains(stderr, bad+`:5: "brokers": want 1..5 brokers`) {
 		t.Fatalf("exit %d; stdout %q; stderr %q", code, stdout, stderr)
 	}
-	if code, _, stderr := runCLI("run", good, "-subject", "reactor,nope"); code == 0 || !strings.Contains(stderr, `unknown -subject "nope"`) {
-		t.Fatalf("unknown subject: exit %d, stderr %q", code, stderr)
+	for _, args := range [][]string{
+		{"-subject", "reactor,nope"}, {"-subject", "nosuch"}, {"-subject", ""}, {"-subject", "reactor,"},
+		{"-target", "nosuch"}, {"-timeout", "-5s"},
+	} {
+		code, stdout, stderr := runCLI(append([]string{"run", good}, args...)...)
+		if code != 2 || strings.Contains(stdout, "PASS") || !strings.Contains(stderr, args[0]+" "+flagValueText(args)) || !strings.Contains(stderr, "usage:") {
+			t.Errorf("run %v: exit %d (want 2), stdout %q, stderr %q", args, code, stdout, stderr)
+		}
 	}
 }
 
@@ -125,5 +132,23 @@ func TestRunDiscriminatesOnKfake(t *testing.T) {
 	code, stdout, stderr := runCLI("run", "-subject", "reactor,baseline", "-target", "kfake", file)
 	if code != 0 || !strings.Contains(stdout, "scenario.kafka-20397-fault-during-poll discriminates: reactor PASS; baseline fails on a signal (") {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
+
+// flagValueText is how a bad flag value is named: durations bare, names quoted.
+func flagValueText(args []string) string {
+	if args[0] == "-timeout" {
+		return args[1]
+	}
+	return strconv.Quote(args[1])
+}
+
+// run and check without files name the command once.
+func TestNoFilesNamesCommandOnce(t *testing.T) {
+	for _, cmd := range []string{"run", "check"} {
+		code, _, stderr := runCLI(cmd)
+		if code != 2 || !strings.HasPrefix(stderr, "kreactor "+cmd+": at least one scenario FILE") {
+			t.Errorf("%s: exit %d, stderr %q", cmd, code, stderr)
+		}
 	}
 }

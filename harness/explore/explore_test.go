@@ -26,13 +26,22 @@ var (
 	flagSummary = flag.String("explore.summary", "", "TestExplore: write the summary as JSON to this file")
 )
 
-func genOptions(kinds string) GenOptions {
-	return GenOptions{Regular: strings.Contains(kinds, "regular"), Share: strings.Contains(kinds, "share")}
-}
-
 func TestExplore(t *testing.T) {
 	if *flagSubject == "" {
 		t.Skip("set -explore.subject (kreactor explore does)")
+	}
+	if err := CheckSubject(*flagSubject); err != nil {
+		t.Fatalf("-explore.subject: %v", err)
+	}
+	gen, err := ParseGroups(*flagKinds)
+	if err != nil {
+		t.Fatalf("-explore.groups: %v", err)
+	}
+	if *flagSeeds < 1 {
+		t.Fatalf("-explore.seeds %d: must be >= 1", *flagSeeds)
+	}
+	if *flagBudget < 0 {
+		t.Fatalf("-explore.budget %s: must be >= 0", *flagBudget)
 	}
 	if *flagReplay != "" {
 		replay(t, *flagReplay, *flagSubject)
@@ -40,12 +49,15 @@ func TestExplore(t *testing.T) {
 	}
 	sum, err := Explore(t, Options{
 		Subject: *flagSubject, FirstSeed: *flagFirst, Seeds: *flagSeeds, Budget: *flagBudget, Out: *flagOut,
-		Gen: genOptions(*flagKinds), ShrinkTime: *flagShrink, Logf: t.Logf,
+		Gen: gen, ShrinkTime: *flagShrink, Logf: t.Logf,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	printSummary(t, sum)
+	if sum.RunErrors > 0 {
+		t.Errorf("%d of %d schedules ended in a harness error (see the log): the exploration is incomplete", sum.RunErrors, sum.Schedules)
+	}
 	if *flagSummary != "" {
 		if err := os.MkdirAll(filepath.Dir(*flagSummary), 0o755); err != nil {
 			t.Fatal(err)

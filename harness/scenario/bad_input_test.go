@@ -110,6 +110,8 @@ func TestBadInputsNameFileLineKey(t *testing.T) {
 		{"unnamed background step", "  - poll_for: {duration: 1s}", "  - poll_for: {duration: 1s, background: true}", 11, "background", "name a background step"},
 		{"at: names no step", "  - end_window: w", "  - end_window: {name: w, at: ghost+1s}", 12, "ghost", "at: names no step"},
 		{"at: on a step that cannot be timed", "{duration: 1s}", "{duration: 1s, at: 1s}", 11, "at", "unknown key in step poll_for"},
+		{"a name with a NUL", "{duration: 1s}", "{duration: 1s, as: \"p\\0q\"}", 11, "as", "printable characters only"},
+		{"a window name with a BEL", "  - end_window: w", "  - end_window: \"w\\a\"", 12, "name", "printable characters only"},
 		{"a name used twice", "{duration: 1s}", "{duration: 1s, as: p}\n  - poll: {timeout: 1s, as: p}", 12, "p", "step name used twice"},
 		{"join of a step that is not in the background", "  - end_window: w", "  - join: w\n  - end_window: w", 12, "w", "join names no background step"},
 	}

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -57,7 +58,7 @@ type fieldRule struct {
 	index    []int
 	key      string
 	required bool
-	name     bool   // a name: MaxNameLen, no spaces
+	name     bool   // a name: MaxNameLen, no spaces, printable characters only
 	min      int64  // ints: smallest value (default 0)
 	max      string // limit name; "" means count (ints) or timeline (durations)
 	signed   bool   // ints: negative values allowed (offsets, epochs)
@@ -297,6 +298,8 @@ func (p *parser) str(n *yaml.Node, key string, name bool, out *string) error {
 		return p.errf(n.Line, key, "a name of %d characters, more than MaxNameLen (%d)", len(n.Value), MaxNameLen)
 	case name && strings.ContainsAny(n.Value, " \t\r\n"):
 		return p.errf(n.Line, key, "a name must not contain spaces, got %q", n.Value)
+	case name && strings.IndexFunc(n.Value, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0:
+		return p.errf(n.Line, key, "a name must contain printable characters only (no control characters), got %q", n.Value)
 	case len(n.Value) > maxStringLen:
 		return p.errf(n.Line, key, "a string of %d characters, more than %d", len(n.Value), maxStringLen)
 	}

@@ -56,3 +56,8 @@ const (
 // RunSlack is what a run may take beyond its file's timeline bound: the
 // cluster's start, the consumers' construction and close, evaluation.
 const RunSlack = 30 * time.Second
+
+// CloseGrace is how long past the run's deadline the consumers a close step
+// did not close still get for their Close (each; the consumers' own close
+// is bounded by the context it is given).
+const CloseGrace = time.Second

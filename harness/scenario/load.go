@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -74,19 +75,19 @@ func Load(file string) (*Scenario, error) {
 func readCapped(file string) ([]byte, error) {
 	st, err := os.Stat(file)
 	if err != nil {
-		return nil, fmt.Errorf("scenario: %w", err)
+		return nil, &Error{File: file, Msg: fileErr("stat", err), Err: err}
 	}
 	if !st.Mode().IsRegular() {
-		return nil, &Error{File: file, Line: 0, Msg: fmt.Sprintf("not a regular file (%s): scenario files are read only from regular files", st.Mode().Type())}
+		return nil, &Error{File: file, Msg: fmt.Sprintf("not a regular file (%s): scenario files are read only from regular files", fileType(st.Mode()))}
 	}
 	if st.Size() > MaxFileBytes {
-		return nil, &Error{File: file, Line: 0, Msg: fmt.Sprintf("%d bytes, more than MaxFileBytes (%d)", st.Size(), MaxFileBytes)}
+		return nil, &Error{File: file, Msg: fmt.Sprintf("%d bytes, more than MaxFileBytes (%d)", st.Size(), MaxFileBytes)}
 	}
 	// O_NONBLOCK: should the path have become a FIFO since the Stat, the
 	// open does not wait for a writer.
 	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, fmt.Errorf("scenario: %w", err)
+		return nil, &Error{File: file, Msg: fileErr("open", err), Err: err}
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
@@ -94,12 +95,43 @@ func readCapped(file string) ([]byte, error) {
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("scenario: read %s: %w", file, err)
+		return nil, &Error{File: file, Msg: fileErr("read", err), Err: err}
 	}
 	if len(data) > MaxFileBytes {
 		return nil, &Error{File: file, Msg: fmt.Sprintf("more than MaxFileBytes (%d) bytes", MaxFileBytes)}
 	}
 	return data, nil
+}
+
+// fileErr describes a stat, open or read error without repeating the path
+// (the Error names it): "stat: too many levels of symbolic links".
+func fileErr(op string, err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	msg := op + ": " + err.Error()
+	if errors.Is(err, fs.ErrNotExist) {
+		msg += " (a missing file, or a symbolic link to one)"
+	}
+	return msg
+}
+
+// fileType names a non-regular file's type in words.
+func fileType(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
 }
 
 // Parse validates data as the scenario file named file: the whole file is

@@ -168,7 +168,34 @@ func TestLoadRefusesLargeFile(t *testing.T) {
 
 func TestLoadMissingFileNamesIt(t *testing.T) {
 	_, err := Load("no/such/file.yaml")
-	if err == nil || !strings.Contains(err.Error(), "no/such/file.yaml") {
+	if err == nil || !strings.HasPrefix(err.Error(), "no/such/file.yaml: stat: ") || !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// A file that cannot be read is named "FILE: ..." (no line, and no fake
+// line 0): a symbolic link loop, a dangling link, a FIFO.
+func TestLoadUnreadableFileForm(t *testing.T) {
+	dir := t.TempDir()
+	loop, dangling, fifo := filepath.Join(dir, "loop.yaml"), filepath.Join(dir, "dangling.yaml"), filepath.Join(dir, "fifo.yaml")
+	if err := os.Symlink(loop, loop); err != nil {
+		t.Skipf("symlink: %v", err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "nothing.yaml"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	for file, want := range map[string]string{
+		loop:     loop + ": stat: too many levels of symbolic links",
+		dangling: dangling + ": stat: no such file or directory",
+		fifo:     fifo + ": not a regular file (a FIFO)",
+	} {
+		_, err := Load(file)
+		var e *Error
+		if !errors.As(err, &e) || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), ":0:") {
+			t.Errorf("%s: err = %v, want it to start with %q", file, err, want)
+		}
 	}
 }

@@ -114,6 +114,12 @@ type run struct {
 	groupStates map[string]groupState   // broker state after the timeline, by group id
 	callbacks   map[string]*callbackLog // commit_async callbacks by step name
 	na          string
+
+	// deadline is the run's deadline and deadlineWhy what set it: the
+	// file's timeline bound plus RunSlack, or the caller's context (kreactor
+	// run -timeout) when that ends first.
+	deadline    time.Time
+	deadlineWhy string
 }
 
 type window struct {
@@ -146,8 +152,13 @@ type groupState struct {
 // canceled). The run is bounded by the file's timeline bound plus RunSlack.
 func Run(ctx context.Context, sc *Scenario, subject harness.Subject, target harness.Target) (*Outcome, error) {
 	start := time.Now()
+	why := fmt.Sprintf("the file's timeline bound %s plus %s", sc.Bound(), RunSlack)
+	if d, ok := ctx.Deadline(); ok && d.Before(start.Add(sc.Bound()+RunSlack)) {
+		why = fmt.Sprintf("the caller's deadline, %s after the run's start (e.g. kreactor run -timeout)", d.Sub(start).Round(time.Millisecond))
+	}
 	ctx, cancel := context.WithTimeout(ctx, sc.Bound()+RunSlack)
 	defer cancel()
+	deadline, _ := ctx.Deadline()
 	out := &Outcome{Scenario: sc, Subject: subject.Name(), Target: target.Name()}
 	cl, err := target.Start(ctx, harness.TargetConfig{Topics: sc.Cluster.Topics, Brokers: sc.Cluster.brokers(),
 		HeartbeatInterval: sc.Cluster.HeartbeatInterval.D(), SessionTimeout: sc.Cluster.SessionTimeout.D(), ShareLockDuration: sc.Cluster.ShareLockDuration.D()})
@@ -157,7 +168,7 @@ func Run(ctx context.Context, sc *Scenario, subject harness.Subject, target harn
 	defer cl.Close()
 	r := &run{sc: sc, cl: cl, subject: subject, suffix: randSuffix(), members: map[string]*member{}, marks: map[string]*mark{},
 		begun: make(chan struct{}), seqDone: make(chan struct{}), out: out, windows: map[string]*window{},
-		faults: map[string]harness.Fault{}, groupStates: map[string]groupState{}}
+		faults: map[string]harness.Fault{}, groupStates: map[string]groupState{}, deadline: deadline, deadlineWhy: why}
 	if err := r.setUp(ctx); err != nil {
 		return nil, err
 	}
@@ -284,13 +295,19 @@ func (r *run) setUp(ctx context.Context) error {
 	return nil
 }
 
-// closeAll closes every live consumer a close step did not close.
+// closeAll closes every live consumer a close step did not close. Each
+// Close gets DefaultStepTimeout, but no more than CloseGrace past the run's
+// deadline, so a run ends within its deadline plus CloseGrace per consumer.
 func (r *run) closeAll() {
 	for _, m := range r.order {
 		if !m.live() || m.wasClosed() {
 			continue
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), DefaultStepTimeout)
+		end := time.Now().Add(DefaultStepTimeout)
+		if !r.deadline.IsZero() && r.deadline.Add(CloseGrace).Before(end) {
+			end = r.deadline.Add(CloseGrace)
+		}
+		ctx, cancel := context.WithDeadline(context.Background(), end)
 		_ = m.close(ctx)
 		cancel()
 	}

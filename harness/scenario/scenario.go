@@ -88,14 +88,22 @@ type Error struct {
 	Line int
 	Key  string // the offending key or value, if any
 	Msg  string
+	Err  error // the underlying error (stat, open, read), if any
 }
 
 func (e *Error) Error() string {
-	if e.Key != "" {
-		return fmt.Sprintf("%s:%d: %q: %s", e.File, e.Line, e.Key, e.Msg)
+	at := fmt.Sprintf("%s:%d", e.File, e.Line)
+	if e.Line <= 0 { // about the file as a whole (it cannot be read): no line
+		at = e.File
 	}
-	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	if e.Key != "" {
+		return fmt.Sprintf("%s: %q: %s", at, e.Key, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", at, e.Msg)
 }
+
+// Unwrap returns the error behind Msg (a stat or open error), if any.
+func (e *Error) Unwrap() error { return e.Err }
 
 // ConsumerByName returns the consumer named name.
 func (sc *Scenario) ConsumerByName(name string) (*ConsumerSpec, bool) {

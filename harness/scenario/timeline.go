@@ -59,7 +59,7 @@ func (r *run) timeline(ctx context.Context) {
 			continue
 		}
 		if ctx.Err() != nil {
-			r.fail(harness.KeyTimeline, "%s:%d: %s: %v (the run's deadline: the file's timeline bound %s plus %s)", r.sc.File, st.Line, st.Kind, ctx.Err(), r.sc.Bound(), RunSlack)
+			r.fail(harness.KeyTimeline, "%s:%d: %s: %v (the run's deadline: %s)", r.sc.File, st.Line, st.Kind, ctx.Err(), r.deadlineWhy)
 			break
 		}
 		if st.Background {

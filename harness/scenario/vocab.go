@@ -86,7 +86,7 @@ var limitDocs = []VocabEntry{
 	{Name: "MaxStepDuration", Doc: fmt.Sprintf("longest poll_for, sleep, fault delay, at: offset, cluster interval (%s)", MaxStepDuration), Example: "- sleep: 61s"},
 	{Name: "MaxTimeline", Doc: fmt.Sprintf("longest timeline: the sum of every sequential step's longest duration plus the latest at: offset (%s); the run's context is the file's bound plus RunSlack (%s)", MaxTimeline, RunSlack), Example: "4 steps of - sleep: 60s"},
 	{Name: "MaxCount", Doc: fmt.Sprintf("largest count in a bound: min, max, records (%d); counts are written in digits (2e9 is refused)", MaxCount), Example: "- delivered: {records: 2000000000}"},
-	{Name: "MaxNameLen", Doc: fmt.Sprintf("longest name: id, step, window, consumer, topic (%d characters, no spaces)", MaxNameLen), Example: fmt.Sprintf("- window: (a name of %d characters)", MaxNameLen+1)},
+	{Name: "MaxNameLen", Doc: fmt.Sprintf("longest name: id, step, window, consumer, topic (%d characters; no spaces, printable characters only)", MaxNameLen), Example: fmt.Sprintf("- window: (a name of %d characters)", MaxNameLen+1)},
 	{Name: "MaxListLen", Doc: fmt.Sprintf("longest other list: topics of a subscribe, partitions of an assign, covers, signals, where keys (%d)", MaxListLen), Example: fmt.Sprintf("- assign: {t: [%d partitions]}", MaxListLen+1)},
 }
 

@@ -6,7 +6,12 @@ package properties
 // loop busy, until its context ends, so back-pressure reaches the caller
 // instead of memory growing. And a consumer that consumes continuously keeps
 // a steady heap: sampled after a forced GC once a second after a warm-up,
-// the last sample is at most heapGrowthBound times the first. The broker's
+// the last sample is at most heapGrowthBound times the first, and (with a
+// probe) the live heap grows by at most heapBytesPerStep per loop step
+// between the first and the last sample. The consumer polls with a short
+// timeout (heapPollTimeout), so the loop takes many steps (at least
+// heapMinSteps between the samples on the reactor): memory kept per step
+// (a decision retained past the trace's capacity) shows as growth. The broker's
 // log is trimmed behind the consumer as it goes (harness.LogTrimmer), since
 // kfake keeps every record in this process and would otherwise be the trend.
 
@@ -41,11 +46,32 @@ const (
 
 	// heapRun is how long the memory spec consumes; heapWarmup how long
 	// before the first sample; heapSampleEvery the sampling period.
-	heapRun         = 10 * time.Second
+	heapRun = 10 * time.Second
+	// heapMaxRun bounds the memory spec's run when the loop needs longer
+	// than heapRun to take heapMinSteps steps (a loaded machine, -race).
+	heapMaxRun      = 40 * time.Second
 	heapWarmup      = 2 * time.Second
 	heapSampleEvery = time.Second
 	// heapGrowthBound is the largest last/first ratio of the heap samples.
 	heapGrowthBound = 1.5
+	// heapPollTimeout is each Poll's timeout in the memory spec: short, so
+	// the loop takes thousands of steps a second (a 100 ms poll gave about
+	// 400 steps in 10 s, too few for per-step retention to show; 50 µs gave
+	// 21,000-29,000 on a loaded 2-core machine).
+	heapPollTimeout = 50 * time.Microsecond
+	// heapTrimEvery is how often the memory spec trims the log.
+	heapTrimEvery = 100 * time.Millisecond
+	// heapMinSteps is the fewest loop steps the memory spec must see
+	// between its first and last sample (on subjects with a probe): the
+	// run goes on past heapRun, up to heapMaxRun, until it has them (a
+	// count, not a speed: under -race the reactor took about 8,000 steps
+	// in the 8 s after the warm-up).
+	heapMinSteps = 10_000
+	// heapBytesPerStep bounds the live heap's growth per loop step between
+	// the first and last sample: generous (the reactor measured 0-27
+	// bytes/step, noise; a decision retained per step measured about 740),
+	// so allocator noise spread over heapMinSteps steps stays under it.
+	heapBytesPerStep = 200
 	// produceBatch records of produceValueBytes each are produced every
 	// produceEvery while the memory spec runs.
 	produceBatch      = 1000
@@ -217,15 +243,27 @@ var _ = Describe("Bounded memory", func() {
 			})
 			DeferCleanup(func() { stopProducing(); wg.Wait() })
 
-			By(fmt.Sprintf("consuming for %s, trimming the log behind the consumer, sampling the heap every %s after %s", heapRun, heapSampleEvery, heapWarmup))
+			By(fmt.Sprintf("consuming for %s (longer, up to %s, until the loop took %d steps after the first sample), trimming the log behind the consumer, sampling the heap every %s after %s", heapRun, heapMaxRun, heapMinSteps, heapSampleEvery, heapWarmup))
+			probe, hasProbe := harness.ProbeOf(c)
 			next := map[managers.TopicPartition]int64{}
 			outOfOrder := 0
 			consumed := 0
 			var samples []harness.HeapSample
+			var sampleSteps []uint64 // the loop's steps at each sample (with a probe)
 			start := time.Now()
 			nextSample := start.Add(heapWarmup)
-			for time.Since(start) < heapRun && ctx.Err() == nil {
-				pctx, cancel := context.WithTimeout(ctx, harness.PollSlice)
+			nextTrim := start
+			enough := func() bool {
+				if time.Since(start) < heapRun {
+					return false
+				}
+				if !hasProbe || len(sampleSteps) == 0 || time.Since(start) >= heapMaxRun {
+					return true
+				}
+				return sampleSteps[len(sampleSteps)-1]-sampleSteps[0] >= heapMinSteps
+			}
+			for !enough() && ctx.Err() == nil {
+				pctx, cancel := context.WithTimeout(ctx, heapPollTimeout)
 				recs, err := c.Poll(pctx)
 				cancel()
 				Expect(err).NotTo(HaveOccurred(), "Poll while consuming\n%s", harness.Diagnose(c))
@@ -237,12 +275,18 @@ var _ = Describe("Bounded memory", func() {
 					next[tp] = r.Offset + 1
 				}
 				consumed += len(recs)
-				for tp, off := range next {
-					Expect(trimmer.DeleteRecords(ctx, tp.Topic, tp.Partition, off)).To(Succeed(), "trimming %s below %d", tp, off)
+				if now := time.Now(); !now.Before(nextTrim) {
+					for tp, off := range next {
+						Expect(trimmer.DeleteRecords(ctx, tp.Topic, tp.Partition, off)).To(Succeed(), "trimming %s below %d", tp, off)
+					}
+					nextTrim = now.Add(heapTrimEvery)
 				}
 				if now := time.Now(); !now.Before(nextSample) {
 					quiet.Lock()
 					samples = append(samples, harness.SampleHeap())
+					if hasProbe {
+						sampleSteps = append(sampleSteps, probe.Stats().Steps)
+					}
 					quiet.Unlock()
 					nextSample = nextSample.Add(heapSampleEvery)
 				}
@@ -270,12 +314,23 @@ var _ = Describe("Bounded memory", func() {
 				harness.Figure("heap_live_last", mb(samples[len(samples)-1].HeapAlloc), "MiB", "")
 			}
 			harness.Figure("heap_growth", growth, "x", fmt.Sprintf("<= %.1f (last / first)", heapGrowthBound))
+			Expect(len(samples)).To(BeNumerically(">=", int((heapRun-heapWarmup)/heapSampleEvery)), "heap samples taken")
+			var steps uint64
+			perStep := 0.0
 			if probe, ok := harness.RequireProbe(c, "loop_steps"); ok {
 				harness.Figure("loop_steps", float64(probe.Stats().Steps), "steps", "")
+				steps = sampleSteps[len(sampleSteps)-1] - sampleSteps[0]
+				grown := float64(samples[len(samples)-1].HeapAlloc) - float64(samples[0].HeapAlloc)
+				perStep = max(grown, 0) / float64(max(steps, 1))
+				harness.Figure("loop_steps_sampled", float64(steps), "steps", fmt.Sprintf(">= %d (between the first and last sample)", heapMinSteps))
+				harness.Figure("heap_live_per_step", perStep, "bytes/step", fmt.Sprintf("<= %d", heapBytesPerStep))
 			}
-			Expect(len(samples)).To(BeNumerically(">=", int((heapRun-heapWarmup)/heapSampleEvery)), "heap samples taken")
 			Expect(consumed).To(BeNumerically(">", 0), "records consumed\n%s", harness.Diagnose(c))
 			Expect(outOfOrder).To(BeZero(), "records delivered out of offset order or with gaps")
+			if hasProbe {
+				Expect(steps).To(BeNumerically(">=", heapMinSteps), "loop steps between the first and last heap sample in %s (heapMaxRun): too few for per-step retention to show", heapMaxRun)
+				Expect(perStep).To(BeNumerically("<=", heapBytesPerStep), "the live heap grew %.0f bytes per loop step over %d steps: memory is kept per step (heapBytesPerStep %d)", perStep, steps, heapBytesPerStep)
+			}
 			Expect(growth).To(BeNumerically("<=", heapGrowthBound), "heap in use grew %.2fx between the first and the last sample: more than heapGrowthBound (%.1fx)", growth, heapGrowthBound)
 		})
 })

@@ -132,7 +132,7 @@ var _ = Describe("A consumer whose group coordinator becomes unavailable", func(
 				inCall bool
 			}
 			committed := make(chan outcome, 1)
-			c.CommitAsync(func(err error) { committed <- outcome{err, time.Now(), c.InCall()} })
+			c.CommitAsync(func(err error) { committed <- outcome{err, time.Now(), c.InCallHere()} })
 
 			By("polling through the outage")
 			got, _, err := harness.PollFor(ctx, c, coordinatorOutage-time.Since(from))
@@ -233,7 +233,7 @@ var _ = Describe("A consumer whose group coordinator becomes unavailable", func(
 			healToCommit := done.at.Sub(healed)
 			harness.BoundedFigure(keyHealToCommit, float64(healToCommit.Milliseconds()), "ms", float64(healToCommitBound.Milliseconds()), "max backoff + 2 heartbeats + a poll + 1 s")
 			ex.That(keyCommitted, done.err == nil, "the CommitAsync callback's error: %v", done.err)
-			ex.That(keyCommitted, done.inCall, "the CommitAsync callback ran outside an application call")
+			ex.That(keyCommitted, done.inCall, "the CommitAsync callback ran outside an application call on the application goroutine (Java runs it in the application's next Poll, CommitSync or Close, on its thread)")
 			ex.That(keyHealToCommit, healToCommit <= healToCommitBound, "heal -> commit completion %s exceeds %s (max backoff + 2 heartbeats + a poll + 1 s)", healToCommit, healToCommitBound)
 			gi, err := cl.GroupInfo(ctx, groupID)
 			Expect(err).NotTo(HaveOccurred())
