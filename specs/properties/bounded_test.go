@@ -6,8 +6,9 @@ package properties
 // loop busy, until its context ends, so back-pressure reaches the caller
 // instead of memory growing. And a consumer that consumes continuously keeps
 // a steady heap: sampled after a forced GC once a second after a warm-up,
-// the last sample is at most heapGrowthBound times the first, and (with a
-// probe) the live heap grows by at most heapBytesPerStep per loop step
+// the last sample is at most heapGrowthBound times the first plus
+// heapSlackBytes (buffers still filling), and (with a probe) the live heap
+// grows beyond heapSlackBytes by at most heapBytesPerStep per loop step
 // between the first and the last sample. The consumer polls with a short
 // timeout (heapPollTimeout), so the loop takes many steps (at least
 // heapMinSteps between the samples on the reactor): memory kept per step
@@ -52,8 +53,17 @@ const (
 	heapMaxRun      = 40 * time.Second
 	heapWarmup      = 2 * time.Second
 	heapSampleEvery = time.Second
-	// heapGrowthBound is the largest last/first ratio of the heap samples.
+	// heapGrowthBound is the largest last/first ratio of the heap samples,
+	// over heapSlackBytes.
 	heapGrowthBound = 1.5
+	// heapSlackBytes is growth both heap checks forgive: the consumer's own
+	// bounded buffers may still be filling when it falls behind the
+	// producer (on Kafka it consumed 8,200 of 8,700 records/s produced and
+	// its live heap went 1.8 -> 3.9 MiB): one Fetch answer per partition
+	// (max.partition.fetch.bytes 1 MiB x 3 partitions) plus
+	// MaxBufferedRecords records. A leak outgrows it within the run: the
+	// decision-retention mutant kept about 12 MiB over 16,000 steps.
+	heapSlackBytes = 4 << 20
 	// heapPollTimeout is each Poll's timeout in the memory spec: short, so
 	// the loop takes thousands of steps a second (a 100 ms poll gave about
 	// 400 steps in 10 s, too few for per-step retention to show; 50 µs gave
@@ -313,17 +323,17 @@ var _ = Describe("Bounded memory", func() {
 				harness.Figure("heap_live_first", mb(samples[0].HeapAlloc), "MiB", "")
 				harness.Figure("heap_live_last", mb(samples[len(samples)-1].HeapAlloc), "MiB", "")
 			}
-			harness.Figure("heap_growth", growth, "x", fmt.Sprintf("<= %.1f (last / first)", heapGrowthBound))
+			harness.Figure("heap_growth", growth, "x", fmt.Sprintf("<= %.1f (last / first) over %d MiB", heapGrowthBound, heapSlackBytes>>20))
 			Expect(len(samples)).To(BeNumerically(">=", int((heapRun-heapWarmup)/heapSampleEvery)), "heap samples taken")
 			var steps uint64
 			perStep := 0.0
 			if probe, ok := harness.RequireProbe(c, "loop_steps"); ok {
 				harness.Figure("loop_steps", float64(probe.Stats().Steps), "steps", "")
 				steps = sampleSteps[len(sampleSteps)-1] - sampleSteps[0]
-				grown := float64(samples[len(samples)-1].HeapAlloc) - float64(samples[0].HeapAlloc)
+				grown := float64(samples[len(samples)-1].HeapAlloc) - float64(samples[0].HeapAlloc) - heapSlackBytes
 				perStep = max(grown, 0) / float64(max(steps, 1))
 				harness.Figure("loop_steps_sampled", float64(steps), "steps", fmt.Sprintf(">= %d (between the first and last sample)", heapMinSteps))
-				harness.Figure("heap_live_per_step", perStep, "bytes/step", fmt.Sprintf("<= %d", heapBytesPerStep))
+				harness.Figure("heap_live_per_step", perStep, "bytes/step", fmt.Sprintf("<= %d (growth beyond %d MiB of buffers)", heapBytesPerStep, heapSlackBytes>>20))
 			}
 			Expect(consumed).To(BeNumerically(">", 0), "records consumed\n%s", harness.Diagnose(c))
 			Expect(outOfOrder).To(BeZero(), "records delivered out of offset order or with gaps")
@@ -331,6 +341,11 @@ var _ = Describe("Bounded memory", func() {
 				Expect(steps).To(BeNumerically(">=", heapMinSteps), "loop steps between the first and last heap sample in %s (heapMaxRun): too few for per-step retention to show", heapMaxRun)
 				Expect(perStep).To(BeNumerically("<=", heapBytesPerStep), "the live heap grew %.0f bytes per loop step over %d steps: memory is kept per step (heapBytesPerStep %d)", perStep, steps, heapBytesPerStep)
 			}
-			Expect(growth).To(BeNumerically("<=", heapGrowthBound), "heap in use grew %.2fx between the first and the last sample: more than heapGrowthBound (%.1fx)", growth, heapGrowthBound)
+			if len(samples) > 1 {
+				first, last := samples[0].HeapInuse, samples[len(samples)-1].HeapInuse
+				allowed := heapGrowthBound*float64(first) + heapSlackBytes
+				harness.Figure("heap_inuse_allowed", mb(uint64(allowed)), "MiB", fmt.Sprintf("%.1f x first + %d MiB", heapGrowthBound, heapSlackBytes>>20))
+				Expect(float64(last)).To(BeNumerically("<=", allowed), "heap in use grew %.2fx between the first and the last sample (%.1f -> %.1f MiB): more than heapGrowthBound (%.1fx) plus heapSlackBytes (%d MiB)", growth, mb(first), mb(last), heapGrowthBound, heapSlackBytes>>20)
+			}
 		})
 })
