@@ -9,8 +9,7 @@
 //	kreactor mutants   [-out FILE] [-only NAME,...]                   the kill matrix of the reactor path's mutants (make mutants)
 //	kreactor bench     [-targets T,...] [-subjects S,...] [-rounds N]  side-by-side benchmark (benchstat lines, perf JSON)
 //	kreactor matrix    -in FILE,... [-subject java] [-out FILE]         release matrix of a real client (make java-matrix)
-//
-// `broker` (standalone fault-injecting fake broker) is planned.
+//	kreactor explore   -subject S -seeds N [-budget D] [-out DIR]      simulation runs from seeds (make explore)
 package main
 
 import (
@@ -43,7 +42,6 @@ type command struct {
 var commands = []command{
 	{"report", "read Ginkgo JSON reports and write DIR/conformance.html, conformance.md, summary.json and conformance.jira.txt", runReport},
 	{"catalogue", "print the catalogue of KIP-1371 properties, scenarios and regressions", runCatalogue},
-	{"broker", "start the standalone fault-injecting fake broker", nil},
 	{"run", "run scenario files against subjects and a target and print verdicts, figures and (several subjects) whether each discriminates", runScenario},
 	{"check", "validate scenario files with the rules run and the suite apply, naming file, line and key", checkScenarios},
 	{"mutants", "run the regression specs and scenario files on each mutant of the reactor path (build tag mutants) and write the kill matrix", runMutants},
@@ -88,8 +86,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	fmt.Fprintf(stderr, "kreactor: unknown command %q; known commands: %s (not yet implemented: %s)\n",
-		name, strings.Join(names(true), ", "), strings.Join(names(false), ", "))
+	planned := ""
+	if p := names(false); len(p) > 0 {
+		planned = " (not yet implemented: " + strings.Join(p, ", ") + ")"
+	}
+	fmt.Fprintf(stderr, "kreactor: unknown command %q; known commands: %s%s\n", name, strings.Join(names(true), ", "), planned)
 	return 2
 }
 
