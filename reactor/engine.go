@@ -39,6 +39,12 @@ func (e *Engine) Submit(ctx context.Context, name string, apply func(tx *Tx)) er
 		return ErrStopped
 	default:
 	}
+	// The closed decision is published before the driver goroutine exits:
+	// once a waiter has seen it (WaitFor returned ErrStopped), no Submit
+	// may report an event queued that no step will ever apply.
+	if p := e.cur.Load(); p != nil && p.Decision != nil && p.Decision.Closed {
+		return ErrStopped
+	}
 	select {
 	case e.inbox <- Event(name, apply):
 		return nil
