@@ -33,18 +33,7 @@ func (r *runner) member(ctx context.Context, m Member, at func(time.Duration), s
 		return
 	}
 	probe, probed := harness.ProbeOf(c)
-	r.mu.Lock()
-	r.tr.Probed[m.Name] = probed
-	r.mu.Unlock()
-	closed := make(chan struct{})
-	var samplers sync.WaitGroup
-	if probed {
-		samplers.Go(func() { r.sample(m.Name, probe, closed) })
-	}
-	samplers.Go(func() { r.wakeups(m, c, at, closed) })
-	r.env.Defer(func() { _ = c.Close(context.Background()) })
-	defer samplers.Wait()
-	defer close(closed)
+	defer r.watch(m, probe, probed, c, at)()
 	r.other(m.Name, "subscribe", c.Subscribe(topicNames(r.s, nil)...))
 
 	var (
@@ -132,6 +121,27 @@ func (r *runner) closeMember(name string, closeFn func(context.Context) error, d
 
 // wakeups calls Wakeup at each wakeup action's time, from its own
 // goroutine (Wakeup is the one call allowed from another goroutine).
+// watch records whether member m has a probe, starts its samplers (the
+// probe's counters, when it has one, and the wakeups its actions ask for),
+// and defers its Close to the end of the environment. The returned func
+// stops the samplers and waits for them.
+func (r *runner) watch(m Member, probe harness.Probe, probed bool, c interface {
+	Wakeup()
+	Close(context.Context) error
+}, at func(time.Duration)) (stop func()) {
+	r.mu.Lock()
+	r.tr.Probed[m.Name] = probed
+	r.mu.Unlock()
+	closed := make(chan struct{})
+	var samplers sync.WaitGroup
+	if probed {
+		samplers.Go(func() { r.sample(m.Name, probe, closed) })
+	}
+	samplers.Go(func() { r.wakeups(m, c, at, closed) })
+	r.env.Defer(func() { _ = c.Close(context.Background()) })
+	return func() { close(closed); samplers.Wait() }
+}
+
 func (r *runner) wakeups(m Member, c interface{ Wakeup() }, at func(time.Duration), closed <-chan struct{}) {
 	for _, a := range m.Actions {
 		if a.Kind != ActWakeup {
@@ -224,18 +234,7 @@ func (r *runner) shareMember(ctx context.Context, m Member, at func(time.Duratio
 		r.op(op)
 	})
 	probe, probed := harness.ShareProbeOf(c)
-	r.mu.Lock()
-	r.tr.Probed[m.Name] = probed
-	r.mu.Unlock()
-	closed := make(chan struct{})
-	var samplers sync.WaitGroup
-	if probed {
-		samplers.Go(func() { r.sample(m.Name, probe, closed) })
-	}
-	samplers.Go(func() { r.wakeups(m, c, at, closed) })
-	r.env.Defer(func() { _ = c.Close(context.Background()) })
-	defer samplers.Wait()
-	defer close(closed)
+	defer r.watch(m, probe, probed, c, at)()
 	r.other(m.Name, "subscribe", c.Subscribe(topicNames(r.s, nil)...))
 	timeout, release, acts := m.PollTimeout, false, m.Actions
 	for r.since()-start < r.s.Length && !r.aborted() {
