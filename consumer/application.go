@@ -2,7 +2,7 @@ package consumer
 
 // The application manager: the loop-side half of the public API. It owns the
 // pending Poll, the sticky wakeup, the errors owed to the application and
-// the close sequence (DESIGN.md, invariant 7): one list of outstanding work
+// the close sequence (docs/design.md, invariant 7): one list of outstanding work
 // with one deadline, final commit before the leave, discovery kept only
 // while something needs the coordinator.
 

@@ -29,7 +29,7 @@ type Diagnostics = client.Diagnostics[*Snapshot]
 type ShareDiagnostics = client.Diagnostics[*ShareSnapshot]
 
 // Snapshot is the application-visible state a Consumer publishes with every
-// decision (DESIGN.md "snapshot"): Assignment (owned partitions, sorted),
+// decision (docs/design.md "snapshot"): Assignment (owned partitions, sorted),
 // MemberState and MemberEpoch, Buffered (records buffered for the
 // application), PendingCommits (queued or in flight), InFlight (requests
 // sent and not yet completed), Closing (Close started) and Closed (the loop

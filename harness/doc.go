@@ -17,7 +17,7 @@
 // Baseline (subject_ours.go); their engines can also be built over synthetic
 // managers (EngineSubject).
 //
-// Dependency direction (DESIGN.md): reactor <- managers <- consumer <-
+// Dependency direction (docs/design.md): reactor <- managers <- consumer <-
 // harness <- harness/targets <- specs; wire (request records and frame
 // parsing) is a leaf. Specs see recorded requests as harness.Request and
 // harness.RequestFilter (aliases of wire's types).

@@ -22,7 +22,7 @@
 //     requests, publish, wait, count).
 //   - Loop is the KIP-1371 driver, the goroutine around them.
 //
-// One step of the Loop (DESIGN.md, "The loop"):
+// One step of the Loop (docs/design.md, "The loop"):
 //
 //  1. drain the inbox in arrival order and apply each observation; every
 //     applied observation increments the state version;

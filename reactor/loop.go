@@ -68,7 +68,7 @@ func (c *Config[V]) core() CoreConfig[V] {
 // Loop is the KIP-1371 driver of a Core: the single state-owner goroutine
 // that applies observations, polls managers, publishes each decision before
 // running its effects, and blocks until an observation arrives or the
-// decision's Wake passes (DESIGN.md, "The loop"). Its Engine methods
+// decision's Wake passes (docs/design.md, "The loop"). Its Engine methods
 // (Submit, WaitFor, Current, Stats, Trace, Stop, Done) are safe from any
 // goroutine.
 type Loop[V any] struct {

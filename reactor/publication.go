@@ -4,7 +4,7 @@ package reactor
 // from the same state version. A driver replaces the current publication
 // atomically; Changed is closed when a newer one exists.
 //
-// Invariant 5 (DESIGN.md): a waiter loads the publication, which carries its
+// Invariant 5 (docs/design.md): a waiter loads the publication, which carries its
 // own Changed channel, before it evaluates its release condition, so a
 // publication made between the check and the wait closes the very channel it
 // waits on and cannot be missed. Only the Engine makes publications, and it

@@ -6,7 +6,7 @@ import "time"
 // reactor treats Payload as opaque; the transport knows its type (for the
 // Kafka consumer, a kmsg request and the node to send it to).
 //
-// Invariant 6 (DESIGN.md): every request records the state version that
+// Invariant 6 (docs/design.md): every request records the state version that
 // produced it. The loop fills Manager, Version and Sent when it dispatches
 // the request; OnComplete runs later on the loop goroutine with a Tx whose
 // RequestVersion is this Version, so the manager can refuse a stale answer.

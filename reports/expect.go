@@ -8,7 +8,7 @@ import (
 	"github.com/kreactor/kreactor/catalogue"
 )
 
-// Expectations are the verdicts the suite exists to show (DESIGN.md,
+// Expectations are the verdicts the suite exists to show (docs/design.md,
 // "baseline"; issue 9): every catalogue item passes on the reference subject
 // (the reactor) on every target it ran on; every spec covering a regression
 // fails on the control subject (the baseline, a model of today's design),

@@ -40,7 +40,7 @@ const (
 	CloseLeaveFloor = 50 * time.Millisecond
 )
 
-// CloseSequence is the reactor consumers' close (DESIGN.md invariant 7):
+// CloseSequence is the reactor consumers' close (docs/design.md, invariant 7):
 // one list of outstanding work with one deadline, run by the application
 // manager's polls, in phases (see CloseLeaveDivisor). Whatever is
 // outstanding at the end of its phase fails with ErrCloseDeadline, and
