@@ -52,7 +52,7 @@ var (
 // schemaOf is t's JSON Schema; struct types go to defs (by Go name) and
 // are referenced.
 func schemaOf(t reflect.Type, defs map[string]any) map[string]any {
-	if t.Implements(schemaerType) {
+	if t.Kind() != reflect.Pointer && t.Implements(schemaerType) {
 		return reflect.Zero(t).Interface().(schemaer).jsonSchema()
 	}
 	if t == timeType {

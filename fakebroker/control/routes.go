@@ -132,6 +132,9 @@ func decodeBody(r *http.Request, dst any, known []string) (map[string]json.RawMe
 func jsonErr(data []byte, err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
+		if te.Field == "" {
+			return badf("body", nil, "want a JSON object, got JSON %s", te.Value)
+		}
 		return badf(te.Field, nil, "want %s, got JSON %s", te.Type, te.Value)
 	}
 	var se *json.SyntaxError
