@@ -13,7 +13,12 @@ import (
 	"github.com/kreactor/kreactor/managers"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if code, ok := subprocess(); ok {
+		os.Exit(code)
+	}
+	goleak.VerifyTestMain(m)
+}
 
 const fixture = "../../reports/testdata/ginkgo.json"
 
