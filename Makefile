@@ -187,6 +187,13 @@ docker:
 kafka-image: docker
 	KREACTOR_KAFKA_IMAGE=$(KAFKA_IMAGE) images/kafka/build.sh
 
+# make broker-image  build $(BROKER_IMAGE): kreactor broker as a static binary
+#                    on scratch (images/broker), from this checkout
+BROKER_IMAGE ?= kreactor/broker:dev
+.PHONY: broker-image
+broker-image: docker
+	KREACTOR_BROKER_IMAGE=$(BROKER_IMAGE) images/broker/build.sh
+
 # The java subject (harness/subjects/java): the Java driver for kafka-clients.
 # KREACTOR_JAVA_CLIENTS picks a release (default 4.4.0), KREACTOR_JAVA_CLASSPATH
 # a locally built kafka-clients (colon-separated jars) instead.
