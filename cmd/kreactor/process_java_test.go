@@ -167,9 +167,18 @@ func TestBrokerProcessJava(t *testing.T) {
 	stopAndCheckPorts(t, b)
 }
 
+// EnvProxyDocker runs TestProxyProcessJava (about 45 s: a Kafka container
+// and a JVM): make broker-process-tests sets it.
+const EnvProxyDocker = "KREACTOR_PROXY_DOCKER"
+
 // TestProxyProcessJava: the same through kreactor proxy in front of Kafka
-// 4.4.0 in Docker (skipped without Docker unless KREACTOR_REQUIRE_DOCKER).
+// 4.4.0 in Docker. It runs with KREACTOR_PROXY_DOCKER=1 (make
+// broker-process-tests), then fails without Docker if
+// KREACTOR_REQUIRE_DOCKER is set.
 func TestProxyProcessJava(t *testing.T) {
+	if os.Getenv(EnvProxyDocker) == "" {
+		t.Skipf("skipped: set %s=1 (make broker-process-tests) to run it (a Kafka container, about 45 s)", EnvProxyDocker)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	if err := containers.DockerAvailable(ctx); err != nil {
