@@ -187,6 +187,20 @@ docker:
 kafka-image: docker
 	KREACTOR_KAFKA_IMAGE=$(KAFKA_IMAGE) images/kafka/build.sh
 
+# make broker-image  build $(BROKER_IMAGE): kreactor broker as a static binary
+#                    on scratch (images/broker), from this checkout
+BROKER_IMAGE ?= kreactor/broker:dev
+.PHONY: broker-image broker-process-tests
+broker-image: docker
+	KREACTOR_BROKER_IMAGE=$(BROKER_IMAGE) images/broker/build.sh
+
+# make broker-process-tests  kreactor broker / proxy as processes with kgo and the
+#                            Java driver as processes (KAFKA-21031 over HTTP), the
+#                            proxy in front of Kafka 4.4.0, and the image
+broker-process-tests: broker-image kafka-image java-driver
+	KREACTOR_PROXY_DOCKER=1 KREACTOR_REQUIRE_DOCKER=1 KREACTOR_REQUIRE_JAVA=1 KREACTOR_REQUIRE_BROKER_IMAGE=1 \
+		$(GO) test -race -count=1 -run 'Process|Container' -v ./cmd/kreactor ./containers/broker
+
 # The java subject (harness/subjects/java): the Java driver for kafka-clients.
 # KREACTOR_JAVA_CLIENTS picks a release (default 4.4.0), KREACTOR_JAVA_CLASSPATH
 # a locally built kafka-clients (colon-separated jars) instead.

@@ -73,6 +73,8 @@ func Start(cfg Config) (*Broker, error) {
 	b.tap = newTap(b.rec, net.Listen)
 	if cfg.Network != nil {
 		b.tap.listenFn = cfg.Network.Listen
+	} else if cfg.ListenHost != "" || cfg.AdvertiseHost != "" {
+		b.tap.listenFn = hostListen(cfg.ListenHost, cfg.AdvertiseHost)
 	}
 	if !cfg.KfakeAnswers {
 		b.tap.answers = func() *connAnswers { return newConnAnswers(b) }
@@ -89,6 +91,9 @@ func Start(cfg Config) (*Broker, error) {
 			ports[i] = VirtualBasePort + i
 		}
 		opts = append(opts, kfake.Ports(ports...))
+	}
+	if cfg.Network == nil && len(cfg.Ports) > 0 {
+		opts = append(opts, kfake.Ports(cfg.Ports...))
 	}
 	// In name order, so kfake draws its topic ids in the same order in
 	// every run.

@@ -96,6 +96,17 @@ type Config struct {
 	// ports would clash).
 	Network *kfake.VirtualNetwork
 
+	// Ports, if set, are the brokers' TCP ports (one per broker, node
+	// order); nil picks free ones.
+	Ports []int
+
+	// ListenHost is the address the brokers listen on ("" means
+	// 127.0.0.1; "0.0.0.0" in a container) and AdvertiseHost the host
+	// they tell clients in Metadata and FindCoordinator ("" means the
+	// listen address as bound). A container listens on 0.0.0.0 and
+	// advertises the host its clients reach it by.
+	ListenHost, AdvertiseHost string
+
 	// SpreadLeaders, if true, makes node p mod Brokers the leader of
 	// partition p of every topic in Topics, instead of kfake's choice
 	// (math/rand's global source, which a program cannot seed since Go
@@ -142,6 +153,9 @@ func (cfg Config) withDefaults() (Config, error) {
 		return cfg, &ConfigError{"MaxRecords", cfg.MaxRecords, "must be >= 0 (0 means 1,000,000)"}
 	case cfg.MaxRecords == 0:
 		cfg.MaxRecords = DefaultMaxRecords
+	}
+	if len(cfg.Ports) > 0 && len(cfg.Ports) != cfg.Brokers {
+		return cfg, &ConfigError{"Ports", cfg.Ports, "want one port per broker"}
 	}
 	return cfg, nil
 }

@@ -10,6 +10,8 @@
 //	kreactor bench     [-targets T,...] [-subjects S,...] [-rounds N]  side-by-side benchmark (benchstat lines, perf JSON)
 //	kreactor matrix    -in FILE,... [-subject java] [-out FILE]         release matrix of a real client (make java-matrix)
 //	kreactor explore   -subject S -seeds N [-budget D] [-out DIR]      simulation runs from seeds (make explore)
+//	kreactor broker    [-brokers N] [-topics T:P,...] [-control ADDR]  a fake cluster with an HTTP control API, until SIGTERM
+//	kreactor proxy     -upstream HOST:PORT [-control ADDR]             the same API in front of a real cluster
 package main
 
 import (
@@ -47,6 +49,8 @@ var commands = []command{
 	{"mutants", "run the regression specs and scenario files on each mutant of the reactor path (build tag mutants) and write the kill matrix", runMutants},
 	{"bench", "side-by-side benchmark: reactor, baseline, kgo and Java on kfake and real Kafka (benchstat lines, perf JSON)", runBench},
 	{"explore", "simulation runs: random fault schedules from seeds on a subject (kfake in a synctest bubble), a history checker, failing schedules shrunk to files", runExplore},
+	{"broker", "serve a fake Kafka cluster until SIGTERM with an HTTP control API (faults, request log, groups, topics)", runBroker},
+	{"proxy", "front a real Kafka cluster until SIGTERM, recording requests and injecting faults, with the same HTTP control API", runProxy},
 	{"matrix", "release matrix: regression x release of a real client (make java-matrix) from its per-release run files, as JSON and Markdown", runMatrix},
 }
 

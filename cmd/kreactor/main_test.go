@@ -13,7 +13,12 @@ import (
 	"github.com/kreactor/kreactor/managers"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if code, ok := subprocess(); ok {
+		os.Exit(code)
+	}
+	goleak.VerifyTestMain(m)
+}
 
 const fixture = "../../reports/testdata/ginkgo.json"
 
@@ -94,8 +99,8 @@ func TestCommands(t *testing.T) {
 	}{
 		{args: nil, code: 2, inStderr: []string{"usage: kreactor <command>", "report", "catalogue", "explore"}},
 		{args: []string{"help"}, code: 0, inStderr: []string{"usage: kreactor"}},
-		{args: []string{"frobnicate"}, code: 2, inStderr: []string{`unknown command "frobnicate"; known commands: report, catalogue, run, check, mutants, bench, explore, matrix`}},
-		{args: []string{"broker"}, code: 2, inStderr: []string{`unknown command "broker"`}},
+		{args: []string{"frobnicate"}, code: 2, inStderr: []string{`unknown command "frobnicate"; known commands: report, catalogue, run, check, mutants, bench, explore, broker, proxy, matrix`}},
+		{args: []string{"broker", "-brokers", "0"}, code: 2, inStderr: []string{"-brokers 0: want 1..64", "usage: kreactor broker"}},
 		{args: []string{"report", "-nope"}, code: 2, inStderr: []string{"flag provided but not defined: -nope", "usage: kreactor report"}},
 		{args: []string{"report", "-h"}, code: 0, inStderr: []string{"-in", "reports/out/ginkgo.json", "-lenient"}},
 		{args: []string{"report", "extra"}, code: 2, inStderr: []string{"unexpected arguments: extra"}},

@@ -44,8 +44,9 @@ type Fault struct {
 	Consumer string `yaml:"consumer,omitempty" sc:"name"`
 }
 
-// faultDef is one fault kind: the arguments it takes, those it needs, and
-// how it is installed.
+// faultDef is one fault kind: how it is installed. Its arguments and
+// documentation are the vocab.Defs entry of the same name (fault_vocab.go
+// fills them in), which the control API reads too.
 type faultDef struct {
 	kind     string
 	takes    []string // argument keys besides kind (and as/at)
@@ -55,36 +56,24 @@ type faultDef struct {
 	install  func(ctx context.Context, r *run, a *Fault) (harness.Fault, error)
 }
 
-var selectorArgs = []string{"where", "first", "node"}
-
-var faultDefs = []faultDef{
-	{kind: "coordinator-unavailable", takes: []string{"consumer"},
-		doc:     "FindCoordinator for the group answers COORDINATOR_NOT_AVAILABLE; its heartbeats, commits and offset fetches NOT_COORDINATOR",
-		example: "- fault: {kind: coordinator-unavailable, as: outage}",
+var faultDefs = withVocab([]faultDef{
+	{kind: "coordinator-unavailable",
 		install: func(ctx context.Context, r *run, a *Fault) (harness.Fault, error) {
 			return r.cl.Inject(ctx, harness.FaultSpec{Kind: harness.FaultCoordinatorUnavailable, Group: r.faultGroup(a)})
 		}},
-	{kind: "error", takes: append([]string{"key", "error", "topic", "when"}, selectorArgs...), requires: []string{"key", "error"},
-		doc:     "requests of API `key` (any API, by name) are answered with Kafka error `error` (any, by name) instead of being applied; `topic` limits it to that topic's entities",
-		example: "- fault: {kind: error, key: ConsumerGroupHeartbeat, error: FENCED_MEMBER_EPOCH, where: {member_epoch: 0}, first: 1}",
+	{kind: "error",
 		install: func(ctx context.Context, r *run, a *Fault) (harness.Fault, error) {
 			return r.injectSelected(ctx, a, harness.FaultSpec{Kind: harness.FaultError, Topic: a.Topic, Err: a.Error.Err()})
 		}},
-	{kind: "hold", takes: append([]string{"key"}, selectorArgs...), requires: []string{"key"},
-		doc:     "requests of `key` get no answer until healed (later requests on the same connection wait behind them)",
-		example: "- fault: {kind: hold, key: FindCoordinator, as: held}",
+	{kind: "hold",
 		install: func(ctx context.Context, r *run, a *Fault) (harness.Fault, error) {
 			return r.injectSelected(ctx, a, harness.FaultSpec{Kind: harness.FaultHold})
 		}},
-	{kind: "delay", takes: append([]string{"key", "delay"}, selectorArgs...), requires: []string{"key", "delay"},
-		doc:     "requests of `key` are answered after `delay`",
-		example: "- fault: {kind: delay, key: OffsetCommit, delay: 500ms, as: slow}",
+	{kind: "delay",
 		install: func(ctx context.Context, r *run, a *Fault) (harness.Fault, error) {
 			return r.injectSelected(ctx, a, harness.FaultSpec{Kind: harness.FaultDelay, Delay: a.Delay.D()})
 		}},
-	{kind: "brokers-down", takes: []string{"node"},
-		doc:     "every broker (or `node`) closes the connection of every request it receives (it keeps accepting connections)",
-		example: "- fault: {kind: brokers-down, as: down}",
+	{kind: "brokers-down",
 		install: func(ctx context.Context, r *run, a *Fault) (harness.Fault, error) {
 			nodes, err := r.faultNodes(ctx, a)
 			if err != nil {
@@ -92,9 +81,7 @@ var faultDefs = []faultDef{
 			}
 			return r.cl.Inject(ctx, harness.FaultSpec{Kind: harness.FaultBrokersDown, Nodes: nodes})
 		}},
-	{kind: "black-hole", takes: []string{"node"},
-		doc:     "every broker (or `node`) accepts connections and reads requests but never answers any, until healed",
-		example: "- fault: {kind: black-hole, node: coordinator, as: silent}",
+	{kind: "black-hole",
 		install: func(ctx context.Context, r *run, a *Fault) (harness.Fault, error) {
 			nodes, err := r.faultNodes(ctx, a)
 			if err != nil {
@@ -102,9 +89,7 @@ var faultDefs = []faultDef{
 			}
 			return r.cl.Inject(ctx, harness.FaultSpec{Kind: harness.FaultBlackHole, Nodes: nodes})
 		}},
-	{kind: "refuse", takes: []string{"node"},
-		doc:     "every broker (or `node`) refuses connections (its open ones close) until healed; leadership and coordination stay where they are (a single broker that is down)",
-		example: "- fault: {kind: refuse, node: 0, as: down}",
+	{kind: "refuse",
 		install: func(ctx context.Context, r *run, a *Fault) (harness.Fault, error) {
 			nodes, err := r.faultNodes(ctx, a)
 			if err != nil {
@@ -112,9 +97,7 @@ var faultDefs = []faultDef{
 			}
 			return r.cl.Inject(ctx, harness.FaultSpec{Kind: harness.FaultRefuse, Nodes: nodes})
 		}},
-	{kind: "restart", takes: []string{"node", "downtime"}, requires: []string{"node", "downtime"},
-		doc:     "`node` restarts keeping its leadership: its connections close and new ones are refused for `downtime`, then it accepts again (heals by itself)",
-		example: "- fault: {kind: restart, node: coordinator, downtime: 1s}",
+	{kind: "restart",
 		install: func(ctx context.Context, r *run, a *Fault) (harness.Fault, error) {
 			nodes, err := r.faultNodes(ctx, a)
 			if err != nil {
@@ -127,9 +110,7 @@ var faultDefs = []faultDef{
 			time.AfterFunc(a.Downtime.D(), f.Heal)
 			return f, nil
 		}},
-	{kind: "stop-broker", takes: []string{"node"}, requires: []string{"node"},
-		doc:     "`node` stops (its listener closes; leadership and coordination move to the others) until healed, which restarts it",
-		example: "- fault: {kind: stop-broker, node: 1, as: stopped}",
+	{kind: "stop-broker",
 		install: func(ctx context.Context, r *run, a *Fault) (harness.Fault, error) {
 			nodes, err := r.faultNodes(ctx, a)
 			if err != nil {
@@ -137,7 +118,7 @@ var faultDefs = []faultDef{
 			}
 			return r.cl.StopBroker(ctx, nodes[0])
 		}},
-}
+})
 
 // FaultKinds lists the fault kinds, for errors and docs.
 func FaultKinds() []string {

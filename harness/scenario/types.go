@@ -1,18 +1,15 @@
 package scenario
 
 import (
-	"errors"
-	"fmt"
-	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/kreactor/kreactor/fakebroker/vocab"
 )
 
 // APIKey is a Kafka API, written by name ("FindCoordinator") or number.
@@ -25,25 +22,12 @@ func (k APIKey) MarshalYAML() (any, error) { return k.String(), nil }
 
 func (k *APIKey) decodeNode(p *parser, n *yaml.Node) error {
 	if n.Kind == yaml.ScalarNode {
-		if v, err := strconv.Atoi(n.Value); err == nil && v >= 0 && v < 1<<15 && kmsg.RequestForKey(int16(v)) != nil {
-			*k = APIKey(v)
-			return nil
-		}
-		if key, ok := apiKeyByName(n.Value); ok {
+		if key, ok := vocab.ParseAPIKey(n.Value); ok {
 			*k = APIKey(key)
 			return nil
 		}
 	}
 	return p.errf(n.Line, n.Value, "unknown Kafka API (use its name, e.g. FindCoordinator, OffsetCommit, Fetch)")
-}
-
-func apiKeyByName(name string) (kmsg.Key, bool) {
-	for k := int16(0); k < 200; k++ {
-		if kmsg.RequestForKey(k) != nil && kmsg.NameForKey(k) == name {
-			return kmsg.Key(k), true
-		}
-	}
-	return 0, false
 }
 
 // KafkaError is a Kafka error code, written by name
@@ -67,16 +51,8 @@ func (e KafkaError) Err() *kerr.Error {
 	return ke
 }
 
-// kafkaError parses a Kafka error name.
-func kafkaError(name string) (*kerr.Error, bool) {
-	for code := int16(-1); code < 200; code++ {
-		var ke *kerr.Error
-		if errors.As(kerr.ErrorForCode(code), &ke) && ke.Message == name {
-			return ke, true
-		}
-	}
-	return nil, false
-}
+// kafkaError parses a Kafka error name (vocab.ParseError).
+func kafkaError(name string) (*kerr.Error, bool) { return vocab.ParseError(name) }
 
 // At is when a step runs on the timeline: Offset after the start of the
 // step named Step (after its end with End), or after the timeline's start
@@ -145,131 +121,11 @@ func (a *At) decodeNode(p *parser, n *yaml.Node) error {
 // the file loads.
 type Where map[string]string
 
-// whereField is one compiled Where entry.
-type whereField struct {
-	name  string // Go field name
-	value any    // int64, string or bool
-}
-
-// snake is a Go field name in snake case ("MemberEpoch" -> "member_epoch",
-// "MemberID" -> "member_id").
-func snake(name string) string {
-	var b strings.Builder
-	rs := []rune(name)
-	for i, r := range rs {
-		if unicode.IsUpper(r) {
-			if i > 0 && (unicode.IsLower(rs[i-1]) || (i+1 < len(rs) && unicode.IsLower(rs[i+1]))) {
-				b.WriteByte('_')
-			}
-			b.WriteRune(unicode.ToLower(r))
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// whereKeys lists the keys Where may use for API key: its request's
-// top-level integer, string and bool fields.
-func whereKeys(key kmsg.Key) map[string]reflect.StructField {
-	req := kmsg.RequestForKey(int16(key))
-	if req == nil {
-		return nil
-	}
-	t := reflect.TypeOf(req).Elem()
-	out := map[string]reflect.StructField{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() || f.Name == "Version" {
-			continue
-		}
-		switch f.Type.Kind() {
-		case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.String, reflect.Bool:
-			out[snake(f.Name)] = f
-		case reflect.Pointer:
-			if f.Type.Elem().Kind() == reflect.String {
-				out[snake(f.Name)] = f
-			}
-		}
-	}
-	return out
-}
-
-// compile checks w against API key and returns its predicate. Errors name
-// the entry and the keys the API has.
+// compile checks w against API key and returns its predicate
+// (vocab.CompileWhere: the control API reads selectors the same way).
+// Errors name the entry and the keys the API has.
 func (w Where) compile(key kmsg.Key) (func(kmsg.Request) bool, error) {
-	fields := whereKeys(key)
-	var want []whereField
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range w {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
-		f, ok := fields[k]
-		if !ok {
-			names := make([]string, 0, len(fields))
-			for n := range fields {
-				names = append(names, n)
-			}
-			slices.Sort(names)
-			return nil, fmt.Errorf("%s requests have no field %q (fields: %s)", key.Name(), k, strings.Join(names, ", "))
-		}
-		v := w[k]
-		var val any
-		kind := f.Type.Kind()
-		if kind == reflect.Pointer {
-			kind = f.Type.Elem().Kind()
-		}
-		switch kind {
-		case reflect.String:
-			val = v
-		case reflect.Bool:
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return nil, fmt.Errorf("%s: want true or false, got %q", k, v)
-			}
-			val = b
-		default:
-			i, err := strconv.ParseInt(v, 10, f.Type.Bits())
-			if err != nil {
-				return nil, fmt.Errorf("%s: want an integer of %d bits, got %q", k, f.Type.Bits(), v)
-			}
-			val = i
-		}
-		want = append(want, whereField{name: f.Name, value: val})
-	}
-	return func(req kmsg.Request) bool {
-		if req == nil || req.Key() != int16(key) {
-			return false
-		}
-		rv := reflect.ValueOf(req).Elem()
-		for _, wf := range want {
-			f := rv.FieldByName(wf.name)
-			if f.Kind() == reflect.Pointer {
-				if f.IsNil() {
-					return false
-				}
-				f = f.Elem()
-			}
-			switch x := wf.value.(type) {
-			case string:
-				if f.String() != x {
-					return false
-				}
-			case bool:
-				if f.Bool() != x {
-					return false
-				}
-			case int64:
-				if f.Int() != x {
-					return false
-				}
-			}
-		}
-		return true
-	}, nil
+	return vocab.CompileWhere(key, w)
 }
 
 func (w *Where) decodeNode(p *parser, n *yaml.Node) error {
