@@ -120,7 +120,12 @@ func shareCloseRun(ctx context.Context, cl harness.Cluster, topic string, shape 
 	Expect(cl.SetGroupConfigs(ctx, group, map[string]string{"share.auto.offset.reset": "earliest"})).To(Succeed())
 	cfg := harness.ShareConsumerConfig(cl, group, harness.UniqueName("share-close-client"))
 	cfg.FetchMaxWait = shareCloseFetchWait
-	c := harness.NewShareConsumer(subject, cfg)
+	var c harness.ShareConsumer
+	if shape.explicit {
+		c = harness.NewExplicitShareConsumer(subject, cfg)
+	} else {
+		c = harness.NewShareConsumer(subject, cfg)
+	}
 	acks := newAckLog(c)
 	Expect(c.Subscribe(topic)).To(Succeed())
 	var ack func(consumer.ShareRecord)

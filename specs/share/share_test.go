@@ -178,7 +178,7 @@ var _ = Describe("A share consumer", func() {
 			cl, group := newShareGroup(ctx, "orders", 1)
 			_, err := cl.Produce(ctx, "orders", 10, nil)
 			Expect(err).NotTo(HaveOccurred())
-			c := newShareConsumer(cl, group, harness.UniqueName("share-client"), "orders")
+			c := newExplicitShareConsumer(cl, group, harness.UniqueName("share-client"), "orders")
 			typeOf := func(r consumer.ShareRecord) consumer.AcknowledgeType {
 				switch r.Offset {
 				case 3:
