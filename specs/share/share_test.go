@@ -64,7 +64,7 @@ var _ = Describe("A share consumer", func() {
 			defer cancel()
 			closeStart := time.Now()
 			Expect(c.Close(cctx)).To(Succeed())
-			closeTook := time.Since(closeStart)
+			closeTook := harness.CallTime(c, "close", time.Since(closeStart))
 			harness.Figure("close_duration", float64(closeTook.Milliseconds()), "ms", fmt.Sprintf("<= %d ms", harness.CloseBound.Milliseconds()))
 			Expect(closeTook).To(BeNumerically("<=", harness.CloseBound))
 			accepted, failed, dups := acks.counts()
