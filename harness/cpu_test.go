@@ -122,3 +122,31 @@ func TestCPUMeter(t *testing.T) {
 		t.Fatalf("reactor reading %+v, %v: want the process's CPU, no threads, no select-total", r, err)
 	}
 }
+
+// TestNetworkPollFigures: a client's network-thread poll gaps are shown
+// next to the CPU verdict, never failing, and absent where n/a.
+func TestNetworkPollFigures(t *testing.T) {
+	idle := CPUUse{Window: 2 * time.Second, Scope: ScopeSubject, Consumer: 60 * time.Millisecond, Selects: 90, NetPollAvgMS: 95, NetPollMaxMS: 510}
+	spin := CPUUse{Window: 3 * time.Second, Scope: ScopeSubject, Consumer: 2 * time.Second, Selects: 142_000, NetPollAvgMS: 0.02, NetPollMaxMS: 480}
+	v, err := JudgeCPU(spin, idle, DefaultCPUBound)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]CPUFigure{}
+	for _, f := range v.Figures("cpu") {
+		got[f.Name] = f
+	}
+	if f, ok := got["cpu"+CPUSuffixNetPoll+".avg"]; !ok || f.Value != 0.02 || !f.Pass || !strings.Contains(f.Bound, "95") {
+		t.Errorf("avg figure %+v (present %v)", f, ok)
+	}
+	if f, ok := got["cpu"+CPUSuffixNetPoll+".max"]; !ok || f.Value != 480 || !f.Pass {
+		t.Errorf("max figure %+v (present %v)", f, ok)
+	}
+	spin.NetPollAvgMS, spin.NetPollMaxMS = math.NaN(), math.NaN()
+	v, _ = JudgeCPU(spin, idle, DefaultCPUBound)
+	for _, f := range v.Figures("cpu") {
+		if strings.Contains(f.Name, CPUSuffixNetPoll) {
+			t.Errorf("figure %s without the metric", f.Name)
+		}
+	}
+}
