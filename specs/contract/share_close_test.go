@@ -165,7 +165,8 @@ func shareCloseRun(ctx context.Context, cl harness.Cluster, topic string, shape 
 	defer cancel()
 	start := time.Now()
 	_ = c.Close(cctx) // an error naming what was left is expected in the slow runs
-	took = harness.CallTime(c, "close", time.Since(start)) // the client's own close, not a driver's exit
+	// The client's own close, not a java driver's exit after it.
+	took = harness.CallTime(c, "close", time.Since(start))
 	Expect(took).To(BeNumerically("<=", shareCloseBudget+shareCloseSlack), "%s, delay %s: Close took %s", shape.name, delay, took)
 	accepted, failed, problems := acks.account(delivered)
 	slices.Sort(problems)
