@@ -106,6 +106,12 @@ type Item struct {
 	// java-matrix`). The report shows it where the baseline and the real
 	// client disagree.
 	Baseline string `json:"baseline,omitempty"`
+	// JavaDiffers, for an item (a contract or share item) whose spec
+	// fails on kafka-clients 4.4.0 by design, says where Java differs (the kafka-clients source
+	// file and line, read from the 4.4.0 jar's line tables), what it was
+	// measured doing, and which behaviour the item follows. A java failure
+	// of such an item is that difference, not a harness artifact.
+	JavaDiffers string `json:"java_differs,omitempty"`
 }
 
 // Excluded reports whether the item is excluded on target, and the reason.

@@ -43,9 +43,11 @@ type answerFunc func(b *Broker, req kmsg.Request, resp kmsg.Response) bool
 var answers = map[kmsg.Key]answerFunc{
 	kmsg.OffsetCommit:           answerOffsetCommit,
 	kmsg.OffsetFetch:            answerOffsetFetch,
+	kmsg.OffsetForLeaderEpoch:   answerOffsetForLeaderEpoch,
 	kmsg.FindCoordinator:        answerFindCoordinator,
 	kmsg.ConsumerGroupHeartbeat: answerConsumerGroupHeartbeat,
 	kmsg.ShareGroupHeartbeat:    answerShareGroupHeartbeat,
+	kmsg.ShareFetch:             answerShareFetch,
 }
 
 // lookup runs fn with the kfake cluster unless the Broker has started

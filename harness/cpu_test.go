@@ -27,13 +27,24 @@ func TestCPUBound(t *testing.T) {
 		t.Fatalf("quiet window: %+v, %v; want checked and held", v, err)
 	}
 	// KAFKA-21031 on kafka-clients 4.4.0: a core for the whole window.
+	// With select-total counted it is the signal; the CPU is a figure.
 	spin := CPUUse{Window: 3 * time.Second, Scope: ScopeSubject, Total: 3 * time.Second, Consumer: 2 * time.Second, Selects: 142_000}
 	v, err = JudgeCPU(spin, idle, b)
-	if err != nil || v.CPUOK || v.SelectsOK || v.OK() {
-		t.Fatalf("spinning window: %+v, %v; want both bounds failed", v, err)
+	if err != nil || !v.SelectsSignal || !v.CPUOK || v.SelectsOK || v.OK() {
+		t.Fatalf("spinning window: %+v, %v; want select-total failed, CPU shown only", v, err)
 	}
-	if msg := v.Message(); !strings.Contains(msg, "spins") || !strings.Contains(msg, "select-total") {
-		t.Fatalf("message %q: want both failures named", msg)
+	if msg := v.Message(); !strings.Contains(msg, "select-total") {
+		t.Fatalf("message %q: want the select-total failure named", msg)
+	}
+	if f := v.Figures("cpu")[0]; !f.Pass || !strings.Contains(f.Bound, "exceeded") || !strings.Contains(f.Bound, "select-total is the signal") {
+		t.Fatalf("CPU figure %+v: want passing, shown only, its bound marked exceeded", f)
+	}
+	// Without select-total (kgo) the CPU is the signal: the spin fails it.
+	noSelSpin, noSelIdle := spin, idle
+	noSelSpin.Selects, noSelIdle.Selects = math.NaN(), math.NaN()
+	v, _ = JudgeCPU(noSelSpin, noSelIdle, b)
+	if v.SelectsSignal || v.CPUOK || !v.SelectsOK || !strings.Contains(v.Message(), "spins") {
+		t.Fatalf("spin without select-total: %+v; want the CPU bound failed", v)
 	}
 	// Low CPU but a spinning selector (the background thread parked in
 	// epoll with a zero timeout is cheap per call): select-total alone fails.
@@ -109,5 +120,33 @@ func TestCPUMeter(t *testing.T) {
 	r, err := ReadCPU(c)
 	if err != nil || r.Scope != ScopeProcess || !math.IsNaN(r.Selects) || r.Threads != nil {
 		t.Fatalf("reactor reading %+v, %v: want the process's CPU, no threads, no select-total", r, err)
+	}
+}
+
+// TestNetworkPollFigures: a client's network-thread poll gaps are shown
+// next to the CPU verdict, never failing, and absent where n/a.
+func TestNetworkPollFigures(t *testing.T) {
+	idle := CPUUse{Window: 2 * time.Second, Scope: ScopeSubject, Consumer: 60 * time.Millisecond, Selects: 90, NetPollAvgMS: 95, NetPollMaxMS: 510}
+	spin := CPUUse{Window: 3 * time.Second, Scope: ScopeSubject, Consumer: 2 * time.Second, Selects: 142_000, NetPollAvgMS: 0.02, NetPollMaxMS: 480}
+	v, err := JudgeCPU(spin, idle, DefaultCPUBound)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]CPUFigure{}
+	for _, f := range v.Figures("cpu") {
+		got[f.Name] = f
+	}
+	if f, ok := got["cpu"+CPUSuffixNetPoll+".avg"]; !ok || f.Value != 0.02 || !f.Pass || !strings.Contains(f.Bound, "95") {
+		t.Errorf("avg figure %+v (present %v)", f, ok)
+	}
+	if f, ok := got["cpu"+CPUSuffixNetPoll+".max"]; !ok || f.Value != 480 || !f.Pass {
+		t.Errorf("max figure %+v (present %v)", f, ok)
+	}
+	spin.NetPollAvgMS, spin.NetPollMaxMS = math.NaN(), math.NaN()
+	v, _ = JudgeCPU(spin, idle, DefaultCPUBound)
+	for _, f := range v.Figures("cpu") {
+		if strings.Contains(f.Name, CPUSuffixNetPoll) {
+			t.Errorf("figure %s without the metric", f.Name)
+		}
 	}
 }

@@ -191,7 +191,8 @@ func (Kgo) Versions() map[string]string {
 
 // HarnessError records on the running spec that err, a failure of the
 // harness rather than of the subject (the java driver crashed, hung or
-// rejected a command: *java.DriverError, java.ErrBadCommand), happened:
+// rejected a command: *java.DriverError, java.ErrBadCommand; or Java threw
+// because the harness broke the API's contract: java.ErrMisuse), happened:
 // the report's check fails on it for every subject, the real clients
 // included (reports.EntryHarnessError). Other errors, and calls outside a
 // running spec, record nothing. It returns err.
@@ -200,7 +201,7 @@ func HarnessError(err error) error {
 		return err
 	}
 	var de *java.DriverError
-	if errors.As(err, &de) || errors.Is(err, java.ErrBadCommand) {
+	if errors.As(err, &de) || errors.Is(err, java.ErrBadCommand) || errors.Is(err, java.ErrMisuse) {
 		ginkgo.AddReportEntry(reports.EntryHarnessError, []string{err.Error()}, ginkgo.ReportEntryVisibilityNever)
 	}
 	return err

@@ -62,6 +62,7 @@ type consumerTrack struct {
 	appWakeups   func() uint64        // nil: no probe
 	cpu          func() (time.Duration, map[string]time.Duration, error)
 	cpuScope     string
+	timer        CallTimer // nil: calls are timed here (an in-process client)
 
 	stopOnce sync.Once
 	stopCh   chan struct{}
@@ -83,6 +84,9 @@ func newTrack(rec *recording, client, kind string, c any) *consumerTrack {
 	}
 	if w, ok := c.(interface{ AppWakeups() uint64 }); ok {
 		t.appWakeups = w.AppWakeups
+	}
+	if ct, ok := c.(CallTimer); ok {
+		t.timer = ct
 	}
 	if cs, ok := c.(CPUSampler); ok {
 		t.cpu, t.cpuScope = cs.CPUTime, "subject"
@@ -165,11 +169,23 @@ func (t *consumerTrack) call(kind string, d time.Duration) {
 
 // timed runs fn and records its duration as kind, unless fn reports
 // (returns false) that the call did nothing (Close of a closed consumer).
+// For a consumer in another process (CallTimer) kind is the client's own
+// time for the call and the round trip from here is recorded apart, as
+// kind + "_round_trip".
 func (t *consumerTrack) timed(kind string, fn func() bool) {
 	start := time.Now()
-	if fn() {
-		t.call(kind, time.Since(start))
+	if !fn() {
+		return
 	}
+	took := time.Since(start)
+	if t.timer != nil {
+		if inside, rt, ok := t.timer.LastCallTime(kind); ok {
+			t.call(kind, inside)
+			t.call(kind+"_round_trip", rt)
+			return
+		}
+	}
+	t.call(kind, took)
 }
 
 // series buckets the samples. Counters are cumulative, so each bucket gets

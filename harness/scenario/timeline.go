@@ -24,6 +24,11 @@ type mark struct {
 	err            error // the call's outcome (judged by error: expectations)
 	records        int
 	reached        bool
+	// inside is the client's own time for a single-call step (poll,
+	// commit_sync, close) of a consumer in another process
+	// (harness.CallTimer: the java driver times the call inside the JVM);
+	// 0 when end - start is the call's time.
+	inside time.Duration
 }
 
 func newMark() *mark { return &mark{started: make(chan struct{}), ended: make(chan struct{})} }
@@ -114,8 +119,31 @@ func (r *run) exec(ctx context.Context, st *Step) error {
 	close(mk.started)
 	err := st.Args.run(ctx, r, st)
 	mk.end = time.Now()
+	mk.inside = r.callTime(st)
 	close(mk.ended)
 	return err
+}
+
+// callTime is the client's own time for st's call where it has one (see
+// mark.inside), else 0.
+func (r *run) callTime(st *Step) time.Duration {
+	switch st.Kind {
+	case "poll", "commit_sync", "close":
+	default:
+		return 0
+	}
+	if len(r.order) == 0 {
+		return 0
+	}
+	m := r.member(st.Consumer)
+	if m == nil {
+		return 0
+	}
+	h := m.handle()
+	if h == nil {
+		return 0
+	}
+	return harness.CallTime(h, st.Kind, 0)
 }
 
 // timed runs a step with at: once its anchor is reached and its offset has

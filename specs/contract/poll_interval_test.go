@@ -20,10 +20,15 @@ const (
 	// intervals (issue 10 item 6).
 	pollPause = 3 * pollInterval
 	// leaveEarlyRatio and leaveLateRatio bound when the leave may come, as
-	// ratios of the interval after the application's last Poll returned
-	// ("about that long"): the consumer's timer starts when it answers the
-	// Poll, a little before the application sees the records, and a loaded
-	// machine may run the leave late.
+	// ratios of the interval after the application's last Poll was called
+	// ("about that long"). max.poll.interval.ms is "the maximum delay
+	// between invocations of poll()" (ConsumerConfig), and kafka-clients
+	// starts the timer at the invocation: AsyncKafkaConsumer.poll hands the
+	// time the call started to the network thread (PollEvent), whose
+	// heartbeat manager resets its poll timer to it
+	// (AbstractHeartbeatRequestManager.resetPollTimer). A consumer that
+	// starts it when the Poll returns leaves up to one Poll (PollSlice)
+	// later, and a loaded machine may run the leave late.
 	leaveEarlyRatio = 0.9
 	leaveLateRatio  = 1.5
 	// pollRecords is what the specs consume before pausing.
@@ -37,6 +42,18 @@ func pause(ctx context.Context, d time.Duration) {
 	case <-time.After(d):
 	case <-ctx.Done():
 	}
+}
+
+// lastPollCall makes the application's last Poll before its pause (one
+// PollSlice) and returns when it was called: the reference point of
+// max.poll.interval.ms (see leaveEarlyRatio).
+func lastPollCall(ctx context.Context, poll func(context.Context) error) time.Time {
+	GinkgoHelper()
+	pctx, cancel := context.WithTimeout(ctx, harness.PollSlice)
+	defer cancel()
+	called := time.Now()
+	Expect(poll(pctx)).To(Succeed(), "the last Poll before the pause")
+	return called
 }
 
 // checkPollIntervalLeave checks the heartbeats (API key) clientID sent in
@@ -87,7 +104,7 @@ var _ = Describe("max.poll.interval.ms", func() {
 			_, _, err = harness.PollUntil(wctx, c, pollRecords)
 			Expect(err).NotTo(HaveOccurred(), harness.Diagnose(c))
 			beats := observeHeartbeats(ctx, cl, kmsg.ConsumerGroupHeartbeat, group)
-			lastPoll := time.Now()
+			lastPoll := lastPollCall(ctx, func(ctx context.Context) error { _, err := c.Poll(ctx); return err })
 
 			By(fmt.Sprintf("not polling for %s", pollPause))
 			pause(ctx, pollPause)
@@ -125,7 +142,7 @@ var _ = Describe("max.poll.interval.ms", func() {
 			Expect(c.Subscribe(topic)).To(Succeed())
 			pollShare(ctx, c, pollRecords, nil)
 			beats := observeHeartbeats(ctx, cl, kmsg.ShareGroupHeartbeat, group)
-			lastPoll := time.Now()
+			lastPoll := lastPollCall(ctx, func(ctx context.Context) error { _, err := c.Poll(ctx); return err })
 
 			By(fmt.Sprintf("not polling for %s", pollPause))
 			pause(ctx, pollPause)

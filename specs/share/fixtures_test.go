@@ -33,6 +33,16 @@ func newShareConsumer(cl harness.Cluster, group, clientID, topic string) harness
 	return c
 }
 
+// newExplicitShareConsumer is newShareConsumer for a spec that acknowledges
+// records itself: explicit acknowledgement mode on every subject
+// (harness.NewExplicitShareConsumer).
+func newExplicitShareConsumer(cl harness.Cluster, group, clientID, topic string) harness.ShareConsumer {
+	GinkgoHelper()
+	c := harness.NewExplicitShareConsumer(subject, harness.ShareConsumerConfig(cl, group, clientID))
+	Expect(c.Subscribe(topic)).To(Succeed())
+	return c
+}
+
 // pollShare polls until n records arrived (ack, if set, is called for each
 // record before the next Poll), or fails with the diagnosis.
 func pollShare(ctx context.Context, c harness.ShareConsumer, n int, ack func(consumer.ShareRecord)) []consumer.ShareRecord {

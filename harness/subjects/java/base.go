@@ -76,6 +76,7 @@ type base struct {
 	commitCBs  map[int64]func(error)                  // guarded by mu; commitAsync id -> callback
 	ackCB      consumer.AcknowledgementCommitCallback // guarded by mu
 	calls      []CallTiming                           // guarded by mu; newest last, bounded
+	last       CallTiming                             // guarded by mu; the latest application-thread command, also one refused before reaching Java
 	callbacks  []CallbackRun                          // guarded by mu; bounded
 	rebalances []Rebalance                            // guarded by mu; bounded
 }
@@ -128,6 +129,9 @@ func (b *base) doWith(ctx context.Context, cmd string, args map[string]any, java
 	closed := b.closed
 	b.mu.Unlock()
 	if closed && cmd != "close" {
+		b.mu.Lock()
+		b.last = CallTiming{Cmd: cmd, Java: -1, RoundTrip: -1}
+		b.mu.Unlock()
 		return result{}, fmt.Errorf("java %s: %w", cmd, consumer.ErrClosed)
 	}
 	answerBy := b.d.opts.MaxCallWait
@@ -176,7 +180,29 @@ func errString(err error) string {
 func (b *base) logCall(c CallTiming) {
 	b.mu.Lock()
 	b.calls = appendBounded(b.calls, c)
+	b.last = c
 	b.mu.Unlock()
+}
+
+// callCommands are the driver commands of the harness's call kinds (the
+// names recorded call durations carry: poll, commit_sync, close).
+var callCommands = map[string]string{"poll": "poll", "commit_sync": "commitSync", "commit_async": "commitAsync", "close": "close"}
+
+// LastCallTime returns the time kafka-clients spent in the most recent
+// application call, measured inside the driver around the client call
+// (KafkaConsumer.poll, commitSync, close, ...: no JSON, pipe or process
+// exit), and the round trip seen from Go, if that call was of kind (poll,
+// commit_sync, commit_async, close) and reached Java. ok is false
+// otherwise (another call came last, the consumer was closed, the driver
+// had died).
+func (b *base) LastCallTime(kind string) (inside, roundTrip time.Duration, ok bool) {
+	cmd, known := callCommands[kind]
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !known || b.last.Cmd != cmd || b.last.Java < 0 {
+		return 0, 0, false
+	}
+	return b.last.Java, b.last.RoundTrip, true
 }
 
 func appendBounded[T any](s []T, v T) []T {

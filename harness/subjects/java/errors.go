@@ -25,6 +25,27 @@ var ErrUnsupported = errors.New("java subject: not supported by this kafka-clien
 // means a bug on the Go side, never a Kafka behaviour.
 var ErrBadCommand = errors.New("java subject: driver rejected the command")
 
+// ErrMisuse is matched by a *JavaError kafka-clients threw because the
+// caller broke the API's contract, not because of anything the broker or
+// the client's state did: an IllegalStateException over the share
+// consumer's acknowledgement mode (KafkaShareConsumer.acknowledge in
+// implicit mode: "Implicit acknowledgement of delivery is being used";
+// poll in explicit mode with records of the last poll unacknowledged: "All
+// records must be acknowledged in explicit acknowledgement mode"), or over
+// calling the consumer from a second thread ("KafkaConsumer is not safe
+// for multi-threaded access"). Like ErrBadCommand it means a bug on the Go
+// side; a verdict on the client must not rest on it.
+var ErrMisuse = errors.New("java subject: the harness broke the kafka-clients API contract")
+
+// misuseMessages are the lower-cased message fragments of the
+// IllegalStateExceptions kafka-clients throws for a contract broken by
+// its caller (ErrMisuse).
+var misuseMessages = []string{
+	"implicit acknowledgement of delivery is being used",
+	"must be acknowledged in explicit acknowledgement mode",
+	"not safe for multi-threaded access",
+}
+
 // ErrNoReply is wrapped by a *DriverError when the driver did not answer a
 // call by its deadline; the driver was killed.
 var ErrNoReply = errors.New("java subject: driver did not answer in time")
@@ -43,6 +64,7 @@ const (
 //
 // errors.Is matches consumer.ErrWakeup for WakeupException,
 // consumer.ErrClosed for IllegalStateException on a closed consumer,
+// ErrMisuse for an exception over a contract the caller broke,
 // ErrUnsupported and ErrBadCommand for the driver's own two classes.
 type JavaError struct {
 	Command string      `json:"-"`       // the driver command, e.g. "poll"
@@ -92,6 +114,23 @@ func (e *JavaError) Is(target error) bool {
 		return e.Class == classUnsupported
 	case ErrBadCommand:
 		return e.Class == classBadCommand
+	case ErrMisuse:
+		return e.misuse()
+	}
+	return false
+}
+
+// misuse reports whether this is an exception over a contract the caller
+// broke (ErrMisuse).
+func (e *JavaError) misuse() bool {
+	if e.Class != classIllegalState && !strings.HasSuffix(e.Class, ".ConcurrentModificationException") {
+		return false
+	}
+	msg := strings.ToLower(e.Message)
+	for _, m := range misuseMessages {
+		if strings.Contains(msg, m) {
+			return true
+		}
 	}
 	return false
 }

@@ -41,3 +41,24 @@ func TestKafkaExceptionClass(t *testing.T) {
 		t.Error("CommitFailure: want true for RetriableCommitFailedException only")
 	}
 }
+
+// TestMisuse: the IllegalStateExceptions kafka-clients 4.4.0 throws for a
+// contract its caller broke (the messages are ShareConsumerImpl's and
+// AsyncKafkaConsumer's) match ErrMisuse; a closed consumer and a Kafka
+// error do not.
+func TestMisuse(t *testing.T) {
+	for _, c := range []struct {
+		e    *JavaError
+		want bool
+	}{
+		{&JavaError{Class: classIllegalState, Message: "Implicit acknowledgement of delivery is being used."}, true},
+		{&JavaError{Class: classIllegalState, Message: "All records must be acknowledged in explicit acknowledgement mode."}, true},
+		{&JavaError{Class: "java.util.ConcurrentModificationException", Message: "KafkaConsumer is not safe for multi-threaded access. currentThread(name: a, id: 1)"}, true},
+		{&JavaError{Class: classIllegalState, Message: "This consumer has already been closed."}, false},
+		{&JavaError{Class: "org.apache.kafka.common.errors.InvalidRecordStateException", Message: "Implicit acknowledgement of delivery is being used."}, false},
+	} {
+		if got := errors.Is(c.e, ErrMisuse); got != c.want {
+			t.Errorf("errors.Is(%v, ErrMisuse) = %v, want %v", c.e, got, c.want)
+		}
+	}
+}

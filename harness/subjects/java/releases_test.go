@@ -99,6 +99,11 @@ func TestReleases(t *testing.T) {
 			}
 
 			s := newShareConsumer(t, o, b, "sg-"+v)
+			// Its own deadline: the regular consumer's may be mostly spent
+			// on a loaded machine (a commitSync with the rest of it timed
+			// out at load average 54).
+			ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
 			if err := s.Subscribe("s"); err != nil {
 				t.Fatal(err)
 			}

@@ -74,3 +74,29 @@ func (b *base) SelectTotal() (float64, error) {
 	}
 	return sum, nil
 }
+
+// NetworkThreadPoll reads the async consumer's
+// time-between-network-thread-poll-avg and -max (ms; kafka-clients'
+// consumer metrics, group consumer-metrics, over its sample windows).
+// Errors: the metrics call failed, or the release or consumer kind
+// (KafkaShareConsumer, ClassicKafkaConsumer) has no such metric.
+func (b *base) NetworkThreadPoll() (avgMS, maxMS float64, err error) {
+	const avgName, maxName = "time-between-network-thread-poll-avg", "time-between-network-thread-poll-max"
+	m, err := b.Metrics(avgName, maxName)
+	if err != nil {
+		return 0, 0, err
+	}
+	avgMS, maxMS = math.NaN(), math.NaN()
+	for _, x := range m {
+		switch x.Name {
+		case avgName:
+			avgMS = x.Value
+		case maxName:
+			maxMS = x.Value
+		}
+	}
+	if math.IsNaN(avgMS) || math.IsNaN(maxMS) {
+		return 0, 0, fmt.Errorf("java subject: no %s / %s metric among %d", avgName, maxName, len(m))
+	}
+	return avgMS, maxMS, nil
+}

@@ -1,0 +1,34 @@
+package harness
+
+import (
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+
+	"github.com/kreactor/kreactor/consumer"
+)
+
+// NewExplicitShareConsumer is NewShareConsumer for a spec that acknowledges
+// records itself (Acknowledge, then CommitSync, CommitAsync or the next
+// Poll): a subject that must be told up front (ExplicitShareSubject:
+// kafka-clients' share.acknowledgement.mode=explicit) builds its consumer in
+// explicit mode; the others switch on the first Acknowledge. A spec that
+// acknowledges an implicit-mode KafkaShareConsumer breaks its contract:
+// Java throws IllegalStateException, a harness error (java.ErrMisuse).
+func NewExplicitShareConsumer(subject Subject, cfg consumer.ShareConfig) ShareConsumer {
+	ginkgo.GinkgoHelper()
+	ss, ok := subject.(ShareSubject)
+	if !ok {
+		skipUnsupported(subject, ErrNotSupported, "share")
+	}
+	var c ShareConsumer
+	var err error
+	if ex, ok := ss.(ExplicitShareSubject); ok {
+		c, err = ex.NewExplicitShare(cfg)
+	} else {
+		c, err = ss.NewShare(cfg)
+	}
+	skipUnsupported(subject, err, "share")
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "new %s share consumer (explicit acknowledgement)", subject.Name())
+	closeInCleanup(c.Close, c)
+	return c
+}
