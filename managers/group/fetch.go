@@ -53,6 +53,19 @@ type fetchPartition struct {
 	n      int
 	paused bool
 	retry  managers.Retry // partition errors: backoff growing from retry.backoff.ms, reset by a good answer
+	// sentAt is when the last Fetch covering the partition was sent; an
+	// answer with nothing new for it (no records, no error, the position
+	// unchanged) paces the next Fetch to emptyUntil (sentAt +
+	// retry.backoff.ms) while the position is still emptyPos.
+	sentAt     time.Time
+	emptyUntil time.Time
+	emptyPos   managers.Position
+}
+
+// paced reports whether p's last answer was empty and its next Fetch waits
+// for emptyUntil (empty answers are not progress).
+func (p *fetchPartition) paced(now time.Time) bool {
+	return now.Before(p.emptyUntil) && p.pos == p.emptyPos
 }
 
 // Fetch owns fetch positions, the record buffer and the consumed positions.
@@ -359,11 +372,12 @@ func (f *Fetch) Poll(tx *reactor.Tx, v View) reactor.Result {
 		}
 		fetching[i].tps = append(fetching[i].tps, tp)
 	}
+	fetching = f.pace(tx.Now, fetching, &why[waitEmpty])
 	if len(fetching) > 0 {
 		slices.SortFunc(fetching, func(a, b nodeFetch) int { return int(a.node) - int(b.node) })
 		reqs := make([]*reactor.Request, len(fetching))
 		for i, n := range fetching {
-			reqs[i] = f.request(v, n.node, n.tps)
+			reqs[i] = f.request(tx.Now, v, n.node, n.tps)
 		}
 		why[readyFetch] = reactor.Ready("partitions fetchable", reqs...)
 	}
@@ -389,8 +403,44 @@ const (
 	waitLeader
 	waitInFlight
 	waitAddress
+	waitEmpty
 	fetchReasons
 )
+
+// pace drops the Fetch to a leader every one of whose partitions had an
+// empty last answer less than retry.backoff.ms after that Fetch was sent
+// (send to send), and sets why to the earliest time one may go again. A
+// leader with any partition due for another reason is fetched in full, so
+// the fetch session keeps its partitions. Java's FetchRequestManager builds
+// fetches only from the application's poll events and, while none is in
+// flight, at most every retry.backoff.ms (maximumTimeToWait): with
+// fetch.max.wait.ms = 0 on a partition with nothing new, a handful of
+// Fetches a second, not one per round trip.
+func (f *Fetch) pace(now time.Time, fetching []nodeFetch, why *reactor.Result) []nodeFetch {
+	kept := fetching[:0]
+	for _, n := range fetching {
+		var until time.Time
+		paced := true
+		for _, tp := range n.tps {
+			p := f.parts[tp]
+			if !p.paced(now) {
+				paced = false
+				break
+			}
+			if until.IsZero() || p.emptyUntil.Before(until) {
+				until = p.emptyUntil
+			}
+		}
+		if !paced {
+			kept = append(kept, n)
+			continue
+		}
+		if why.Kind == 0 || until.Before(why.At) {
+			*why = reactor.RetryAt(until, "last Fetch answer empty: paced to retry.backoff.ms")
+		}
+	}
+	return kept
+}
 
 // nodeFetch is the partitions to fetch from one leader.
 type nodeFetch struct {
@@ -448,7 +498,7 @@ type fetchAnswer struct {
 	decoded [][]decoded // [topic][partition] as in resp; only partitions sent and without error
 }
 
-func (f *Fetch) request(v View, node int32, tps []managers.TopicPartition) *reactor.Request {
+func (f *Fetch) request(now time.Time, v View, node int32, tps []managers.TopicPartition) *reactor.Request {
 	s := f.sessions[node]
 	if s == nil {
 		s = &fetchSession{}
@@ -463,6 +513,7 @@ func (f *Fetch) request(v View, node int32, tps []managers.TopicPartition) *reac
 			id = tm.ID
 		}
 		sent[i] = fetchSent{tp: tp, topicID: id, gen: p.gen, pos: p.pos}
+		p.sentAt = now
 		parts[tp] = sessionPart{offset: p.pos.Offset, leaderEpoch: -1, maxBytes: f.cfg.PartitionMaxBytes, topicID: id}
 	}
 	sf := s.plan(tps, parts)
@@ -624,6 +675,7 @@ func (f *Fetch) onResponse(tx *reactor.Tx, node int32, s *fetchSession, sf sessi
 	for k, st := range sent {
 		if p, ok := f.parts[st.tp]; ok && !answered[k] && p.gen == st.gen {
 			p.retry.Succeed()
+			f.answeredEmpty(p)
 		}
 	}
 }
@@ -640,6 +692,9 @@ func (f *Fetch) applyPartition(tx *reactor.Tx, tp managers.TopicPartition, p *fe
 		return
 	}
 	p.retry.Succeed()
+	if len(d.records) == 0 && d.next <= p.pos.Offset {
+		f.answeredEmpty(p)
+	}
 	if n := len(d.records); n > 0 {
 		last := &d.records[n-1]
 		p.chunks = append(p.chunks, d.records)
@@ -650,6 +705,13 @@ func (f *Fetch) applyPartition(tx *reactor.Tx, tp managers.TopicPartition, p *fe
 	if d.next > p.pos.Offset { // control batches or aborted data skipped
 		p.pos.Offset = d.next
 	}
+}
+
+// answeredEmpty paces p after an answer with nothing new for it: its next
+// Fetch goes no sooner than retry.backoff.ms after the one just answered
+// was sent.
+func (f *Fetch) answeredEmpty(p *fetchPartition) {
+	p.emptyUntil, p.emptyPos = p.sentAt.Add(f.cfg.Backoff.Initial), p.pos
 }
 
 // partitionFailed applies a partition's error by its class: the partition
