@@ -60,12 +60,13 @@ type fetchPartition struct {
 	sentAt     time.Time
 	emptyUntil time.Time
 	emptyPos   managers.Position
+	emptyPolls uint64 // Fetch.polls when that empty answer arrived
 }
 
-// paced reports whether p's last answer was empty and its next Fetch waits
-// for emptyUntil (empty answers are not progress).
-func (p *fetchPartition) paced(now time.Time) bool {
-	return now.Before(p.emptyUntil) && p.pos == p.emptyPos
+// emptyLast reports whether p's last answer was empty and p has not moved
+// since (empty answers are not progress).
+func (p *fetchPartition) emptyLast() bool {
+	return !p.emptyUntil.IsZero() && p.pos == p.emptyPos
 }
 
 // Fetch owns fetch positions, the record buffer and the consumed positions.
@@ -85,7 +86,13 @@ type Fetch struct {
 	consumed      map[managers.TopicPartition]managers.Position
 	owed          managers.Owed // errors for the application
 	sent          int
-	gens          uint64 // last generation handed out; never reused, so an answer for
+	polls         uint64 // application Polls seen (Polled)
+	// WaitPollAfterEmpty makes a leader whose every partition's last
+	// answer was empty wait for the application's next Poll before it is
+	// fetched again (Java fetches only on poll events). The reactor
+	// consumer, which reports its Polls (Polled), sets it.
+	WaitPollAfterEmpty bool
+	gens               uint64 // last generation handed out; never reused, so an answer for
 	// a revoked and reassigned partition cannot match its new generation
 }
 
@@ -372,7 +379,7 @@ func (f *Fetch) Poll(tx *reactor.Tx, v View) reactor.Result {
 		}
 		fetching[i].tps = append(fetching[i].tps, tp)
 	}
-	fetching = f.pace(tx.Now, fetching, &why[waitEmpty])
+	fetching = f.pace(tx.Now, v.Polling, fetching, &why[waitEmpty])
 	if len(fetching) > 0 {
 		slices.SortFunc(fetching, func(a, b nodeFetch) int { return int(a.node) - int(b.node) })
 		reqs := make([]*reactor.Request, len(fetching))
@@ -407,40 +414,58 @@ const (
 	fetchReasons
 )
 
-// pace drops the Fetch to a leader every one of whose partitions had an
-// empty last answer less than retry.backoff.ms after that Fetch was sent
-// (send to send), and sets why to the earliest time one may go again. A
-// leader with any partition due for another reason is fetched in full, so
-// the fetch session keeps its partitions. Java's FetchRequestManager builds
-// fetches only from the application's poll events and, while none is in
-// flight, at most every retry.backoff.ms (maximumTimeToWait): with
-// fetch.max.wait.ms = 0 on a partition with nothing new, a handful of
-// Fetches a second, not one per round trip.
-func (f *Fetch) pace(now time.Time, fetching []nodeFetch, why *reactor.Result) []nodeFetch {
+// pace holds back the Fetch to a leader every one of whose partitions had
+// an empty last answer (and has not moved since): it goes no sooner than
+// retry.backoff.ms after the Fetch so answered was sent (send to send), and
+// with WaitPollAfterEmpty only once the application has polled since that
+// answer or is polling now. why is set to the earliest such wait. A leader
+// with any partition due for another reason is fetched in full, so the
+// fetch session keeps its partitions. Java's FetchRequestManager creates
+// fetches only from the application's poll events (a response never sends
+// the next Fetch by itself) and, with none in flight, wakes every
+// retry.backoff.ms (maximumTimeToWait): with fetch.max.wait.ms = 0 on a
+// partition with nothing new and no Poll, a handful of Fetches, not one
+// per round trip.
+func (f *Fetch) pace(now time.Time, polling bool, fetching []nodeFetch, why *reactor.Result) []nodeFetch {
 	kept := fetching[:0]
 	for _, n := range fetching {
 		var until time.Time
+		idle := true // no Poll since any of the empty answers
 		paced := true
 		for _, tp := range n.tps {
 			p := f.parts[tp]
-			if !p.paced(now) {
+			if !p.emptyLast() {
 				paced = false
 				break
 			}
 			if until.IsZero() || p.emptyUntil.Before(until) {
 				until = p.emptyUntil
 			}
+			idle = idle && p.emptyPolls == f.polls
 		}
-		if !paced {
+		var wait reactor.Result
+		switch {
+		case !paced:
+		case now.Before(until):
+			wait = reactor.RetryAt(until, "last Fetch answer empty: paced to retry.backoff.ms")
+		case f.WaitPollAfterEmpty && idle && !polling:
+			wait = reactor.Await(reactor.InputApplication, "last Fetch answer empty: next Fetch at the next Poll")
+		}
+		if wait.Kind == 0 {
 			kept = append(kept, n)
 			continue
 		}
-		if why.Kind == 0 || until.Before(why.At) {
-			*why = reactor.RetryAt(until, "last Fetch answer empty: paced to retry.backoff.ms")
+		switch {
+		case why.Kind == 0, wait.Kind == reactor.KindRetryAt && (why.Kind != reactor.KindRetryAt || wait.At.Before(why.At)):
+			*why = wait
 		}
 	}
 	return kept
 }
+
+// Polled records an application Poll (Java's poll event): a leader held
+// back after empty answers may be fetched again.
+func (f *Fetch) Polled() { f.polls++ }
 
 // nodeFetch is the partitions to fetch from one leader.
 type nodeFetch struct {
@@ -711,7 +736,7 @@ func (f *Fetch) applyPartition(tx *reactor.Tx, tp managers.TopicPartition, p *fe
 // Fetch goes no sooner than retry.backoff.ms after the one just answered
 // was sent.
 func (f *Fetch) answeredEmpty(p *fetchPartition) {
-	p.emptyUntil, p.emptyPos = p.sentAt.Add(f.cfg.Backoff.Initial), p.pos
+	p.emptyUntil, p.emptyPos, p.emptyPolls = p.sentAt.Add(f.cfg.Backoff.Initial), p.pos, f.polls
 }
 
 // partitionFailed applies a partition's error by its class: the partition

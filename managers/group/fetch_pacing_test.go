@@ -38,3 +38,23 @@ func TestEmptyAnswerPacesFetch(t *testing.T) {
 		t.Fatal("no Fetch after Seek")
 	}
 }
+
+// With WaitPollAfterEmpty (the reactor consumer), a leader whose last
+// answer was empty waits for the application's next Poll too, as Java
+// fetches only on poll events: no Poll, no Fetch, past retry.backoff.ms
+// as well; a Poll since the answer, or one waiting, lets it go.
+func TestEmptyAnswerWaitsForPoll(t *testing.T) {
+	r, f := positioned(t)
+	f.WaitPollAfterEmpty = true
+	r.Answer(r.Request(f), fetchAnswer(0, 0), nil)
+	r.Elapse(10 * r.Back.Initial)
+	res := r.Result(r.Step(), f)
+	if res.Kind != reactor.KindAwait || res.Inputs&reactor.InputApplication == 0 {
+		t.Fatalf("fetch %s after an empty answer with no Poll, want Await(application)", testrig.Describe(res, r.Now))
+	}
+	r.Do("poll", func(*reactor.Tx) { f.Polled() })
+	r.Answer(r.Request(f), fetchAnswer(0, 0), nil) // the Poll lets one go
+	r.Elapse(r.Back.Initial)
+	r.polling = true
+	r.Request(f) // a Poll waiting lets the next go
+}
