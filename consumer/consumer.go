@@ -52,7 +52,7 @@ func NewOn(cfg Config, tr reactor.Transport) (*Consumer, error) {
 func start(g *client.Group) (*Consumer, error) {
 	app := newApplication(g)
 	g.PollPending = app.poll.Pending
-	g.Fetch.WaitPollAfterEmpty = true // the application reports its Polls (onPoll)
+	g.Fetch.WaitPollAfterEmpty() // the application reports its Polls (onPoll)
 	// The application manager goes first: what it starts (the final
 	// commit, the leave) is polled by its owner in the same round.
 	loop, err := reactor.New(g.EngineConfig(g.Fetch, app))

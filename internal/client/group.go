@@ -114,7 +114,7 @@ func newGroup(cfg Config, rnd *randoms, tr sender) *Group {
 		ReadCommitted: cfg.IsolationLevel == "read_committed", Backoff: rnd.backoff("fetch", backoff),
 	}, g.Meta)
 	g.Offsets = group.NewOffsets(cfg.AutoOffsetReset, rnd.backoff("offsets", backoff), g.Coord, g.Meta, g.Fetch)
-	g.Offsets.APITimeout = cfg.DefaultAPITimeout
+	g.Offsets.SetAPITimeout(cfg.DefaultAPITimeout)
 	g.NeedsCoordinator = g.OutstandingNeedsCoordinator
 	return g
 }

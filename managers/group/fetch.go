@@ -87,12 +87,8 @@ type Fetch struct {
 	owed          managers.Owed // errors for the application
 	sent          int
 	polls         uint64 // application Polls seen (Polled)
-	// WaitPollAfterEmpty makes a leader whose every partition's last
-	// answer was empty wait for the application's next Poll before it is
-	// fetched again (Java fetches only on poll events). The reactor
-	// consumer, which reports its Polls (Polled), sets it.
-	WaitPollAfterEmpty bool
-	gens               uint64 // last generation handed out; never reused, so an answer for
+	waitPoll      bool   // WaitPollAfterEmpty was called
+	gens          uint64 // last generation handed out; never reused, so an answer for
 	// a revoked and reassigned partition cannot match its new generation
 }
 
@@ -448,7 +444,7 @@ func (f *Fetch) pace(now time.Time, polling bool, fetching []nodeFetch, why *rea
 		case !paced:
 		case now.Before(until):
 			wait = reactor.RetryAt(until, "last Fetch answer empty: paced to retry.backoff.ms")
-		case f.WaitPollAfterEmpty && idle && !polling:
+		case f.waitPoll && idle && !polling:
 			wait = reactor.Await(reactor.InputApplication, "last Fetch answer empty: next Fetch at the next Poll")
 		}
 		if wait.Kind == 0 {
@@ -462,6 +458,12 @@ func (f *Fetch) pace(now time.Time, polling bool, fetching []nodeFetch, why *rea
 	}
 	return kept
 }
+
+// WaitPollAfterEmpty makes a leader whose every partition's last answer
+// was empty wait for the application's next Poll before it is fetched
+// again (Java fetches only on poll events). For a consumer that reports its
+// Polls (Polled); call it before the manager is first polled.
+func (f *Fetch) WaitPollAfterEmpty() { f.waitPoll = true }
 
 // Polled records an application Poll (Java's poll event): a leader held
 // back after empty answers may be fetched again.

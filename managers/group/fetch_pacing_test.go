@@ -45,7 +45,7 @@ func TestEmptyAnswerPacesFetch(t *testing.T) {
 // as well; a Poll since the answer, or one waiting, lets it go.
 func TestEmptyAnswerWaitsForPoll(t *testing.T) {
 	r, f := positioned(t)
-	f.WaitPollAfterEmpty = true
+	f.WaitPollAfterEmpty()
 	r.Answer(r.Request(f), fetchAnswer(0, 0), nil)
 	r.Elapse(10 * r.Back.Initial)
 	res := r.Result(r.Step(), f)

@@ -55,15 +55,16 @@ type Offsets struct {
 	fetchInFlight bool
 	listInFlight  map[int32]bool
 	retry         managers.Retry
-
-	// APITimeout is default.api.timeout.ms: a partition's committed
-	// offset look-up that has not succeeded by then gives up and
-	// auto.offset.reset decides (Java's committed-offsets fetch expires
-	// with the event's deadline), and its ListOffsets retries that have
-	// not succeeded by then are reported to the application once
-	// (ErrRetryDeadline) and start a new deadline. 0: no deadline.
-	APITimeout time.Duration
+	apiTimeout    time.Duration // default.api.timeout.ms (SetAPITimeout); 0: no deadline
 }
+
+// SetAPITimeout sets default.api.timeout.ms (d > 0): a partition's
+// committed offset look-up that has not succeeded by then gives up and
+// auto.offset.reset decides (Java's committed-offsets fetch expires with
+// the event's deadline), and its ListOffsets retries that have not
+// succeeded by then are reported to the application once
+// (ErrRetryDeadline) and start a new deadline. Without it, no deadline.
+func (o *Offsets) SetAPITimeout(d time.Duration) { o.apiTimeout = d }
 
 // NewOffsets returns the offsets manager; positions go to fetch.
 func NewOffsets(reset string, backoff managers.Backoff, coord *managers.Coordinator, meta *managers.Metadata, fetch *Fetch) *Offsets {
@@ -135,7 +136,7 @@ func (o *Offsets) Poll(tx *reactor.Tx, v View) reactor.Result {
 // instead of waiting forever on, say, UNKNOWN_TOPIC_ID); ListOffsets
 // retries still failing are reported once and get a new deadline.
 func (o *Offsets) expire(tx *reactor.Tx, n PositionNeed, st *offsetState, v View) {
-	if o.APITimeout <= 0 || st.failed || tx.Now.Before(st.since.Add(o.APITimeout)) {
+	if o.apiTimeout <= 0 || st.failed || tx.Now.Before(st.since.Add(o.apiTimeout)) {
 		return
 	}
 	st.since = tx.Now
@@ -144,7 +145,7 @@ func (o *Offsets) expire(tx *reactor.Tx, n PositionNeed, st *offsetState, v View
 		o.retry.Succeed() // the reset path starts on its own schedule
 		return
 	}
-	err := fmt.Errorf("ListOffsets (auto.offset.reset=%s) after %s: %w", o.reset, o.APITimeout, ErrRetryDeadline)
+	err := fmt.Errorf("ListOffsets (auto.offset.reset=%s) after %s: %w", o.reset, o.apiTimeout, ErrRetryDeadline)
 	if last := o.retry.Err(); last != nil {
 		err = fmt.Errorf("%w (last: %w)", err, last)
 	}
@@ -154,13 +155,13 @@ func (o *Offsets) expire(tx *reactor.Tx, n PositionNeed, st *offsetState, v View
 // untilDeadline bounds a wait of the look-ups of needs by their earliest
 // default.api.timeout.ms deadline, so expire runs then.
 func (o *Offsets) untilDeadline(res reactor.Result, needs []PositionNeed) reactor.Result {
-	if o.APITimeout <= 0 || (res.Kind != reactor.KindAwait && res.Kind != reactor.KindRetryAt) {
+	if o.apiTimeout <= 0 || (res.Kind != reactor.KindAwait && res.Kind != reactor.KindRetryAt) {
 		return res
 	}
 	var first time.Time
 	for _, n := range needs {
 		if st := o.state[n.TP]; st != nil {
-			if d := st.since.Add(o.APITimeout); first.IsZero() || d.Before(first) {
+			if d := st.since.Add(o.apiTimeout); first.IsZero() || d.Before(first) {
 				first = d
 			}
 		}

@@ -61,7 +61,7 @@ func TestOffsetFetchRetriesEndAtAPITimeout(t *testing.T) {
 			}
 			t.Run(scope.String()+"/"+c.Name(), func(t *testing.T) {
 				r, f, o := offsetsRig(t, group.ResetEarliest, groupID)
-				o.APITimeout = apiTimeout
+				o.SetAPITimeout(apiTimeout)
 				start := r.Now
 				st, n := answerUntilDeadline(t, r, o, kmsg.OffsetFetch, func(req *reactor.Request) {
 					r.Complete(req, c, func(code int16) any {
@@ -98,7 +98,7 @@ func TestListOffsetsRetriesReportedAtAPITimeout(t *testing.T) {
 		}
 		t.Run(c.Name(), func(t *testing.T) {
 			r, f, o := offsetsRig(t, group.ResetEarliest, "")
-			o.APITimeout = apiTimeout
+			o.SetAPITimeout(apiTimeout)
 			start := r.Now
 			var owed []error
 			for r.Now.Sub(start) <= apiTimeout+time.Second && len(owed) == 0 {
