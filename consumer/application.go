@@ -51,6 +51,7 @@ func newApplication(g *client.Group) *application {
 // pending.
 func (a *application) onPoll(tx *reactor.Tx, reply chan pollReply, received map[managers.TopicPartition]managers.Position) {
 	a.g.Member.OnPoll(tx.Now)
+	a.g.Fetch.Polled()
 	a.g.Fetch.MarkConsumed(received)
 	a.poll.Set(tx, reply)
 	a.pollStarting = true

@@ -52,6 +52,7 @@ func NewOn(cfg Config, tr reactor.Transport) (*Consumer, error) {
 func start(g *client.Group) (*Consumer, error) {
 	app := newApplication(g)
 	g.PollPending = app.poll.Pending
+	g.Fetch.WaitPollAfterEmpty() // the application reports its Polls (onPoll)
 	// The application manager goes first: what it starts (the final
 	// commit, the leave) is polled by its owner in the same round.
 	loop, err := reactor.New(g.EngineConfig(g.Fetch, app))
@@ -62,8 +63,11 @@ func start(g *client.Group) (*Consumer, error) {
 	return &Consumer{g: g}, nil
 }
 
-// Subscribe joins the group with the given topics (replacing any earlier
-// subscription or manual assignment); no topics unsubscribes. Errors:
+// Subscribe records the subscription to the given topics (replacing any
+// earlier subscription or manual assignment); the member joins the group at
+// the next Poll, as Java's subscribe only records it and the join happens
+// in poll (AbstractMembershipManager.onConsumerPoll). No topics
+// unsubscribes (the member leaves the group). Errors:
 // ErrNoGroup without a group.id, ErrClosed, ErrConcurrentUse.
 func (c *Consumer) Subscribe(topics ...string) error { return c.g.Subscribe(topics...) }
 
@@ -98,8 +102,10 @@ func (c *Consumer) Seek(tp managers.TopicPartition, offset int64) error { return
 // error is owed to the application (a fetch or metadata error such as
 // TOPIC_AUTHORIZATION_FAILED, a fatal group error), Wakeup is called, or
 // ctx is done. When ctx's deadline passes with no records it returns
-// (nil, nil), as Java's poll(timeout) returns an empty batch; a canceled
-// ctx returns ctx.Err(). Completed CommitAsync callbacks run first, on this
+// (nil, nil), as Java's poll(timeout) returns an empty batch; a ctx whose
+// deadline has already passed (Java's poll(Duration.ZERO)) still returns
+// the records already buffered and lets what is due be sent (the join, a
+// Fetch). A canceled ctx returns ctx.Err(). Completed CommitAsync callbacks run first, on this
 // goroutine. Errors: ErrWakeup, ErrClosed, ErrConcurrentUse, or the owed
 // error.
 func (c *Consumer) Poll(ctx context.Context) ([]Record, error) { return c.g.Poll(ctx) }
@@ -110,7 +116,10 @@ func (c *Consumer) Poll(ctx context.Context) ([]Record, error) { return c.g.Poll
 // complete in the order made: when CommitSync returns, every CommitAsync
 // made before it has completed (unless its own deadline came first) and its
 // callback has run, on this goroutine (Java's commitSync contract), each
-// callback exactly once. Errors: *group.CommitError
+// callback exactly once. A ctx whose deadline has already passed
+// (commitSync(Duration.ZERO)) still sends the commit once when it can go
+// at once, and returns ctx.Err() without waiting for the answer (Java's
+// TimeoutException). Errors: *group.CommitError
 // (wrapping the kerr error or group.ErrCommitTimeout), ErrNoGroup,
 // ErrClosed, ErrConcurrentUse, ctx.Err().
 func (c *Consumer) CommitSync(ctx context.Context) error { return c.g.CommitSync(ctx) }

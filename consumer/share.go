@@ -58,8 +58,9 @@ func (c *ShareConsumer) SetAcknowledgementCommitCallback(cb AcknowledgementCommi
 	c.s.SetAcknowledgementCommitCallback(cb)
 }
 
-// Subscribe joins the share group with the given topics. Errors: ErrClosed,
-// ErrConcurrentUse.
+// Subscribe records the subscription to the given topics; the member joins
+// the share group at the next Poll (Java's ShareMembershipManager joins on
+// poll). Errors: ErrClosed, ErrConcurrentUse.
 func (c *ShareConsumer) Subscribe(topics ...string) error { return c.s.Subscribe(topics...) }
 
 // Acknowledge acknowledges one delivered record with typ. The first call
@@ -79,7 +80,10 @@ func (c *ShareConsumer) Acknowledge(r ShareRecord, typ AcknowledgeType) error {
 // or ctx is done ((nil, nil) when its deadline passes, as Java's
 // poll(timeout)). Queued acknowledgement callbacks run first. Errors:
 // ErrWakeup, ErrClosed, ErrConcurrentUse, share.ErrUnacknowledged, a
-// *share.PartitionError.
+// *share.PartitionError. A ctx whose deadline has already passed (Java's
+// poll(Duration.ZERO)) returns what is buffered, and the ShareFetch it
+// asks for still goes. The member joins the share group at the first Poll
+// after Subscribe.
 func (c *ShareConsumer) Poll(ctx context.Context) ([]ShareRecord, error) { return c.s.Poll(ctx) }
 
 // CommitSync sends every acknowledgement made so far (in implicit mode,

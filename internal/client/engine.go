@@ -145,17 +145,33 @@ func (d Diagnostics[S]) Diagnose() string {
 	return b.String()
 }
 
+// ZeroDeadline is the context an application call submits its event with:
+// ctx itself, or, when ctx's deadline has already passed, ctx without its
+// deadline, so the call still does its non-blocking part (Java's
+// Duration.ZERO: poll(0) returns what is buffered and lets the network
+// thread send what is due; commitSync(0) sends the commit, then times out).
+// A canceled ctx stays as it is: the call does nothing.
+func ZeroDeadline(ctx context.Context) context.Context {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
+}
+
 // AwaitReply runs one blocking application call on the engine: it submits
 // start (which answers, from an effect, on reply, a channel with a buffer
 // of 1) and waits for the answer, the engine stopping, or ctx. When ctx
 // ends first it cancels through the engine (cancel), so an answer handed
 // over concurrently is returned, never lost. woke counts the application's
 // wakes: the answer, or ctx's end and then the cancel's acknowledgement
-// (a Poll whose deadline passes with no records is released twice). ok is
+// (a Poll whose deadline passes with no records is released twice). A ctx
+// whose deadline has already passed still starts the call (ZeroDeadline)
+// and cancels it at once: what start answers at once (buffered records, an
+// owed error) is returned, as Java's poll(Duration.ZERO). ok is
 // false when no answer came; err is then ErrClosed or CtxResult(ctx.Err())
 // (or Submit's error).
 func AwaitReply[T any](ctx context.Context, e *EngineSide, woke func(), reply chan T, start, cancel func(*reactor.Tx)) (r T, ok bool, err error) {
-	if err := e.Submit(ctx, "poll", start); err != nil {
+	if err := e.Submit(ZeroDeadline(ctx), "poll", start); err != nil {
 		return r, false, CtxResult(err)
 	}
 	err = ErrClosed

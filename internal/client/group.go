@@ -114,6 +114,7 @@ func newGroup(cfg Config, rnd *randoms, tr sender) *Group {
 		ReadCommitted: cfg.IsolationLevel == "read_committed", Backoff: rnd.backoff("fetch", backoff),
 	}, g.Meta)
 	g.Offsets = group.NewOffsets(cfg.AutoOffsetReset, rnd.backoff("offsets", backoff), g.Coord, g.Meta, g.Fetch)
+	g.Offsets.SetAPITimeout(cfg.DefaultAPITimeout)
 	g.NeedsCoordinator = g.OutstandingNeedsCoordinator
 	return g
 }
@@ -247,7 +248,7 @@ func (g *Group) CommitDeadline(ctx context.Context) time.Time {
 func (g *Group) CommitSyncOf(ctx context.Context, consumed func() map[managers.TopicPartition]managers.Position) error {
 	result := make(chan CommitResult, 1)
 	deadline := g.CommitDeadline(ctx)
-	if err := g.Submit(ctx, "commit-sync", func(tx *reactor.Tx) {
+	if err := g.Submit(ZeroDeadline(ctx), "commit-sync", func(tx *reactor.Tx) {
 		g.Commit.Enqueue(tx, consumed(), deadline, func(err error, v uint64) {
 			result <- CommitResult{Err: err, Version: v, Published: g.PublishedVersion()}
 		})

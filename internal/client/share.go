@@ -209,7 +209,7 @@ func (s *Share) CommitSync(ctx context.Context) (map[managers.TopicPartition]err
 		CommitResult
 	}
 	done := make(chan result, 1)
-	if err := s.Submit(ctx, "share-commit-sync", func(tx *reactor.Tx) {
+	if err := s.Submit(ZeroDeadline(ctx), "share-commit-sync", func(tx *reactor.Tx) {
 		s.App.commit(tx, func(m map[managers.TopicPartition]error, v uint64) {
 			done <- result{m, CommitResult{Version: v, Published: s.PublishedVersion()}}
 		})

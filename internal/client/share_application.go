@@ -29,6 +29,7 @@ type ShareApplication struct {
 	poll     PollSlot[SharePollReply]
 	explicit bool // an Acknowledge call was made: explicit mode for good
 	demand   bool // baseline: the application thread is inside Poll
+	fetchAt  int  // ShareFetch requests sent when the pending Poll started
 	closing  *CloseSequence
 }
 
@@ -54,6 +55,7 @@ func (a *ShareApplication) Settle() error {
 func (a *ShareApplication) OnPoll(tx *reactor.Tx, reply chan SharePollReply) {
 	a.s.Member.OnPoll(tx.Now)
 	a.poll.Set(tx, reply)
+	a.fetchAt, _ = a.s.Consume.Sent()
 	if err := a.Settle(); err != nil {
 		a.poll.Fail(tx, err)
 		return
@@ -65,6 +67,11 @@ func (a *ShareApplication) OnPoll(tx *reactor.Tx, reply chan SharePollReply) {
 // waiting): Poll activity ends now, for max.poll.interval.ms.
 func (a *ShareApplication) OnCancel(tx *reactor.Tx, reply chan SharePollReply) {
 	a.s.Member.OnPoll(tx.Now)
+	if sent, _ := a.s.Consume.Sent(); a.poll.Pending() && sent == a.fetchAt {
+		// Unanswered before any ShareFetch went (poll(Duration.ZERO)):
+		// the ShareFetch it asked for still goes.
+		a.s.Consume.Demand()
+	}
 	a.poll.Cancel(reply)
 }
 

@@ -145,8 +145,16 @@ func (c *Commit) Poll(tx *reactor.Tx, v View) reactor.Result {
 	now := tx.Now
 	// Expire commits whose deadline passed (never keep them silently); the
 	// one in flight (the head) waits for its answer.
+	// A commit never attempted that could go now is sent once even when
+	// its deadline has passed (commitSync(Duration.ZERO): Java's network
+	// thread sends the request it was handed; the caller has timed out).
+	sendable := !c.inFlight && v.CoordinatorKnown && !(v.InGroup && v.MemberEpoch <= 0) && !now.Before(c.next)
 	kept := c.pending[:0]
 	for i, p := range c.pending {
+		if sendable && len(kept) == 0 && p.attempts == 0 && !p.barrier {
+			kept = append(kept, p)
+			continue
+		}
 		if !now.Before(p.deadline) && !(c.inFlight && i == 0) {
 			c.complete(tx, p, &CommitError{Partitions: len(p.offsets), Attempts: p.attempts, Err: errors.Join(ErrCommitTimeout, p.lastErr)})
 			continue

@@ -53,6 +53,20 @@ type fetchPartition struct {
 	n      int
 	paused bool
 	retry  managers.Retry // partition errors: backoff growing from retry.backoff.ms, reset by a good answer
+	// sentAt is when the last Fetch covering the partition was sent; an
+	// answer with nothing new for it (no records, no error, the position
+	// unchanged) paces the next Fetch to emptyUntil (sentAt +
+	// retry.backoff.ms) while the position is still emptyPos.
+	sentAt     time.Time
+	emptyUntil time.Time
+	emptyPos   managers.Position
+	emptyPolls uint64 // Fetch.polls when that empty answer arrived
+}
+
+// emptyLast reports whether p's last answer was empty and p has not moved
+// since (empty answers are not progress).
+func (p *fetchPartition) emptyLast() bool {
+	return !p.emptyUntil.IsZero() && p.pos == p.emptyPos
 }
 
 // Fetch owns fetch positions, the record buffer and the consumed positions.
@@ -72,6 +86,8 @@ type Fetch struct {
 	consumed      map[managers.TopicPartition]managers.Position
 	owed          managers.Owed // errors for the application
 	sent          int
+	polls         uint64 // application Polls seen (Polled)
+	waitPoll      bool   // WaitPollAfterEmpty was called
 	gens          uint64 // last generation handed out; never reused, so an answer for
 	// a revoked and reassigned partition cannot match its new generation
 }
@@ -359,11 +375,12 @@ func (f *Fetch) Poll(tx *reactor.Tx, v View) reactor.Result {
 		}
 		fetching[i].tps = append(fetching[i].tps, tp)
 	}
+	fetching = f.pace(tx.Now, v.Polling, fetching, &why[waitEmpty])
 	if len(fetching) > 0 {
 		slices.SortFunc(fetching, func(a, b nodeFetch) int { return int(a.node) - int(b.node) })
 		reqs := make([]*reactor.Request, len(fetching))
 		for i, n := range fetching {
-			reqs[i] = f.request(v, n.node, n.tps)
+			reqs[i] = f.request(tx.Now, v, n.node, n.tps)
 		}
 		why[readyFetch] = reactor.Ready("partitions fetchable", reqs...)
 	}
@@ -389,8 +406,68 @@ const (
 	waitLeader
 	waitInFlight
 	waitAddress
+	waitEmpty
 	fetchReasons
 )
+
+// pace holds back the Fetch to a leader every one of whose partitions had
+// an empty last answer (and has not moved since): it goes no sooner than
+// retry.backoff.ms after the Fetch so answered was sent (send to send), and
+// with WaitPollAfterEmpty only once the application has polled since that
+// answer or is polling now. why is set to the earliest such wait. A leader
+// with any partition due for another reason is fetched in full, so the
+// fetch session keeps its partitions. Java's FetchRequestManager creates
+// fetches only from the application's poll events (a response never sends
+// the next Fetch by itself) and, with none in flight, wakes every
+// retry.backoff.ms (maximumTimeToWait): with fetch.max.wait.ms = 0 on a
+// partition with nothing new and no Poll, a handful of Fetches, not one
+// per round trip.
+func (f *Fetch) pace(now time.Time, polling bool, fetching []nodeFetch, why *reactor.Result) []nodeFetch {
+	kept := fetching[:0]
+	for _, n := range fetching {
+		var until time.Time
+		idle := true // no Poll since any of the empty answers
+		paced := true
+		for _, tp := range n.tps {
+			p := f.parts[tp]
+			if !p.emptyLast() {
+				paced = false
+				break
+			}
+			if until.IsZero() || p.emptyUntil.Before(until) {
+				until = p.emptyUntil
+			}
+			idle = idle && p.emptyPolls == f.polls
+		}
+		var wait reactor.Result
+		switch {
+		case !paced:
+		case now.Before(until):
+			wait = reactor.RetryAt(until, "last Fetch answer empty: paced to retry.backoff.ms")
+		case f.waitPoll && idle && !polling:
+			wait = reactor.Await(reactor.InputApplication, "last Fetch answer empty: next Fetch at the next Poll")
+		}
+		if wait.Kind == 0 {
+			kept = append(kept, n)
+			continue
+		}
+		switch {
+		case why.Kind == 0, wait.Kind == reactor.KindRetryAt && (why.Kind != reactor.KindRetryAt || wait.At.Before(why.At)):
+			*why = wait
+		}
+	}
+	return kept
+}
+
+// WaitPollAfterEmpty makes a leader whose every partition's last answer
+// was empty wait for the application's next Poll before it is fetched
+// again (Java fetches only on poll events). For a consumer that reports its
+// Polls (Polled); call it before the manager is first polled.
+func (f *Fetch) WaitPollAfterEmpty() { f.waitPoll = true }
+
+// Polled records an application Poll (Java's poll event): a leader held
+// back after empty answers may be fetched again.
+func (f *Fetch) Polled() { f.polls++ }
 
 // nodeFetch is the partitions to fetch from one leader.
 type nodeFetch struct {
@@ -448,7 +525,7 @@ type fetchAnswer struct {
 	decoded [][]decoded // [topic][partition] as in resp; only partitions sent and without error
 }
 
-func (f *Fetch) request(v View, node int32, tps []managers.TopicPartition) *reactor.Request {
+func (f *Fetch) request(now time.Time, v View, node int32, tps []managers.TopicPartition) *reactor.Request {
 	s := f.sessions[node]
 	if s == nil {
 		s = &fetchSession{}
@@ -463,6 +540,7 @@ func (f *Fetch) request(v View, node int32, tps []managers.TopicPartition) *reac
 			id = tm.ID
 		}
 		sent[i] = fetchSent{tp: tp, topicID: id, gen: p.gen, pos: p.pos}
+		p.sentAt = now
 		parts[tp] = sessionPart{offset: p.pos.Offset, leaderEpoch: -1, maxBytes: f.cfg.PartitionMaxBytes, topicID: id}
 	}
 	sf := s.plan(tps, parts)
@@ -624,6 +702,7 @@ func (f *Fetch) onResponse(tx *reactor.Tx, node int32, s *fetchSession, sf sessi
 	for k, st := range sent {
 		if p, ok := f.parts[st.tp]; ok && !answered[k] && p.gen == st.gen {
 			p.retry.Succeed()
+			f.answeredEmpty(p)
 		}
 	}
 }
@@ -640,6 +719,9 @@ func (f *Fetch) applyPartition(tx *reactor.Tx, tp managers.TopicPartition, p *fe
 		return
 	}
 	p.retry.Succeed()
+	if len(d.records) == 0 && d.next <= p.pos.Offset {
+		f.answeredEmpty(p)
+	}
 	if n := len(d.records); n > 0 {
 		last := &d.records[n-1]
 		p.chunks = append(p.chunks, d.records)
@@ -650,6 +732,13 @@ func (f *Fetch) applyPartition(tx *reactor.Tx, tp managers.TopicPartition, p *fe
 	if d.next > p.pos.Offset { // control batches or aborted data skipped
 		p.pos.Offset = d.next
 	}
+}
+
+// answeredEmpty paces p after an answer with nothing new for it: its next
+// Fetch goes no sooner than retry.backoff.ms after the one just answered
+// was sent.
+func (f *Fetch) answeredEmpty(p *fetchPartition) {
+	p.emptyUntil, p.emptyPos, p.emptyPolls = p.sentAt.Add(f.cfg.Backoff.Initial), p.pos, f.polls
 }
 
 // partitionFailed applies a partition's error by its class: the partition

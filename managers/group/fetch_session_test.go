@@ -112,6 +112,7 @@ func TestFetchSession(t *testing.T) {
 	r, f := sessionRig(t)
 	expect := func(want string) *reactor.Request {
 		t.Helper()
+		r.Elapse(r.Back.Initial) // an empty answer paces the next Fetch to retry.backoff.ms
 		req := r.Request(f)
 		if got := named(t, req); got != want {
 			t.Fatalf("Fetch %s, want %s", got, want)

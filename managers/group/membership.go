@@ -69,6 +69,7 @@ type Membership struct {
 	ownedVersion uint64
 	target       map[[16]byte][]int32 // received, not yet reconciled (topic names unknown)
 	rejoin       bool                 // Subscribe arrived while leaving: join again after the leave
+	joinOnPoll   bool                 // subscribed while out of the group: join at the next Poll
 	sendOwned    bool                 // acknowledge the owned partitions in the next heartbeat
 }
 
@@ -147,7 +148,7 @@ func (m *Membership) Subscribe(topics []string) {
 	m.sendSubs = true
 	switch m.state {
 	case MemberUnsubscribed, MemberLeft, MemberStale:
-		m.state, m.epoch = MemberJoining, 0
+		m.joinOnPoll = true // Java's subscribe only records it: the join goes at the next Poll
 	case MemberStable:
 		m.nextBeat = time.Time{} // tell the coordinator now
 	case MemberLeaving:
@@ -158,7 +159,7 @@ func (m *Membership) Subscribe(topics []string) {
 // Leave starts leaving the group (epoch -1). A member that never joined, or
 // left already because of max.poll.interval.ms, is left at once.
 func (m *Membership) Leave() {
-	m.rejoin = false
+	m.rejoin, m.joinOnPoll = false, false
 	m.stale = false
 	m.poll.Stop()
 	switch m.state {
@@ -182,6 +183,16 @@ func (m *Membership) Leave() {
 // under way, once the leave is answered).
 func (m *Membership) OnPoll(now time.Time) {
 	m.poll.Polled(now)
+	if m.joinOnPoll {
+		// The join happens inside Poll (Java's
+		// AbstractMembershipManager.onConsumerPoll after
+		// onSubscriptionUpdated): Subscribe alone sends nothing.
+		m.joinOnPoll = false
+		if len(m.subscription) > 0 && (m.state == MemberUnsubscribed || m.state == MemberLeft || m.state == MemberStale) {
+			m.state, m.epoch, m.sendSubs = MemberJoining, 0, true
+			return
+		}
+	}
 	switch {
 	case m.state == MemberStale:
 		m.state, m.epoch, m.sendSubs = MemberJoining, 0, true
@@ -331,7 +342,7 @@ func (m *Membership) send(tx *reactor.Tx, v View, reason string) reactor.Result 
 	m.inFlight, m.flightState = true, m.state
 	m.flight++
 	seq := m.flight
-	m.nextBeat = tx.Now.Add(m.interval) // the interval restarts on send, as in today's heartbeat state
+	m.nextBeat = tx.Now.Add(m.interval) // the interval runs send to send (HeartbeatRequestState.onSendAttempt)
 	return reactor.Ready(reason, &reactor.Request{
 		Payload: &managers.Call{Node: v.Coordinator.Node, Addr: v.Coordinator.Addr, Req: req},
 		OnComplete: func(tx *reactor.Tx, resp any, err error) {
@@ -417,10 +428,15 @@ func (m *Membership) onResponse(tx *reactor.Tx, node, sentEpoch int32, sentState
 		return // never let an older epoch overwrite a newer one (P3)
 	}
 	m.epoch = r.MemberEpoch
-	if r.HeartbeatIntervalMillis > 0 {
-		m.interval = time.Duration(r.HeartbeatIntervalMillis) * time.Millisecond
+	// The interval runs from the heartbeat's send (set in send), as Java's
+	// HeartbeatRequestState.onSendAttempt resets its timer (KAFKA-16528):
+	// a slow answer does not push the next heartbeat later. Only a new
+	// interval restarts the timer, from this answer (Java's
+	// updateHeartbeatIntervalMs: updateAndReset when the value changes).
+	if iv := time.Duration(r.HeartbeatIntervalMillis) * time.Millisecond; iv > 0 && iv != m.interval {
+		m.interval = iv
+		m.nextBeat = tx.Now.Add(m.interval)
 	}
-	m.nextBeat = tx.Now.Add(m.interval)
 	if m.state == MemberJoining {
 		m.state = MemberStable
 	}

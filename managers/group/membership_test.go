@@ -52,7 +52,7 @@ func memberRig(t *testing.T) (*rig, *group.Membership) {
 func stableMember(t *testing.T) (*rig, *group.Membership) {
 	t.Helper()
 	r, m := memberRig(t)
-	r.Do("subscribe", func(*reactor.Tx) { m.Subscribe([]string{topic}) })
+	r.Do("subscribe", func(tx *reactor.Tx) { m.Subscribe([]string{topic}); m.OnPoll(tx.Now) })
 	join := r.Request(m)
 	if hbEpoch(join) != 0 {
 		t.Fatalf("join with epoch %d", hbEpoch(join))

@@ -9,8 +9,10 @@ package group
 // auto.offset.reset.
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -28,9 +30,18 @@ const (
 
 type offsetState struct {
 	gen            uint64
-	committedTried bool // OffsetFetch answered "no committed offset"
+	committedTried bool // OffsetFetch answered "no committed offset", or gave up at its deadline
 	failed         bool // reported to the application (reset=none)
+	// since is when the current look-up (committed offset, then
+	// auto.offset.reset's ListOffsets) started: it ends by
+	// default.api.timeout.ms from then.
+	since time.Time
 }
+
+// ErrRetryDeadline is wrapped by the error a retry path reports when it
+// gave up at the deadline of the Java setting that governs it
+// (default.api.timeout.ms for offsets).
+var ErrRetryDeadline = errors.New("retries did not succeed by their deadline")
 
 // Offsets finds the initial position of each partition that has none.
 // Loop goroutine only.
@@ -44,7 +55,16 @@ type Offsets struct {
 	fetchInFlight bool
 	listInFlight  map[int32]bool
 	retry         managers.Retry
+	apiTimeout    time.Duration // default.api.timeout.ms (SetAPITimeout); 0: no deadline
 }
+
+// SetAPITimeout sets default.api.timeout.ms (d > 0): a partition's
+// committed offset look-up that has not succeeded by then gives up and
+// auto.offset.reset decides (Java's committed-offsets fetch expires with
+// the event's deadline), and its ListOffsets retries that have not
+// succeeded by then are reported to the application once
+// (ErrRetryDeadline) and start a new deadline. Without it, no deadline.
+func (o *Offsets) SetAPITimeout(d time.Duration) { o.apiTimeout = d }
 
 // NewOffsets returns the offsets manager; positions go to fetch.
 func NewOffsets(reset string, backoff managers.Backoff, coord *managers.Coordinator, meta *managers.Metadata, fetch *Fetch) *Offsets {
@@ -81,9 +101,10 @@ func (o *Offsets) Poll(tx *reactor.Tx, v View) reactor.Result {
 		live[n.TP] = true
 		st, ok := o.state[n.TP]
 		if !ok || st.gen != n.Gen {
-			st = &offsetState{gen: n.Gen}
+			st = &offsetState{gen: n.Gen, since: tx.Now}
 			o.state[n.TP] = st
 		}
+		o.expire(tx, n, st, v)
 		switch {
 		case st.failed:
 		case n.Reset || v.GroupID == "" || st.committedTried:
@@ -99,15 +120,65 @@ func (o *Offsets) Poll(tx *reactor.Tx, v View) reactor.Result {
 	}
 	var parts []reactor.Result
 	if len(committed) > 0 {
-		parts = append(parts, o.pollCommitted(tx, v, committed))
+		parts = append(parts, o.untilDeadline(o.pollCommitted(tx, v, committed), committed))
 	}
 	if len(reset) > 0 {
-		parts = append(parts, o.pollReset(tx, v, reset))
+		parts = append(parts, o.untilDeadline(o.pollReset(tx, v, reset), reset))
 	}
 	if len(parts) == 0 {
 		return reactor.Await(reactor.InputApplication, "partitions without offsets (auto.offset.reset=none)")
 	}
 	return reactor.Combine(parts...)
+}
+
+// expire ends a look-up past default.api.timeout.ms: a committed offset
+// still not found gives way to auto.offset.reset (the partition delivers
+// instead of waiting forever on, say, UNKNOWN_TOPIC_ID); ListOffsets
+// retries still failing are reported once and get a new deadline.
+func (o *Offsets) expire(tx *reactor.Tx, n PositionNeed, st *offsetState, v View) {
+	if o.apiTimeout <= 0 || st.failed || tx.Now.Before(st.since.Add(o.apiTimeout)) {
+		return
+	}
+	st.since = tx.Now
+	if !n.Reset && v.GroupID != "" && !st.committedTried {
+		st.committedTried = true
+		o.retry.Succeed() // the reset path starts on its own schedule
+		return
+	}
+	err := fmt.Errorf("ListOffsets (auto.offset.reset=%s) after %s: %w", o.reset, o.apiTimeout, ErrRetryDeadline)
+	if last := o.retry.Err(); last != nil {
+		err = fmt.Errorf("%w (last: %w)", err, last)
+	}
+	o.fetch.ReportError(&PartitionError{TP: n.TP, Err: err})
+}
+
+// untilDeadline bounds a wait of the look-ups of needs by their earliest
+// default.api.timeout.ms deadline, so expire runs then.
+func (o *Offsets) untilDeadline(res reactor.Result, needs []PositionNeed) reactor.Result {
+	if o.apiTimeout <= 0 || (res.Kind != reactor.KindAwait && res.Kind != reactor.KindRetryAt) {
+		return res
+	}
+	var first time.Time
+	for _, n := range needs {
+		if st := o.state[n.TP]; st != nil {
+			if d := st.since.Add(o.apiTimeout); first.IsZero() || d.Before(first) {
+				first = d
+			}
+		}
+	}
+	if first.IsZero() {
+		return res
+	}
+	if res.Kind == reactor.KindRetryAt {
+		if first.Before(res.At) {
+			res.At = first
+		}
+		return res
+	}
+	if res.At.IsZero() || first.Before(res.At) {
+		res.At = first
+	}
+	return res
 }
 
 func (o *Offsets) pollCommitted(tx *reactor.Tx, v View, needs []PositionNeed) reactor.Result {

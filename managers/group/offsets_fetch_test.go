@@ -235,6 +235,7 @@ func TestFetchPartitionBackoffGrows(t *testing.T) {
 		}
 	}
 	r.Answer(r.Request(f), fetchAnswer(0, 0), nil)
+	r.Elapse(r.Back.Initial) // the good answer was empty: the next Fetch is paced
 	r.Answer(r.Request(f), fetchAnswer(0, kerr.NotLeaderForPartition.Code), nil)
 	if next := r.Result(r.Step(), f); next.At.Sub(r.Now) != 100*ms {
 		t.Fatalf("after a good answer the backoff is %s, want 100ms", next.At.Sub(r.Now))

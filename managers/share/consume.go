@@ -101,6 +101,7 @@ type Consume struct {
 	owed          managers.Owed
 	sentFetch     int
 	sentAck       int
+	demand        bool // a Poll ended before a ShareFetch went: the next one goes anyway
 }
 
 // NewConsume returns the share fetch manager. onAck receives every
@@ -124,6 +125,12 @@ func (c *Consume) Buffered() int { return c.buffered }
 
 // Sent returns the ShareFetch and ShareAcknowledge requests sent so far.
 func (c *Consume) Sent() (fetches, acks int) { return c.sentFetch, c.sentAck }
+
+// Demand says a Poll ended (a zero or short deadline) before a ShareFetch
+// for it went: the next ShareFetch goes anyway, once, as Java's
+// poll(Duration.ZERO) leaves its SharePollEvent with the network thread,
+// which sends the fetch it asked for (ShareConsumeRequestManager).
+func (c *Consume) Demand() { c.demand = true }
 
 // TakeErrors returns and clears errors owed to the application.
 func (c *Consume) TakeErrors() []error { return c.owed.Take() }
@@ -384,10 +391,11 @@ func (c *Consume) Poll(tx *reactor.Tx, v View) reactor.Result {
 		return w
 	}
 	full := c.buffered >= c.cfg.MaxBuffered
-	if !c.closing && !v.Polling && len(c.pending) == 0 && len(c.commits) == 0 {
+	polling := v.Polling || c.demand
+	if !c.closing && !polling && len(c.pending) == 0 && len(c.commits) == 0 {
 		return reactor.Await(reactor.InputApplication, "no Poll waiting: records are acquired only on demand")
 	}
-	if !c.closing && v.Polling {
+	if !c.closing && polling {
 		for _, tp := range c.order {
 			if len(c.buffer[tp]) > 0 || full {
 				waits = append(waits, reactor.Await(reactor.InputBufferDrained, "records buffered"))
@@ -445,6 +453,9 @@ func (c *Consume) Poll(tx *reactor.Tx, v View) reactor.Result {
 		}
 		if r := c.request(tx, v, node, s, w); r != nil {
 			reqs = append(reqs, r)
+			if len(w.fetch) > 0 {
+				c.demand = false
+			}
 		}
 	}
 	if len(reqs) > 0 {

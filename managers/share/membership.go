@@ -63,6 +63,7 @@ type Membership struct {
 	poll         managers.PollTimer // max.poll.interval.ms
 	stale        bool               // the leave under way is the poll timer's: end in MemberStale
 	rejoin       bool               // a Poll came while that leave was under way: join again after it
+	joinOnPoll   bool               // subscribed while out of the group: join at the next Poll
 
 	target        map[[16]byte][]int32 // last assignment received, by topic id
 	assigned      []managers.TopicPartition
@@ -127,7 +128,7 @@ func (m *Membership) Subscribe(topics []string) {
 	m.sendSubs = true
 	switch m.state {
 	case MemberUnsubscribed, MemberLeft, MemberStale:
-		m.state, m.epoch = MemberJoining, 0
+		m.joinOnPoll = true // the join goes at the next Poll, as the regular member's
 	case MemberStable:
 		m.nextBeat = time.Time{}
 	}
@@ -139,6 +140,15 @@ func (m *Membership) Subscribe(topics []string) {
 // under way, once the leave is answered).
 func (m *Membership) OnPoll(now time.Time) {
 	m.poll.Polled(now)
+	if m.joinOnPoll {
+		// Java's ShareMembershipManager joins on the first poll after
+		// subscribe (AbstractMembershipManager.onConsumerPoll).
+		m.joinOnPoll = false
+		if len(m.subscription) > 0 && (m.state == MemberUnsubscribed || m.state == MemberLeft || m.state == MemberStale) {
+			m.state, m.epoch, m.sendSubs = MemberJoining, 0, true
+			return
+		}
+	}
 	switch {
 	case m.state == MemberStale:
 		m.state, m.epoch, m.sendSubs = MemberJoining, 0, true
@@ -165,7 +175,7 @@ func (m *Membership) expire() {
 // Leave starts leaving; a member that never joined, or left already because
 // of max.poll.interval.ms, is left at once. The assignment is dropped.
 func (m *Membership) Leave() {
-	m.stale, m.rejoin = false, false
+	m.stale, m.rejoin, m.joinOnPoll = false, false, false
 	m.poll.Stop()
 	switch m.state {
 	case MemberStable:
@@ -274,7 +284,7 @@ func (m *Membership) send(tx *reactor.Tx, v View, reason string) reactor.Result 
 	m.inFlight, m.flightState = true, m.state
 	m.flight++
 	seq := m.flight
-	m.nextBeat = tx.Now.Add(m.interval) // the interval restarts on send
+	m.nextBeat = tx.Now.Add(m.interval) // the interval runs send to send (HeartbeatRequestState.onSendAttempt)
 	return reactor.Ready(reason, &reactor.Request{
 		Payload: &managers.Call{Node: node, Addr: v.Coordinator.Addr, Req: req},
 		OnComplete: func(tx *reactor.Tx, resp any, err error) {
@@ -336,10 +346,13 @@ func (m *Membership) onResponse(tx *reactor.Tx, node int32, sentState MemberStat
 		m.memberID = *r.MemberID
 	}
 	m.epoch = r.MemberEpoch
-	if r.HeartbeatIntervalMillis > 0 {
-		m.interval = time.Duration(r.HeartbeatIntervalMillis) * time.Millisecond
+	// Send to send, as the regular member's (Java's
+	// ShareHeartbeatRequestManager shares HeartbeatRequestState): only a
+	// new interval restarts the timer from the answer.
+	if iv := time.Duration(r.HeartbeatIntervalMillis) * time.Millisecond; iv > 0 && iv != m.interval {
+		m.interval = iv
+		m.nextBeat = tx.Now.Add(m.interval)
 	}
-	m.nextBeat = tx.Now.Add(m.interval)
 	if m.state == MemberJoining {
 		m.state = MemberStable
 	}

@@ -41,7 +41,7 @@ func stableShareMember(t *testing.T) (*rig, *share.Membership) {
 	m := share.NewMembership(testrig.GroupID, 5*time.Minute, r.Back, r.Coord)
 	r.member = m
 	r.Start(r.view, m)
-	r.Do("subscribe", func(*reactor.Tx) { m.Subscribe([]string{testrig.Topic}) })
+	r.Do("subscribe", func(tx *reactor.Tx) { m.Subscribe([]string{testrig.Topic}); m.OnPoll(tx.Now) })
 	r.Answer(r.Request(m), shbAnswer(0, 1, true), nil)
 	r.Step() // resolves the assignment's topic names
 	if assigned, _ := m.Assigned(); m.State() != share.MemberStable || len(assigned) != 3 {

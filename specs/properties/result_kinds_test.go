@@ -167,10 +167,12 @@ func (r *rig) learnTopic() {
 	r.complete(req, resp, nil)
 }
 
-// join subscribes and answers the join heartbeat with epoch 1.
+// join subscribes, polls (the join goes at the first Poll, as Java's) and
+// answers the join heartbeat with epoch 1.
 func (r *rig) join() {
 	GinkgoHelper()
 	r.member.Subscribe([]string{rigTopic})
+	r.member.OnPoll(r.now)
 	req := sent(r.poll(r.member))
 	resp := kmsg.NewPtrConsumerGroupHeartbeatResponse()
 	resp.MemberID = kmsg.StringPtr(r.member.MemberID())
@@ -361,6 +363,7 @@ var _ = Describe("Request manager results", func() {
 			"membership-coordinator-unknown",
 			func(r *rig) reactor.Result {
 				r.member.Subscribe([]string{rigTopic})
+				r.member.OnPoll(r.now) // the join goes at the first Poll
 				return r.poll(r.member)
 			},
 			want{Kind: reactor.KindAwait, Inputs: reactor.InputCoordinator}),
@@ -420,7 +423,10 @@ var _ = Describe("Request manager results", func() {
 				r.poll(r.fetch)
 				return r.poll(r.offsets)
 			},
-			want{Kind: reactor.KindAwait, Inputs: reactor.InputCoordinator}),
+			// Until default.api.timeout.ms: the look-up then gives way to
+			// auto.offset.reset (every retry ends).
+			want{Kind: reactor.KindAwait, Inputs: reactor.InputCoordinator,
+				AtMin: consumer.DefaultConfig().DefaultAPITimeout, AtMax: consumer.DefaultConfig().DefaultAPITimeout}),
 	)
 })
 
