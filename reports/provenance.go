@@ -66,6 +66,9 @@ type Provenance struct {
 	SuiteDir string `json:"suite_dir"`
 	// Captured is when the provenance was recorded (the suite's start).
 	Captured time.Time `json:"captured"`
+	// LoadStart is the machine's load when the suite started (nil when
+	// /proc could not be read); the end's is Suite.LoadEnd.
+	LoadStart *LoadSample `json:"load_start,omitempty"`
 }
 
 // Code is the identity of the code a run measured: commit, dirty flag and
@@ -102,6 +105,7 @@ func sameRun(a, b Provenance) bool {
 	a.SuiteDir, b.SuiteDir = "", ""
 	a.Captured, b.Captured = time.Time{}, time.Time{}
 	a.LabelFilter, b.LabelFilter = "", ""
+	a.LoadStart, b.LoadStart = nil, nil
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
