@@ -70,7 +70,7 @@ var htmlFuncs = template.FuncMap{
 		}
 		return "no"
 	},
-	"anchor": func(s string) string { return slug(s) },
+	"anchor":       func(s string) string { return slug(s) },
 	"matrixLegend": func() string { return MatrixLegend },
 	"evidenceClass": func(r Reproduction) string {
 		if r == NotMeasured {
