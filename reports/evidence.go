@@ -175,6 +175,10 @@ type ReleaseMatrix struct {
 type ReleaseRow struct {
 	Item  string          `json:"item"`
 	Cells []EvidenceCheck `json:"cells"`
+	// SuiteDir is the suite the regression's specs live in
+	// ("specs/regressions"), for the command that reruns one; empty when
+	// unknown.
+	SuiteDir string `json:"suite_dir,omitempty"`
 }
 
 // BuildReleaseMatrix builds the matrix of subject on target from a report
@@ -197,6 +201,12 @@ func BuildReleaseMatrix(rep Report, subject, target string) (*ReleaseMatrix, err
 			continue
 		}
 		row := ReleaseRow{Item: it.Item.ID}
+		for _, r := range it.Rows {
+			if r.Subject == subject && r.Target == target && r.SuiteDir != "" {
+				row.SuiteDir = r.SuiteDir
+				break
+			}
+		}
 		for _, col := range cols {
 			cell := EvidenceCheck{Column: col, Result: NotMeasured, Detail: "not run"}
 			if ev := evidenceFor(it, []Column{col}); len(ev) == 1 {

@@ -289,6 +289,12 @@ func Decode(r io.Reader, opt Options) (Run, error) {
 		if suite.End.After(file.End) {
 			file.End = suite.End
 		}
+		if l := suite.Load(); l.Start != nil && (file.Load.Start == nil || l.Start.At.Before(file.Load.Start.At)) {
+			file.Load.Start = l.Start
+		}
+		if l := suite.Load(); l.End != nil && (file.Load.End == nil || l.End.At.After(file.Load.End.At)) {
+			file.Load.End = l.End
+		}
 		switch {
 		case prov == nil:
 		case file.Provenance == nil:

@@ -140,6 +140,9 @@ type RunFile struct {
 	// Excluded says why the file's rows are not in the report (its code
 	// differs from the newest run's); empty when merged.
 	Excluded string `json:"excluded,omitempty"`
+	// Load is the machine's load at the start of the file's first suite
+	// and the end of its last (UnderLoad marks a run taken under load).
+	Load RunLoad `json:"load"`
 }
 
 // Run returns the repeat index (1 when unknown).

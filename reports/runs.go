@@ -51,6 +51,8 @@ type RunTally struct {
 	High float64 `json:"high"`
 	// PerRun is each run's verdict, by run index.
 	PerRun []Reproduction `json:"per_run,omitempty"`
+	// Specs are the spec ids behind the cell, in first-seen order.
+	Specs []string `json:"specs,omitempty"`
 }
 
 // Decided is the number of runs that reproduced or held.
@@ -155,6 +157,11 @@ func evidenceOfRuns(col Column, rows []Row) EvidenceCheck {
 		}
 	}
 	t := Tally(per)
+	for _, r := range rows {
+		if !slices.Contains(t.Specs, r.ID) {
+			t.Specs = append(t.Specs, r.ID)
+		}
+	}
 	ec := EvidenceCheck{Column: col, RunTally: t, Result: Decide(t)}
 	switch {
 	case t.HarnessErrors > 0:
