@@ -39,6 +39,10 @@
 #   make java-test    the java subject's tests (harness/subjects/java), race-enabled
 #   make java-kafka   every suite with the java subject on real Kafka 4.4.0 (Docker),
 #                     added to the report as a java (4.4.0) / kafka column; not in .ci/run
+#   make real-kafka   the regression and contract suites with java and kgo on real
+#                     Kafka 4.4.0 (Docker), added to the report: its agreement section
+#                     sets each client's verdict on kafka next to the one on kfake.
+#                     In .ci/run
 #   make java-matrix  the release matrix: the regression suite with KREACTOR_SUBJECT=java
 #                     on kfake RUNS times (default 5) per kafka-clients release in
 #                     MATRIX_RELEASES (every 4.x release, 4.0.0-4.4.0), then the table
@@ -79,6 +83,8 @@ LABEL_FILTER ?=
 # Subjects conformance-kafka runs on real Kafka (the real clients there:
 # make java-kafka).
 KAFKA_SUBJECTS ?= reactor baseline null
+# The suite packages `suites` runs for every subject but null.
+SUITES      ?= ./specs/...
 # Extra ginkgo flags, e.g. --race (make test sets it).
 GINKGO_FLAGS ?=
 
@@ -130,7 +136,7 @@ suites:
 		rm -f $(REPORT_DIR)/ginkgo-$$s-$(TARGET).json $(REPORT_DIR)/ginkgo-$$s-$(TARGET)-run*.json $(REPORT_DIR)/junit-$$s-$(TARGET)*.xml; \
 		for k in $$(seq 1 $(RUNS)); do \
 			echo "== conformance: subject $$s, target $(TARGET), run $$k of $(RUNS)"; \
-			pkgs=./specs/...; [ "$$s" = null ] && pkgs="$(NULL_SUITES)"; \
+			pkgs="$(SUITES)"; [ "$$s" = null ] && pkgs="$(NULL_SUITES)"; \
 			KREACTOR_SUBJECT=$$s KREACTOR_TARGET=$(TARGET) KREACTOR_RUN=$$k KREACTOR_RUNS=$(RUNS) \
 			$(GINKGO) --keep-going $$color $${filter:+"$$filter"} $(GINKGO_FLAGS) \
 				--json-report=ginkgo-$$s-$(TARGET)-run$$k.json --junit-report=junit-$$s-$(TARGET)-run$$k.xml \
@@ -196,7 +202,20 @@ kafka-image: docker
 KREACTOR_JAVA_CLIENTS ?= 4.4.0
 JAVA_RELEASES ?= 4.0.2 4.1.2 4.2.2 4.3.1 4.4.0
 
-.PHONY: java-driver java-test java-releases java-matrix java-kafka
+.PHONY: java-driver java-test java-releases java-matrix java-kafka real-kafka
+
+# The real clients on real Kafka 4.4.0 (Docker): the regression and contract
+# suites with java and kgo (REAL_KAFKA_SUBJECTS, REAL_KAFKA_SUITES), added to
+# the report, whose agreement section sets each client's verdict on kafka
+# next to its verdict on kfake. .ci/run runs it; it prints its own time.
+REAL_KAFKA_SUBJECTS ?= java kgo
+REAL_KAFKA_SUITES   ?= ./specs/regressions ./specs/contract
+
+real-kafka: kafka-image java-driver
+	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(REAL_KAFKA_SUBJECTS)" SUITES="$(REAL_KAFKA_SUITES)"; \
+	echo "== make real-kafka: $$(( $$(date +%s) - start )) s"
+	@$(MAKE) --no-print-directory report
 
 # The java subject on real Kafka 4.4.0 (Docker): every suite, added to the
 # same report as a java (4.4.0) / kafka column. Not in .ci/run.

@@ -84,3 +84,18 @@ func FloorShortfall(r Row) string {
 	}
 	return "below the evidence floor: " + strings.Join(short, ", ")
 }
+
+// belowFloor lists the reference subject's passing runs that are below
+// their evidence floor: such a run is inconclusive, not a pass.
+func belowFloor(rows []Row, reference string) []string {
+	var out []string
+	for _, r := range rows {
+		if r.Subject != reference || r.Verdict != VerdictPass {
+			continue
+		}
+		if short := FloorShortfall(r); short != "" {
+			out = append(out, fmt.Sprintf("spec %s on %s/%s%s passed %s: inconclusive, not a pass", r.ID, r.Subject, r.Target, runSuffix(r.Run), short))
+		}
+	}
+	return out
+}

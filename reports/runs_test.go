@@ -82,6 +82,11 @@ func TestFloorMakesRunInconclusive(t *testing.T) {
 	if ec := evidenceOfRuns(Column{Subject: "java", Target: "kfake"}, rows); ec.Result != Inconclusive || ec.Undecided != 5 {
 		t.Errorf("5 runs below the floor: %s (%s)", ec.Result, ec.Detail)
 	}
+	ref := row(0)
+	ref.Subject = "reactor"
+	if p := belowFloor([]Row{ref, row(0)}, "reactor"); len(p) != 1 || !strings.Contains(p[0], "inconclusive, not a pass") {
+		t.Errorf("reference below its floor: %q", p)
+	}
 	if err := ValidateFloors([]Floor{{Figure: "x", Min: math.NaN()}}); err == nil || !strings.Contains(err.Error(), `"x"`) {
 		t.Errorf("NaN floor: %v", err)
 	}

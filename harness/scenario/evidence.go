@@ -91,6 +91,9 @@ func (c *checker) evidence() error {
 			known[k] = true
 		}
 	}
+	for name := range c.windows {
+		known[WindowKeyPrefix+name] = true
+	}
 	for i, f := range c.sc.Evidence {
 		if !known[f.Figure] {
 			return c.errf(c.sc.evidenceLines[i], f.Figure, "evidence names a key no expectation has (keys: %s)", strings.Join(slices.Sorted(maps.Keys(known)), ", "))
@@ -106,4 +109,26 @@ func evidenceNode(fs []reports.Floor) *yaml.Node {
 		n.Content = append(n.Content, str(f.Figure), &yaml.Node{Kind: yaml.ScalarNode, Value: strconv.FormatFloat(f.Min, 'g', -1, 64)})
 	}
 	return n
+}
+
+// WindowKeyPrefix names a window's length figure: "window.NAME", in ms,
+// from its window step to its end_window (or the timeline's end), so a
+// file's evidence: can require the window to have lasted (e.g.
+// {window.slow: 2900}).
+const WindowKeyPrefix = "window."
+
+// windowFigures attaches every closed window's length.
+func (r *run) windowFigures() {
+	r.mu.Lock()
+	names := slices.Sorted(maps.Keys(r.windows))
+	var figs []Figure
+	for _, n := range names {
+		if w := r.windows[n]; !w.to.IsZero() {
+			figs = append(figs, Figure{Name: WindowKeyPrefix + n, Value: float64(w.to.Sub(w.from).Milliseconds()), Unit: "ms", Pass: true})
+		}
+	}
+	r.mu.Unlock()
+	for _, f := range figs {
+		r.figure(f)
+	}
 }
