@@ -24,7 +24,11 @@ func TestAgreement(t *testing.T) {
 		r("a", "kgo", "kfake", "", VerdictPass, 1), r("a", "kgo", "kfake", "", VerdictFail, 2, "x"), r("a", "kgo", "kafka", "", VerdictFail, 1, "x"),
 		r("a", "reactor", "kfake", "", VerdictPass, 1), // one target only: no table
 	}
-	ts := BuildAgreement(Build(cat, rows))
+	rep := Build(cat, rows)
+	if html := renderAll(t, rep)["html"]; !strings.Contains(html, `id="agreement"`) || !strings.Contains(html, "kfake: fail on delivered: 0 of 300 records; kafka: passed") {
+		t.Error("HTML lacks the agreement section or its disagreement")
+	}
+	ts := BuildAgreement(rep)
 	if len(ts) != 2 || ts[0].Name() != "java (4.4.0)" || ts[1].Subject != "kgo" {
 		t.Fatalf("tables %+v", ts)
 	}

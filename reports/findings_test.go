@@ -109,6 +109,10 @@ func TestFindingsFixedMixedNone(t *testing.T) {
 			t.Errorf("%s: findings %+v, want none", name, fs)
 		}
 	}
+	html := renderAll(t, Report{Releases: matrixOf(t, map[string][]Reproduction{"4.0.0": five(D), "4.1.0": five(R)})})["html"]
+	if !strings.Contains(html, `id="findings"`) || !strings.Contains(html, "KAFKA-1 regressed in kafka-clients 4.1.0") || !strings.Contains(html, "h3. KAFKA-1") {
+		t.Error("HTML lacks the findings section")
+	}
 	if !strings.Contains(FindingsMarkdown(nil), "No finding") {
 		t.Error("no finding line")
 	}
