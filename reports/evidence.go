@@ -168,6 +168,10 @@ type ReleaseMatrix struct {
 	Command string `json:"command,omitempty"`
 	// Runs is the most runs any cell has (make java-matrix RUNS=N).
 	Runs int `json:"runs,omitempty"`
+	// NotRun are the regressions no spec of which ran (every one skipped
+	// or left out by a label filter such as MATRIX_FOCUS) on any release:
+	// not rows.
+	NotRun []string `json:"not_run,omitempty"`
 }
 
 // ReleaseRow is one regression across the releases (Cells in Releases
@@ -215,6 +219,13 @@ func BuildReleaseMatrix(rep Report, subject, target string) (*ReleaseMatrix, err
 			row.Cells = append(row.Cells, cell)
 			m.Runs = max(m.Runs, cell.Runs)
 		}
+		ran := slices.ContainsFunc(it.Rows, func(r Row) bool {
+			return r.Subject == subject && r.Target == target && !notRun(r.Verdict)
+		})
+		if !ran {
+			m.NotRun = append(m.NotRun, row.Item)
+			continue
+		}
 		m.Rows = append(m.Rows, row)
 	}
 	return m, nil
@@ -253,6 +264,9 @@ func (m *ReleaseMatrix) Markdown() string {
 			fmt.Fprintf(&b, " %s |", c.CellText())
 		}
 		b.WriteString("\n")
+	}
+	if len(m.NotRun) > 0 {
+		fmt.Fprintf(&b, "\nNot run (no spec selected): %s.\n", strings.Join(m.NotRun, ", "))
 	}
 	if m.Seconds > 0 {
 		fmt.Fprintf(&b, "\nRun time: %.0f s.", m.Seconds)

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/kreactor/kreactor/catalogue"
 )
 
 func TestWilson(t *testing.T) {
@@ -112,5 +114,25 @@ func TestUnderLoad(t *testing.T) {
 	}
 	if s := busy.Summary(); !strings.Contains(s, "load 0.50 -> 2.40 (2 cores)") || !strings.Contains(s, "under load") {
 		t.Errorf("summary %q", s)
+	}
+}
+
+// A regression whose specs were all skipped (a label filter) is listed as
+// not run, not as a row of n/a cells.
+func TestReleaseMatrixLeavesOutFilteredRegressions(t *testing.T) {
+	cat, _ := catalogue.Parse([]byte(`{"items":[{"id":"KAFKA-1","kind":"regression","title":"It MUST not spin.","source":"KAFKA-1","shape":"busy-loop"},{"id":"KAFKA-2","kind":"regression","title":"It MUST commit.","source":"KAFKA-2","shape":"busy-loop"}]}`))
+	rows := []Row{
+		{ID: "a", Covers: []string{"KAFKA-1"}, Subject: "java", Variant: "4.4.0", Target: "kfake", Verdict: VerdictFail, Run: 1, Signals: []string{"s"}, FailedKeys: []string{"s"}},
+		{ID: "b", Covers: []string{"KAFKA-2"}, Subject: "java", Variant: "4.4.0", Target: "kfake", Verdict: VerdictSkipped, Run: 1},
+	}
+	m, err := BuildReleaseMatrix(Build(cat, rows), "java", "kfake")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Rows) != 1 || m.Rows[0].Item != "KAFKA-1" || len(m.NotRun) != 1 || m.NotRun[0] != "KAFKA-2" {
+		t.Errorf("rows %+v, not run %v", m.Rows, m.NotRun)
+	}
+	if !strings.Contains(m.Markdown(), "Not run (no spec selected): KAFKA-2.") {
+		t.Errorf("markdown:\n%s", m.Markdown())
 	}
 }
