@@ -216,6 +216,7 @@ func BuildReleaseMatrix(rep Report, subject, target string) (*ReleaseMatrix, err
 			if ev := evidenceFor(it, []Column{col}); len(ev) == 1 {
 				cell = ev[0]
 			}
+			cell.UnderLoad = runsUnderLoad(rep.Files, it.Rows, col)
 			row.Cells = append(row.Cells, cell)
 			m.Runs = max(m.Runs, cell.Runs)
 		}
@@ -291,6 +292,9 @@ func (e EvidenceCheck) CellText() string {
 	if e.Undecided > 0 {
 		s += fmt.Sprintf(" +%d inconclusive", e.Undecided)
 	}
+	if e.UnderLoad > 0 {
+		s += fmt.Sprintf(", %d under load", e.UnderLoad)
+	}
 	return s
 }
 
@@ -324,4 +328,22 @@ func LoadReleaseMatrix(path string) (*ReleaseMatrix, error) {
 		}
 	}
 	return &m, nil
+}
+
+// runsUnderLoad counts the distinct runs of col among rows whose run file
+// was taken under load.
+func runsUnderLoad(files []RunFile, rows []Row, col Column) int {
+	loaded := map[string]bool{}
+	for _, f := range files {
+		if under, _ := f.Load.UnderLoad(); under {
+			loaded[f.Source] = true
+		}
+	}
+	runs := map[int]bool{}
+	for _, r := range rows {
+		if r.column() == col && loaded[r.Source] {
+			runs[r.Run] = true
+		}
+	}
+	return len(runs)
 }

@@ -178,9 +178,9 @@ func (f Finding) Headline() string {
 // commands.
 func (f Finding) Markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### %s\n\n| Release | Decision | Reproduced / decided runs | 95%% interval | Inconclusive runs |\n|---|---|---|---|---|\n", f.Headline())
+	fmt.Fprintf(&b, "### %s\n\n| Release | Decision | Reproduced / decided runs | 95%% interval | Inconclusive runs | Runs under load |\n|---|---|---|---|---|---|\n", f.Headline())
 	for i, c := range f.Cells {
-		fmt.Fprintf(&b, "| %s | %s | %d/%d | %.0f-%.0f%% | %d |\n", f.Releases[i], c.Result, c.Reproduced, c.Decided(), c.Low*100, c.High*100, c.Undecided)
+		fmt.Fprintf(&b, "| %s | %s | %d/%d | %.0f-%.0f%% | %d | %d of %d |\n", f.Releases[i], c.Result, c.Reproduced, c.Decided(), c.Low*100, c.High*100, c.Undecided, c.UnderLoad, c.Runs)
 	}
 	fmt.Fprintf(&b, "\nSpec: %s.", codeList(f.Specs))
 	if f.SpecCommand != "" {
@@ -196,9 +196,9 @@ func (f Finding) Markdown() string {
 // Jira renders the finding in Jira wiki markup, to paste into an issue.
 func (f Finding) Jira() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "h3. %s\n\n||Release||Decision||Reproduced / decided runs||95%% interval||Inconclusive runs||\n", f.Headline())
+	fmt.Fprintf(&b, "h3. %s\n\n||Release||Decision||Reproduced / decided runs||95%% interval||Inconclusive runs||Runs under load||\n", f.Headline())
 	for i, c := range f.Cells {
-		fmt.Fprintf(&b, "|%s|%s|%d/%d|%.0f-%.0f%%|%d|\n", f.Releases[i], c.Result, c.Reproduced, c.Decided(), c.Low*100, c.High*100, c.Undecided)
+		fmt.Fprintf(&b, "|%s|%s|%d/%d|%.0f-%.0f%%|%d|%d of %d|\n", f.Releases[i], c.Result, c.Reproduced, c.Decided(), c.Low*100, c.High*100, c.Undecided, c.UnderLoad, c.Runs)
 	}
 	fmt.Fprintf(&b, "\nSpec: %s. Decision rule: %s\n", jiraList(f.Specs), MatrixLegend)
 	if f.SpecCommand != "" {

@@ -45,13 +45,13 @@ func TestFindingsRegressed(t *testing.T) {
 		t.Errorf("headline %q", h)
 	}
 	md, jira := f.Markdown(), f.Jira()
-	for _, want := range []string{"| 4.1.0 | does not reproduce | 0/5 | 0-43% | 0 |", "| 4.3.0 | reproduces | 4/4 | 51-100% | 1 |",
+	for _, want := range []string{"| 4.1.0 | does not reproduce | 0/5 | 0-43% | 0 | 0 of 5 |", "| 4.3.0 | reproduces | 4/4 | 51-100% | 1 | 0 of 5 |",
 		"KREACTOR_SUBJECT=java KREACTOR_JAVA_CLIENTS=4.2.0 KREACTOR_TARGET=kfake go tool ginkgo --label-filter='id:scenario.kafka-1' ./specs/regressions", "make java-matrix RUNS=5"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
 	}
-	for _, want := range []string{"h3. KAFKA-1 regressed in kafka-clients 4.2.0", "||Release||Decision||", "|4.2.0|reproduces|5/5|57-100%|0|", "{noformat}", "{{scenario.kafka-1}}"} {
+	for _, want := range []string{"h3. KAFKA-1 regressed in kafka-clients 4.2.0", "||Release||Decision||", "|4.2.0|reproduces|5/5|57-100%|0|0 of 5|", "{noformat}", "{{scenario.kafka-1}}"} {
 		if !strings.Contains(jira, want) {
 			t.Errorf("jira lacks %q:\n%s", want, jira)
 		}
@@ -80,7 +80,7 @@ func TestFindingsInconclusiveInTheMiddle(t *testing.T) {
 	if h := f.Headline(); !strings.Contains(h, "regressed in kafka-clients 4.1.1") || !strings.Contains(h, "or in 4.0.2, 4.1.0 (not decided)") {
 		t.Errorf("headline %q", h)
 	}
-	if !strings.Contains(f.Markdown(), "| 4.1.0 | inconclusive | 0/0 | 0-100% | 5 |") {
+	if !strings.Contains(f.Markdown(), "| 4.1.0 | inconclusive | 0/0 | 0-100% | 5 | 0 of 5 |") {
 		t.Errorf("the inconclusive cell is not shown as inconclusive:\n%s", f.Markdown())
 	}
 	for _, c := range f.Cells {

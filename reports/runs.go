@@ -53,6 +53,9 @@ type RunTally struct {
 	PerRun []Reproduction `json:"per_run,omitempty"`
 	// Specs are the spec ids behind the cell, in first-seen order.
 	Specs []string `json:"specs,omitempty"`
+	// UnderLoad counts the runs whose run file was taken under load
+	// (RunLoad.UnderLoad), when the files' loads are known.
+	UnderLoad int `json:"under_load,omitempty"`
 }
 
 // Decided is the number of runs that reproduced or held.

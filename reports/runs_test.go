@@ -125,9 +125,15 @@ func TestReleaseMatrixLeavesOutFilteredRegressions(t *testing.T) {
 		{ID: "a", Covers: []string{"KAFKA-1"}, Subject: "java", Variant: "4.4.0", Target: "kfake", Verdict: VerdictFail, Run: 1, Signals: []string{"s"}, FailedKeys: []string{"s"}},
 		{ID: "b", Covers: []string{"KAFKA-2"}, Subject: "java", Variant: "4.4.0", Target: "kfake", Verdict: VerdictSkipped, Run: 1},
 	}
-	m, err := BuildReleaseMatrix(Build(cat, rows), "java", "kfake")
+	rows[0].Source = "run1.json"
+	rep := Build(cat, rows)
+	rep.Files = []RunFile{{Source: "run1.json", Load: RunLoad{Start: &LoadSample{Load1: 9.4, Cores: 2}}}}
+	m, err := BuildReleaseMatrix(rep, "java", "kfake")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if c := m.Rows[0].Cells[0]; c.UnderLoad != 1 || !strings.HasSuffix(c.CellText(), ", 1 under load") {
+		t.Errorf("cell %q under load %d, want 1", c.CellText(), c.UnderLoad)
 	}
 	if len(m.Rows) != 1 || m.Rows[0].Item != "KAFKA-1" || len(m.NotRun) != 1 || m.NotRun[0] != "KAFKA-2" {
 		t.Errorf("rows %+v, not run %v", m.Rows, m.NotRun)
