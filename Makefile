@@ -39,12 +39,19 @@
 #   make java-test    the java subject's tests (harness/subjects/java), race-enabled
 #   make java-kafka   every suite with the java subject on real Kafka 4.4.0 (Docker),
 #                     added to the report as a java (4.4.0) / kafka column; not in .ci/run
+#   make real-kafka   the regression and contract suites with java and kgo on real
+#                     Kafka 4.4.0 (Docker), added to the report: its agreement section
+#                     sets each client's verdict on kafka next to the one on kfake.
+#                     In .ci/run
 #   make java-matrix  the release matrix: the regression suite with KREACTOR_SUBJECT=java
-#                     on kfake once per kafka-clients release in JAVA_RELEASES (latest
-#                     patch of 4.0-4.4), then the table regression x release
-#                     (reproduces / does not / n/a) on stdout, in
-#                     reports/out/release-matrix.json (+ .md); make report shows it.
-#                     About 12 min on 2 cores; not in make test or .ci/run
+#                     on kfake RUNS times (default 5) per kafka-clients release in
+#                     MATRIX_RELEASES (every 4.x release, 4.0.0-4.4.0), then the table
+#                     regression x release (rate k/n with its 95% Wilson interval;
+#                     reproduces / does not / inconclusive / n/a) on stdout, in
+#                     reports/out/release-matrix.json (+ .md); make report shows it,
+#                     kreactor report -findings names the release a shape starts or
+#                     stops in. MATRIX_FOCUS='covers:KAFKA-18641' restricts it (1,289 s).
+#                     The whole suite: about 3.6 h on 2 cores; not in make test or .ci/run
 #   make java-releases
 #                     the java subject's release test on the latest patch of 4.0-4.4
 #                     (JAVA_RELEASES), each resolved from Maven Central once
@@ -76,6 +83,8 @@ LABEL_FILTER ?=
 # Subjects conformance-kafka runs on real Kafka (the real clients there:
 # make java-kafka).
 KAFKA_SUBJECTS ?= reactor baseline null
+# The suite packages `suites` runs for every subject but null.
+SUITES      ?= ./specs/...
 # Extra ginkgo flags, e.g. --race (make test sets it).
 GINKGO_FLAGS ?=
 
@@ -127,7 +136,7 @@ suites:
 		rm -f $(REPORT_DIR)/ginkgo-$$s-$(TARGET).json $(REPORT_DIR)/ginkgo-$$s-$(TARGET)-run*.json $(REPORT_DIR)/junit-$$s-$(TARGET)*.xml; \
 		for k in $$(seq 1 $(RUNS)); do \
 			echo "== conformance: subject $$s, target $(TARGET), run $$k of $(RUNS)"; \
-			pkgs=./specs/...; [ "$$s" = null ] && pkgs="$(NULL_SUITES)"; \
+			pkgs="$(SUITES)"; [ "$$s" = null ] && pkgs="$(NULL_SUITES)"; \
 			KREACTOR_SUBJECT=$$s KREACTOR_TARGET=$(TARGET) KREACTOR_RUN=$$k KREACTOR_RUNS=$(RUNS) \
 			$(GINKGO) --keep-going $$color $${filter:+"$$filter"} $(GINKGO_FLAGS) \
 				--json-report=ginkgo-$$s-$(TARGET)-run$$k.json --junit-report=junit-$$s-$(TARGET)-run$$k.xml \
@@ -207,7 +216,20 @@ broker-process-tests: broker-image kafka-image java-driver
 KREACTOR_JAVA_CLIENTS ?= 4.4.0
 JAVA_RELEASES ?= 4.0.2 4.1.2 4.2.2 4.3.1 4.4.0
 
-.PHONY: java-driver java-test java-releases java-matrix java-kafka
+.PHONY: java-driver java-test java-releases java-matrix java-kafka real-kafka
+
+# The real clients on real Kafka 4.4.0 (Docker): the regression and contract
+# suites with java and kgo (REAL_KAFKA_SUBJECTS, REAL_KAFKA_SUITES), added to
+# the report, whose agreement section sets each client's verdict on kafka
+# next to its verdict on kfake. .ci/run runs it; it prints its own time.
+REAL_KAFKA_SUBJECTS ?= java kgo
+REAL_KAFKA_SUITES   ?= ./specs/regressions ./specs/contract
+
+real-kafka: kafka-image java-driver
+	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(REAL_KAFKA_SUBJECTS)" SUITES="$(REAL_KAFKA_SUITES)"; \
+	echo "== make real-kafka: $$(( $$(date +%s) - start )) s"
+	@$(MAKE) --no-print-directory report
 
 # The java subject on real Kafka 4.4.0 (Docker): every suite, added to the
 # same report as a java (4.4.0) / kafka column. Not in .ci/run.
@@ -228,30 +250,43 @@ java-releases: java-driver
 	@for v in $(JAVA_RELEASES); do subjects/java/build.sh clients $$v || exit 1; done
 	KREACTOR_JAVA_RELEASES="$(JAVA_RELEASES)" $(GO) test -race -run 'TestReleases' -v ./harness/subjects/java/
 
-# The release matrix (issue 11): the regression suite (the Go regression
-# specs and every scenario file) with KREACTOR_SUBJECT=java on kfake, once
-# per kafka-clients release in JAVA_RELEASES, then `kreactor matrix`: the
-# table regression x release (reproduces / does not reproduce / n/a) on
-# stdout, as $(MATRIX_OUT) (JSON; `make report` shows it) and as .md next
-# to it. It fails only on harness errors (a driver crash): what the
-# releases do is evidence. About 12 minutes on 2 cores; not in .ci/run.
+# The release matrix: the regression suite (the Go regression specs and
+# every scenario file) with KREACTOR_SUBJECT=java on kfake, RUNS times (default
+# 5 here) per kafka-clients release in MATRIX_RELEASES (every 4.x release on
+# Maven Central), rounds interleaved (round k runs every release once) so a
+# change of machine load falls on all releases alike; then `kreactor matrix`:
+# per regression x release the reproduction rate over the runs with its 95%
+# Wilson interval and the decision (reproduces / does not reproduce /
+# inconclusive / n/a) on stdout, as $(MATRIX_OUT) (JSON; `make report` and
+# `kreactor report -findings` read it) and as .md next to it. MATRIX_FOCUS is
+# a Ginkgo label filter that restricts it (e.g. 'covers:KAFKA-18641'). It fails
+# only on harness errors (a driver crash): what the releases do is evidence.
+# The whole suite: about 219 s per release and run on 2 cores (1,093 s for one
+# run over 5 releases), so 12 releases x 5 runs is about 3.6 h; not in .ci/run.
 MATRIX_DIR ?= $(REPORT_DIR)/matrix
 MATRIX_OUT ?= $(REPORT_DIR)/release-matrix.json
 MATRIX_SUITES ?= ./specs/regressions
+MATRIX_RELEASES ?= 4.0.0 4.0.1 4.0.2 4.1.0 4.1.1 4.1.2 4.2.0 4.2.1 4.2.2 4.3.0 4.3.1 4.4.0
+MATRIX_RUNS ?= $(if $(filter command line environment,$(origin RUNS)),$(RUNS),5)
+MATRIX_FOCUS ?=
 
 java-matrix: java-driver
+	@case "$(MATRIX_RUNS)" in ''|*[!0-9]*|0) echo "RUNS=$(MATRIX_RUNS): want a positive integer" >&2; exit 2;; esac
 	@mkdir -p $(MATRIX_DIR); rm -f $(MATRIX_DIR)/ginkgo-java-*.json
+	@for v in $(MATRIX_RELEASES); do subjects/java/build.sh clients $$v >/dev/null || exit 1; done
 	@start=$$(date +%s); color=$$( [ -t 1 ] || echo --no-color ); files=; \
-	for v in $(JAVA_RELEASES); do \
-		subjects/java/build.sh clients $$v >/dev/null || exit 1; \
-		echo "== java-matrix: kafka-clients $$v"; \
-		KREACTOR_SUBJECT=java KREACTOR_JAVA_CLIENTS=$$v KREACTOR_TARGET=kfake \
-		$(GINKGO) --keep-going $$color --json-report=ginkgo-java-kfake-$$v.json --output-dir=$(MATRIX_DIR) $(MATRIX_SUITES) >$(MATRIX_DIR)/java-$$v.log 2>&1 \
-			|| echo "== java-matrix: kafka-clients $$v had failing specs (evidence; see $(MATRIX_DIR)/java-$$v.log)"; \
-		files="$$files$${files:+,}$(MATRIX_DIR)/ginkgo-java-kfake-$$v.json"; \
+	filter=$$( [ -n "$(MATRIX_FOCUS)" ] && printf -- "--label-filter=%s" "$(MATRIX_FOCUS)" ); \
+	for k in $$(seq 1 $(MATRIX_RUNS)); do \
+		for v in $(MATRIX_RELEASES); do \
+			echo "== java-matrix: kafka-clients $$v, run $$k of $(MATRIX_RUNS) ($$(( $$(date +%s) - start )) s)"; \
+			KREACTOR_SUBJECT=java KREACTOR_JAVA_CLIENTS=$$v KREACTOR_TARGET=kfake KREACTOR_RUN=$$k KREACTOR_RUNS=$(MATRIX_RUNS) \
+			$(GINKGO) --keep-going $$color $${filter:+"$$filter"} --json-report=ginkgo-java-kfake-$$v-run$$k.json --output-dir=$(MATRIX_DIR) $(MATRIX_SUITES) >$(MATRIX_DIR)/java-$$v-run$$k.log 2>&1 \
+				|| echo "== java-matrix: kafka-clients $$v run $$k had failing specs (evidence; see $(MATRIX_DIR)/java-$$v-run$$k.log)"; \
+			files="$$files$${files:+,}$(MATRIX_DIR)/ginkgo-java-kfake-$$v-run$$k.json"; \
+		done; \
 	done; \
 	$(GO) run ./cmd/kreactor matrix -in $$files -subject java -target kfake -out $(MATRIX_OUT) \
-		-seconds $$(( $$(date +%s) - start )) -command "make java-matrix JAVA_RELEASES='$(JAVA_RELEASES)'"; status=$$?; \
+		-seconds $$(( $$(date +%s) - start )) -command "make java-matrix RUNS=$(MATRIX_RUNS) MATRIX_RELEASES='$(MATRIX_RELEASES)'$(if $(MATRIX_FOCUS), MATRIX_FOCUS='$(MATRIX_FOCUS)')"; status=$$?; \
 	echo "== make java-matrix: $$(( $$(date +%s) - start )) s"; exit $$status
 
 # The side-by-side benchmark (issue 15). Each measurement runs in a child

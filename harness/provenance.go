@@ -48,6 +48,7 @@ type Versioned interface {
 // baseline (SnapshotGoroutines).
 func SuiteSetup() {
 	RecordProvenance()
+	ginkgo.DeferCleanup(recordLoadEnd)
 	SnapshotGoroutines()
 }
 
@@ -77,6 +78,7 @@ func CurrentProvenance() (reports.Provenance, error) {
 		OS: runtime.GOOS, Arch: runtime.GOARCH,
 		LabelFilter: ginkgo.GinkgoLabelFilter(),
 		Captured:    time.Now().UTC(),
+		LoadStart:   loadOrNil(),
 		Run:         1, Runs: 1,
 	}
 	for _, v := range []struct {

@@ -33,6 +33,20 @@ func Liveness(keys ...string) {
 	ginkgo.AddReportEntry(reports.EntryLiveness, slices.Clone(keys), ginkgo.Offset(1), ginkgo.ReportEntryVisibilityNever)
 }
 
+// Evidence declares the running spec's evidence floor: the figures a run
+// must have measured, each at least its minimum (commits judged, heartbeats
+// seen, the window's length in ms), for its verdict to count. A run below
+// it is inconclusive in the report (reports.FloorShortfall): never a pass
+// and never "does not reproduce". It fails the spec, naming the floor, when
+// a floor is malformed (reports.ValidateFloors).
+func Evidence(floors ...reports.Floor) {
+	ginkgo.GinkgoHelper()
+	if err := reports.ValidateFloors(floors); err != nil {
+		ginkgo.Fail(err.Error())
+	}
+	ginkgo.AddReportEntry(reports.EntryEvidence, slices.Clone(floors), ginkgo.ReportEntryVisibilityNever)
+}
+
 // FailedKeys records which expectation keys failed in the running spec
 // (reports.EntryFailedKeys); the last call wins.
 func FailedKeys(keys []string) {

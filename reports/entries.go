@@ -48,7 +48,7 @@ const (
 // isStructured reports whether name is one of the entries above (kept out
 // of the figure list).
 func isStructured(name string) bool {
-	return name == EntrySeries || name == EntryProvenance || name == EntrySignals || name == EntryFailedKeys || name == EntryLiveness || name == EntryHarnessError
+	return name == EntrySeries || name == EntryProvenance || name == EntrySignals || name == EntryFailedKeys || name == EntryLiveness || name == EntryHarnessError || name == EntryEvidence || name == EntryLoad
 }
 
 // SeriesVersion is the version of the Series layout this package reads and

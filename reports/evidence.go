@@ -35,6 +35,11 @@ const (
 	// HarnessFailure: the run hit a harness error (EntryHarnessError) or
 	// panicked: it says nothing about the client.
 	HarnessFailure Reproduction = "harness error"
+	// Inconclusive: for one run, a signal held but the run is below its
+	// evidence floor (FloorShortfall: e.g. no commit was judged); for a
+	// cell of several runs, the reproduction rate's interval decides
+	// neither way (Decide).
+	Inconclusive Reproduction = "inconclusive"
 )
 
 // ReproductionOf classifies one row of an evidence subject, and says why
@@ -57,6 +62,9 @@ func ReproductionOf(r Row) (Reproduction, string) {
 			return Reproduces, "failed on " + strings.Join(hit, ", ")
 		}
 	}
+	if short := FloorShortfall(r); short != "" {
+		return Inconclusive, short
+	}
 	var measured []string
 	for _, f := range r.Figures {
 		if !f.IsText && slices.Contains(r.Signals, f.Name) && !slices.Contains(measured, f.Name) {
@@ -78,11 +86,12 @@ func ReproductionOf(r Row) (Reproduction, string) {
 
 // reproductionRank orders a group's rows: one reproducing spec makes the
 // regression reproduce; a harness error hides nothing else but is shown.
-var reproductionRank = map[Reproduction]int{HarnessFailure: 0, Reproduces: 1, DoesNotReproduce: 2, NotMeasured: 3}
+var reproductionRank = map[Reproduction]int{HarnessFailure: 0, Reproduces: 1, DoesNotReproduce: 2, Inconclusive: 3, NotMeasured: 4}
 
-// ReproductionOfRows is the group's verdict: the best-ranked row's, with
-// the specs behind it.
-func ReproductionOfRows(rows []Row) (Reproduction, string) {
+// ReproductionOfRun is the verdict of one run of a group of specs (the
+// rows of one regression in one column and one run): the best-ranked
+// row's, with the specs behind it.
+func ReproductionOfRun(rows []Row) (Reproduction, string) {
 	if len(rows) == 0 {
 		return NotMeasured, "not run"
 	}
@@ -101,11 +110,12 @@ func ReproductionOfRows(rows []Row) (Reproduction, string) {
 }
 
 // EvidenceCheck is one regression on one evidence column (subject and
-// release).
+// release), over every run of it (RunTally, Decide).
 type EvidenceCheck struct {
 	Column
 	Result Reproduction `json:"result"`
 	Detail string       `json:"detail"`
+	RunTally
 }
 
 // evidenceFor classifies every evidence column's rows of one item.
@@ -121,8 +131,7 @@ func evidenceFor(it ItemReport, cols []Column) []EvidenceCheck {
 		if len(rows) == 0 {
 			continue
 		}
-		res, d := ReproductionOfRows(rows)
-		out = append(out, EvidenceCheck{Column: col, Result: res, Detail: d})
+		out = append(out, evidenceOfRuns(col, rows))
 	}
 	return out
 }
@@ -139,7 +148,7 @@ func harnessProblems(rows []Row) []string {
 }
 
 // ReleaseMatrixVersion is the version of the release matrix file layout.
-const ReleaseMatrixVersion = 1
+const ReleaseMatrixVersion = 2
 
 // ReleaseMatrix is regression x release of one real client (`make
 // java-matrix`): whether each regression's shape reproduces on each
@@ -157,6 +166,12 @@ type ReleaseMatrix struct {
 	Seconds float64 `json:"seconds,omitempty"`
 	// Command reruns it.
 	Command string `json:"command,omitempty"`
+	// Runs is the most runs any cell has (make java-matrix RUNS=N).
+	Runs int `json:"runs,omitempty"`
+	// NotRun are the regressions no spec of which ran (every one skipped
+	// or left out by a label filter such as MATRIX_FOCUS) on any release:
+	// not rows.
+	NotRun []string `json:"not_run,omitempty"`
 }
 
 // ReleaseRow is one regression across the releases (Cells in Releases
@@ -164,6 +179,10 @@ type ReleaseMatrix struct {
 type ReleaseRow struct {
 	Item  string          `json:"item"`
 	Cells []EvidenceCheck `json:"cells"`
+	// SuiteDir is the suite the regression's specs live in
+	// ("specs/regressions"), for the command that reruns one; empty when
+	// unknown.
+	SuiteDir string `json:"suite_dir,omitempty"`
 }
 
 // BuildReleaseMatrix builds the matrix of subject on target from a report
@@ -186,12 +205,27 @@ func BuildReleaseMatrix(rep Report, subject, target string) (*ReleaseMatrix, err
 			continue
 		}
 		row := ReleaseRow{Item: it.Item.ID}
+		for _, r := range it.Rows {
+			if r.Subject == subject && r.Target == target && r.SuiteDir != "" {
+				row.SuiteDir = r.SuiteDir
+				break
+			}
+		}
 		for _, col := range cols {
 			cell := EvidenceCheck{Column: col, Result: NotMeasured, Detail: "not run"}
 			if ev := evidenceFor(it, []Column{col}); len(ev) == 1 {
 				cell = ev[0]
 			}
+			cell.UnderLoad = runsUnderLoad(rep.Files, it.Rows, col)
 			row.Cells = append(row.Cells, cell)
+			m.Runs = max(m.Runs, cell.Runs)
+		}
+		ran := slices.ContainsFunc(it.Rows, func(r Row) bool {
+			return r.Subject == subject && r.Target == target && !notRun(r.Verdict)
+		})
+		if !ran {
+			m.NotRun = append(m.NotRun, row.Item)
+			continue
 		}
 		m.Rows = append(m.Rows, row)
 	}
@@ -212,10 +246,12 @@ func (m *ReleaseMatrix) Problems() []string {
 	return out
 }
 
-// Markdown renders the matrix as a Markdown table with a legend.
+// Markdown renders the matrix as a Markdown table with a legend: each cell
+// is its decision with the reproduction rate over the runs that decided
+// and its 95% Wilson interval.
 func (m *ReleaseMatrix) Markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Release matrix: `%s` on `%s`. A cell: reproduces (a spec of the regression failed on one of its declared signals), does not reproduce (a signal was measured and held), n/a (no signal measured: it needs a probe the client lacks), harness error.\n\n", m.Subject, m.Target)
+	fmt.Fprintf(&b, "Release matrix: `%s` on `%s`, %s. %s\n\n", m.Subject, m.Target, runsText(m.Runs), MatrixLegend)
 	b.WriteString("| Regression |")
 	for _, r := range m.Releases {
 		fmt.Fprintf(&b, " %s |", r)
@@ -226,9 +262,12 @@ func (m *ReleaseMatrix) Markdown() string {
 	for _, r := range m.Rows {
 		fmt.Fprintf(&b, "| %s |", r.Item)
 		for _, c := range r.Cells {
-			fmt.Fprintf(&b, " %s |", c.Result)
+			fmt.Fprintf(&b, " %s |", c.CellText())
 		}
 		b.WriteString("\n")
+	}
+	if len(m.NotRun) > 0 {
+		fmt.Fprintf(&b, "\nNot run (no spec selected): %s.\n", strings.Join(m.NotRun, ", "))
 	}
 	if m.Seconds > 0 {
 		fmt.Fprintf(&b, "\nRun time: %.0f s.", m.Seconds)
@@ -238,6 +277,35 @@ func (m *ReleaseMatrix) Markdown() string {
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// MatrixLegend explains a release matrix cell and the decision rule.
+var MatrixLegend = fmt.Sprintf("A cell: the decision, then k/n = runs that reproduced (a spec of the regression failed on one of its declared signals) of the runs that decided (reproduced, or measured a signal that held, at or above the spec's evidence floor), with the 95%% Wilson interval of the rate. Reproduces when the interval's low end is >= %.0f%%, does not reproduce when its high end is <= %.0f%%, inconclusive otherwise (also when no run decided: every run below its evidence floor); n/a: no signal measured (a probe the client lacks); harness error: a run says nothing about the client.", ReproducesLow*100, NotReproducesHigh*100)
+
+// CellText renders a cell: "reproduces 5/5 (57-100%)", "n/a", or the
+// decision with the rate and the inconclusive runs.
+func (e EvidenceCheck) CellText() string {
+	if e.Result == NotMeasured || e.Result == HarnessFailure || e.Runs == 0 {
+		return string(e.Result)
+	}
+	s := fmt.Sprintf("%s %d/%d (%.0f-%.0f%%)", e.Result, e.Reproduced, e.Decided(), e.Low*100, e.High*100)
+	if e.Undecided > 0 {
+		s += fmt.Sprintf(" +%d inconclusive", e.Undecided)
+	}
+	if e.UnderLoad > 0 {
+		s += fmt.Sprintf(", %d under load", e.UnderLoad)
+	}
+	return s
+}
+
+func runsText(n int) string {
+	switch n {
+	case 0:
+		return "runs per cell unknown"
+	case 1:
+		return "1 run per cell"
+	}
+	return fmt.Sprintf("%d runs per cell", n)
 }
 
 // LoadReleaseMatrix reads a release matrix file. Errors name the file and
@@ -260,4 +328,22 @@ func LoadReleaseMatrix(path string) (*ReleaseMatrix, error) {
 		}
 	}
 	return &m, nil
+}
+
+// runsUnderLoad counts the distinct runs of col among rows whose run file
+// was taken under load.
+func runsUnderLoad(files []RunFile, rows []Row, col Column) int {
+	loaded := map[string]bool{}
+	for _, f := range files {
+		if under, _ := f.Load.UnderLoad(); under {
+			loaded[f.Source] = true
+		}
+	}
+	runs := map[int]bool{}
+	for _, r := range rows {
+		if r.column() == col && loaded[r.Source] {
+			runs[r.Run] = true
+		}
+	}
+	return len(runs)
 }

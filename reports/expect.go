@@ -152,6 +152,7 @@ func (r Report) Check(reference, control string, nulls ...string) Expectations {
 		}
 	}
 	ex.Problems = append(ex.Problems, harnessProblems(r.Rows)...)
+	ex.Problems = append(ex.Problems, belowFloor(r.Rows, reference)...)
 	unselected := func(st Status) bool {
 		return ex.Filter != "" && (st == StatusUncovered || st == StatusNotRun || notRun(Verdict(st)))
 	}

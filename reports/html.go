@@ -70,7 +70,10 @@ var htmlFuncs = template.FuncMap{
 		}
 		return "no"
 	},
-	"anchor": func(s string) string { return slug(s) },
+	"anchor":       func(s string) string { return slug(s) },
+	"matrixLegend": func() string { return MatrixLegend },
+	"pct":          func(v float64) float64 { return v * 100 },
+	"add":          func(a, b int) int { return a + b },
 	"evidenceClass": func(r Reproduction) string {
 		if r == NotMeasured {
 			return "na"
@@ -101,6 +104,8 @@ type htmlView struct {
 	Glossary   []Term
 	PlotCount  int
 	Releases   *ReleaseMatrix
+	Findings   []Finding
+	Agreement  []AgreementTable
 	Merged     []RunFile
 	Excluded   []RunFile
 	Generated  string
@@ -251,6 +256,10 @@ func newHTMLView(rep Report) (htmlView, error) {
 		v.Specs = append(v.Specs, hs)
 	}
 	v.Releases = newReleaseMatrix(rep)
+	if v.Releases != nil {
+		v.Findings = v.Releases.Findings()
+	}
+	v.Agreement = BuildAgreement(rep)
 	return v, nil
 }
 

@@ -207,9 +207,11 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 		row(b, cells...)
 	}
 
+	writeEvidenceSections(b, rep)
+
 	p("\n## Provenance\n\n")
-	row(b, "Run file", "Subject", "Target", "Run", "Commit", "Dirty", "-race", "Go", "franz-go", "kfake", "Kafka image", "kafka-clients", "Cores", "Start", "End")
-	sep(b, 15)
+	row(b, "Run file", "Subject", "Target", "Run", "Commit", "Dirty", "-race", "Go", "franz-go", "kfake", "Kafka image", "kafka-clients", "Cores", "Start", "End", "Load")
+	sep(b, 16)
 	for _, f := range rep.Files {
 		cells := []string{f.Source}
 		if pr := f.Provenance; pr != nil {
@@ -226,7 +228,7 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 		} else {
 			cells = append(cells, "?", "?", "?", "unknown", "?", "?", "?", "?", "?", "-", "-", "?")
 		}
-		cells = append(cells, timeOr(f.Start), timeOr(f.End))
+		cells = append(cells, timeOr(f.Start), timeOr(f.End), or(f.Load.Summary()))
 		if f.Excluded != "" {
 			cells[0] += " (NOT MERGED: " + f.Excluded + ")"
 		}

@@ -133,6 +133,9 @@ type Row struct {
 	// HarnessErrors are the spec's EntryHarnessError messages: the harness
 	// failed it (a driver that crashed), not the subject.
 	HarnessErrors []string `json:"harness_errors,omitempty"`
+	// Floors are the spec's evidence floor (EntryEvidence): below it the
+	// run is inconclusive (FloorShortfall); nil when the spec declared none.
+	Floors []Floor `json:"floors,omitempty"`
 }
 
 // Suite describes one Ginkgo suite run found in the input.
@@ -152,6 +155,19 @@ type Suite struct {
 	Provenance *Provenance `json:"provenance,omitempty"`
 	// LabelFilter is the run's --label-filter, from Ginkgo's suite config.
 	LabelFilter string `json:"label_filter,omitempty"`
+	// LoadEnd is the machine's load when the suite ended (EntryLoad on a
+	// suite-level node); nil when none was recorded.
+	LoadEnd *LoadSample `json:"load_end,omitempty"`
+}
+
+// Load is the load around the suite's run: its provenance's start sample
+// and its end sample.
+func (s Suite) Load() RunLoad {
+	l := RunLoad{End: s.LoadEnd}
+	if s.Provenance != nil {
+		l.Start = s.Provenance.LoadStart
+	}
+	return l
 }
 
 // Run is everything Decode reads from one or more inputs.
@@ -230,6 +246,17 @@ func Decode(r io.Reader, opt Options) (Run, error) {
 		}
 		for _, sr := range rep.SpecReports {
 			if sr.LeafNodeType != types.NodeTypeIt {
+				for _, e := range sr.ReportEntries {
+					if e.Name != EntryLoad {
+						continue
+					}
+					l, err := decodeLoad(e.Value.AsJSON)
+					if err != nil {
+						errs = append(errs, fmt.Errorf("%ssuite %q: %w", prefix(opt.Source), rep.SuiteDescription, err))
+						continue
+					}
+					suite.LoadEnd = l
+				}
 				if sr.State.Is(types.SpecStateFailureStates) {
 					suite.Problems = append(suite.Problems, fmt.Sprintf("%s %s at %s: %s",
 						sr.LeafNodeType, sr.State, relLocation(root, rep.SuitePath, sr.Failure.Location), firstLine(sr.Failure.Message)))
@@ -261,6 +288,12 @@ func Decode(r io.Reader, opt Options) (Run, error) {
 		}
 		if suite.End.After(file.End) {
 			file.End = suite.End
+		}
+		if l := suite.Load(); l.Start != nil && (file.Load.Start == nil || l.Start.At.Before(file.Load.Start.At)) {
+			file.Load.Start = l.Start
+		}
+		if l := suite.Load(); l.End != nil && (file.Load.End == nil || l.End.At.After(file.Load.End.At)) {
+			file.Load.End = l.End
 		}
 		switch {
 		case prov == nil:
@@ -537,6 +570,8 @@ func rowOf(rep types.Report, sr types.SpecReport, opt Options, root string) (Row
 				var errs []string
 				errs, err = decodeStrings(e.Name, e.Value.AsJSON)
 				row.HarnessErrors = append(row.HarnessErrors, errs...)
+			case EntryEvidence:
+				row.Floors, err = decodeFloors(e.Value.AsJSON)
 			case EntryProvenance:
 				err = fmt.Errorf("%s belongs to BeforeSuite (harness.SuiteSetup), not to a spec", EntryProvenance)
 			}

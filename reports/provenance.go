@@ -66,6 +66,9 @@ type Provenance struct {
 	SuiteDir string `json:"suite_dir"`
 	// Captured is when the provenance was recorded (the suite's start).
 	Captured time.Time `json:"captured"`
+	// LoadStart is the machine's load when the suite started (nil when
+	// /proc could not be read); the end's is Suite.LoadEnd.
+	LoadStart *LoadSample `json:"load_start,omitempty"`
 }
 
 // Code is the identity of the code a run measured: commit, dirty flag and
@@ -102,6 +105,7 @@ func sameRun(a, b Provenance) bool {
 	a.SuiteDir, b.SuiteDir = "", ""
 	a.Captured, b.Captured = time.Time{}, time.Time{}
 	a.LabelFilter, b.LabelFilter = "", ""
+	a.LoadStart, b.LoadStart = nil, nil
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
@@ -136,6 +140,9 @@ type RunFile struct {
 	// Excluded says why the file's rows are not in the report (its code
 	// differs from the newest run's); empty when merged.
 	Excluded string `json:"excluded,omitempty"`
+	// Load is the machine's load at the start of the file's first suite
+	// and the end of its last (UnderLoad marks a run taken under load).
+	Load RunLoad `json:"load"`
 }
 
 // Run returns the repeat index (1 when unknown).

@@ -178,7 +178,7 @@ func formatNames() []string {
 }
 
 func runReport(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("report", "[-in FILE[,FILE...]] [-out DIR|-] [-format html,md,json,jira] [-lenient] [-strict-provenance] [-check REFERENCE,CONTROL[,NULL...]] [-mutants FILE] [-perf FILE] [-releases FILE]", stderr)
+	fs := newFlagSet("report", "[-in FILE[,FILE...]] [-out DIR|-] [-format html,md,json,jira] [-lenient] [-strict-provenance] [-check REFERENCE,CONTROL[,NULL...]] [-mutants FILE] [-perf FILE] [-releases FILE] [-findings]", stderr)
 	in := fs.String("in", filepath.Join("reports", "out", "ginkgo.json"),
 		"comma-separated Ginkgo --json-report files to merge (e.g. one per subject, target and repeat)")
 	out := fs.String("out", filepath.Join("reports", "out"), "directory for the reports; - writes the one -format given to stdout")
@@ -193,8 +193,16 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	mutants := fs.String("mutants", "", "kill matrix JSON (make mutants) to show as the mutation section")
 	releases := fs.String("releases", "", "release matrix JSON (make java-matrix) to show as the release matrix section")
 	perf := fs.String("perf", "", "benchmark JSON (make bench) to show as the perf section")
+	findings := fs.Bool("findings", false, "print the findings of the -releases matrix (default reports/out/release-matrix.json): per regression, the release its shape starts (regressed in) or stops (fixed in) reproducing on, with the rates per release, the spec, the command and a Jira-markup block; also written to -out as findings.md and findings.jira.txt. -in is not read")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
+	}
+	if *findings {
+		path := *releases
+		if path == "" {
+			path = filepath.Join("reports", "out", "release-matrix.json")
+		}
+		return writeFindings(path, *out, stdout)
 	}
 	var reference, control string
 	var nulls []string

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/kreactor/kreactor/managers"
+	"github.com/kreactor/kreactor/reports"
 )
 
 func TestMain(m *testing.M) {
@@ -205,5 +206,32 @@ func TestReportErrorClassificationFromManagers(t *testing.T) {
 		if !strings.Contains(string(html), want) {
 			t.Fatalf("conformance.html lacks %q in its error classification", want)
 		}
+	}
+}
+
+func TestReportFindings(t *testing.T) {
+	cell := func(rel string, per ...reports.Reproduction) reports.EvidenceCheck {
+		tl := reports.Tally(per)
+		tl.Specs = []string{"scenario.kafka-18641-auto-commit-slow-processing"}
+		return reports.EvidenceCheck{Column: reports.Column{Subject: "java", Target: "kfake", Variant: rel}, Result: reports.Decide(tl), RunTally: tl}
+	}
+	R, D := reports.Reproduces, reports.DoesNotReproduce
+	m := reports.ReleaseMatrix{Version: reports.ReleaseMatrixVersion, Subject: "java", Target: "kfake", Releases: []string{"4.1.2", "4.2.0"},
+		Rows: []reports.ReleaseRow{{Item: "KAFKA-18641", Cells: []reports.EvidenceCheck{cell("4.1.2", D, D, D, D, D), cell("4.2.0", R, R, R, R, R)}}}}
+	dir := t.TempDir()
+	b, _ := json.Marshal(m)
+	path := filepath.Join(dir, "m.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("report", "-findings", "-releases", path, "-out", dir)
+	if code != 0 || !strings.Contains(out, "KAFKA-18641 regressed in kafka-clients 4.2.0") || !strings.Contains(out, "h3. KAFKA-18641 regressed") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "findings.jira.txt")); err != nil {
+		t.Error(err)
+	}
+	if code, _, errOut := runCLI("report", "-findings", "-releases", filepath.Join(dir, "nosuch.json")); code == 0 || !strings.Contains(errOut, "-releases") {
+		t.Errorf("missing matrix: exit %d, %s", code, errOut)
 	}
 }

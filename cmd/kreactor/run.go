@@ -19,6 +19,7 @@ import (
 	"github.com/kreactor/kreactor/harness"
 	"github.com/kreactor/kreactor/harness/scenario"
 	"github.com/kreactor/kreactor/harness/targets"
+	"github.com/kreactor/kreactor/reports"
 )
 
 // runScenario implements `kreactor run FILE... [-subject S[,S...]] [-target
@@ -277,6 +278,9 @@ func printOutcome(w io.Writer, o *scenario.Outcome) {
 		fmt.Fprintf(tw, "  %s%s\t%s %s\t%s%s\n", mark, f.Name, value, f.Unit, f.Bound, detail)
 	}
 	tw.Flush()
+	if short := floorShortfall(o); short != "" {
+		fmt.Fprintf(w, "  inconclusive: %s (the verdict says nothing about the subject)\n", short)
+	}
 	for _, msg := range o.Failures {
 		fmt.Fprintf(w, "  failure: %s\n", msg)
 	}
@@ -287,4 +291,16 @@ func printOutcome(w io.Writer, o *scenario.Outcome) {
 		fmt.Fprintf(w, "  failed keys: %s; signals: %s; liveness: %s\n", strings.Join(o.FailedKeys, ", "),
 			strings.Join(o.Scenario.Signals, ", "), strings.Join(o.Scenario.Liveness, ", "))
 	}
+}
+
+// floorShortfall judges the outcome against the file's evidence floor
+// (reports.FloorShortfall, the rule the report applies).
+func floorShortfall(o *scenario.Outcome) string {
+	row := reports.Row{Floors: o.Scenario.Floors()}
+	for _, f := range o.Figures {
+		if !f.NotApplicable {
+			row.Figures = append(row.Figures, reports.NamedFigure{Name: f.Name, Figure: reports.Figure{Value: f.Value}})
+		}
+	}
+	return reports.FloorShortfall(row)
 }

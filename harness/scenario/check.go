@@ -29,7 +29,7 @@ func (c *checker) errf(line int, key, format string, args ...any) error {
 
 func check(p *parser, sc *Scenario) error {
 	c := &checker{p: p, sc: sc, names: map[string]*Step{}, windows: map[string]*Step{}}
-	for _, fn := range []func() error{c.identity, c.stepNames, c.stepConsumers, c.anchors, c.backgrounds, c.stepArgs, c.sizes, c.configs, c.expectations, c.signals} {
+	for _, fn := range []func() error{c.identity, c.stepNames, c.stepConsumers, c.anchors, c.backgrounds, c.stepArgs, c.sizes, c.configs, c.expectations, c.signals, c.evidence} {
 		if err := fn(); err != nil {
 			return err
 		}

@@ -27,6 +27,7 @@ func (r *run) evaluate(_ context.Context) {
 			}
 		}
 	}
+	r.windowFigures()
 	for _, m := range r.order {
 		m.mu.Lock()
 		n := m.pollErrors

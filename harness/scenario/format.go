@@ -80,6 +80,9 @@ func Format(sc *Scenario) ([]byte, error) {
 	if len(sc.Liveness) > 0 {
 		add("liveness", flowList(sc.Liveness))
 	}
+	if len(sc.Evidence) > 0 {
+		add("evidence", evidenceNode(sc.Evidence))
+	}
 	var b bytes.Buffer
 	title := strings.ReplaceAll(sc.Title, "\n", " ")
 	if title == "" {

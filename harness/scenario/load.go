@@ -199,6 +199,7 @@ func (p *parser) top(n *yaml.Node, sc *Scenario) error {
 			sc.livenessLine = k.Line
 			return p.strList(v, "liveness", &sc.Liveness)
 		},
+		"evidence": func(_, v *yaml.Node) error { return p.evidenceMap(v, sc) },
 	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {

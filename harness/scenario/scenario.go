@@ -3,6 +3,8 @@ package scenario
 import (
 	"fmt"
 	"time"
+
+	"github.com/kreactor/kreactor/reports"
 )
 
 // Scenario is one parsed scenario file. It is plain data: a generator (issue
@@ -33,8 +35,12 @@ type Scenario struct {
 	// delivered, a commit completing, an error surfaced): the null control
 	// (a consumer that never sends) must fail on one of them.
 	Liveness []string `yaml:"liveness,omitempty"`
+	// Evidence is the file's evidence: map, figure key -> minimum (see
+	// Floors, which adds the floors the expectations imply).
+	Evidence []reports.Floor `yaml:"-"`
 
 	signalsLine, livenessLine, idLine, coversLine int // where the keys are, for errors
+	evidenceLines                                 []int
 }
 
 // DefaultConsumer is the name of the consumer a file declares with

@@ -64,6 +64,9 @@ var _ = Describe("Scenario files", func() {
 			if len(sc.Liveness) > 0 {
 				harness.Liveness(sc.Liveness...)
 			}
+			if fl := sc.Floors(); len(fl) > 0 {
+				harness.Evidence(fl...)
+			}
 			out, err := scenario.Run(ctx, sc, subject, target)
 			Expect(err).NotTo(HaveOccurred(), "running %s", sc.File)
 			if out.NotApplicable != "" {
