@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kreactor/kreactor/internal/client"
+	"github.com/kreactor/kreactor/internal/mutant"
 	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/managers/group"
 	"github.com/kreactor/kreactor/reactor"
@@ -86,6 +87,9 @@ func (r *rebalance) queue(fn func()) {
 // useRebalance makes g's reconciliation go through the auto-commit before
 // revocation and the listener (group.RebalanceHooks).
 func useRebalance(g *client.Group, app *application, r *rebalance) {
+	if mutant.On("reconcile-at-once") {
+		return
+	}
 	g.Member.UseRebalanceHooks(group.RebalanceHooks{
 		Revoking: g.Fetch.Revoke,
 		Commit: func(tx *reactor.Tx, deadline time.Time, done func(*reactor.Tx, error)) bool {
