@@ -48,6 +48,7 @@ const (
 type Membership struct {
 	group            string
 	memberID         string
+	instanceID       string // group.instance.id, "" for a dynamic member (static.go)
 	rebalanceTimeout time.Duration
 	coord            *managers.Coordinator
 
@@ -320,9 +321,10 @@ func (m *Membership) send(tx *reactor.Tx, v View, reason string) reactor.Result 
 	req.MemberID = m.memberID
 	req.RebalanceTimeoutMillis = -1
 	req.MemberEpoch = m.epoch
+	req.InstanceID = m.instanceIDField()
 	switch m.state {
 	case MemberLeaving:
-		req.MemberEpoch = -1
+		req.MemberEpoch = m.leavingEpoch()
 	case MemberJoining:
 		req.MemberEpoch = 0
 		req.RebalanceTimeoutMillis = int32(m.rebalanceTimeout.Milliseconds())
