@@ -99,6 +99,7 @@ var preludes = map[string]prelude{
 	"expectation/ack_callbacks":         {share: true, steps: []string{"- commit_sync: {timeout: 5s}"}},
 	"expectation/redeliveries":          {share: true},
 	"expectation/config_rejected":       {settings: []string{"retry_backoff: 0s"}},
+	"expectation/assignment":            {steps: []string{"- assignment: {as: before}", "- poll: {timeout: 200ms}", "- assignment: {as: after}"}},
 	// consumer keys
 	"consumer/kind":          {share: true},
 	"consumer/group_configs": {share: true},

@@ -119,6 +119,8 @@ var stepDefs = []stepDef{
 	{kind: "acknowledge", new: func() StepArgs { return &Acknowledge{} }, consumer: kindsShare,
 		doc:     "acknowledge records of the last Poll's batch: `type` accept, release, reject or renew; `records` all (default) or the first N",
 		example: "- acknowledge: {type: release, records: 2}"},
+	{kind: "assignment", new: func() StepArgs { return &AssignmentStep{} }, consumer: kindsRegular,
+		doc: "read the consumer's assignment (Java's assignment()) under the step's name, for an assignment expectation (as: required)", example: "- assignment: {as: before}"},
 	{kind: "pause_all", new: func() StepArgs { return &PauseAll{} }, consumer: kindsRegular,
 		doc: "pause every assigned partition", example: "- pause_all:"},
 	{kind: "resume_all", new: func() StepArgs { return &ResumeAll{} }, consumer: kindsRegular,

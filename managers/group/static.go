@@ -11,6 +11,8 @@ package group
 // member too: its partitions must move (Java's
 // transitionToSendingLeaveGroup(true)).
 
+import "github.com/kreactor/kreactor/internal/mutant"
+
 // Member epochs of a ConsumerGroupHeartbeat that leaves the group.
 const (
 	leaveEpoch       int32 = -1 // LEAVE_GROUP_MEMBER_EPOCH
@@ -37,7 +39,7 @@ func (m *Membership) instanceIDField() *string {
 
 // leavingEpoch is the member epoch of the leave heartbeat.
 func (m *Membership) leavingEpoch() int32 {
-	if m.instanceID != "" && !m.stale {
+	if m.instanceID != "" && !m.stale && !mutant.On("static-leave-dynamic") {
 		return leaveStaticEpoch
 	}
 	return leaveEpoch
