@@ -145,7 +145,15 @@ func (c *Consumer) Wakeup() { c.g.Wakeup() }
 // answer (client.CloseLeaveFloor). Close returns an error wrapping
 // ErrCloseDeadline listing what was left. Every CommitAsync callback runs
 // exactly once, before Close returns. A second Close returns ErrClosed.
-func (c *Consumer) Close(ctx context.Context) error { return c.g.Close(ctx) }
+// With a rebalance listener (SubscribeWithListener), its
+// OnPartitionsRevoked runs first, on this goroutine, for the partitions
+// owned.
+func (c *Consumer) Close(ctx context.Context) error {
+	if !c.g.Closed() {
+		c.releaseOnClose()
+	}
+	return c.g.Close(ctx)
+}
 
 // Assignment returns the partitions the consumer owns, as last published.
 func (c *Consumer) Assignment() []managers.TopicPartition { return c.g.Assignment() }

@@ -140,3 +140,32 @@ func (c *Consumer) poll(ctx context.Context) ([]Record, error) {
 		}
 	}
 }
+
+// releaseOnClose runs the listener for the partitions the member owns when
+// Close starts, on the calling goroutine (Java's close runs
+// onPartitionsRevoked on the application thread before the leave:
+// AsyncKafkaConsumer.runRebalanceCallbacksOnClose; onPartitionsLost instead
+// for a member that lost them). Java runs it after the final auto-commit;
+// here it runs before Close's commit phase, which commits afterwards what
+// the listener did not. A consumer with a manual assignment, or none, calls
+// nothing; calls queued by the engine and not yet run are dropped (the
+// assignment they describe is over).
+func (c *Consumer) releaseOnClose() {
+	l := c.rb.current()
+	c.rb.mu.Lock()
+	c.rb.queued = nil
+	c.rb.mu.Unlock()
+	if l == nil {
+		return
+	}
+	s := c.g.Diagnostics().Snapshot()
+	if s == nil || len(s.Assignment) == 0 {
+		return
+	}
+	switch s.MemberState {
+	case group.MemberStable, group.MemberJoining:
+		l.OnPartitionsRevoked(s.Assignment)
+	case group.MemberFatal, group.MemberStale:
+		l.OnPartitionsLost(s.Assignment)
+	}
+}

@@ -9,9 +9,11 @@ type RebalanceCall struct {
 	// onPartitionsAssigned, onPartitionsLost).
 	Method     string
 	Partitions []TopicPartition
-	// InPoll says the call ran on the application's thread inside Poll
-	// (java: the driver saw it during its poll command on the
-	// application thread; ours: on the goroutine of a Poll under way).
+	// InPoll says the call ran on the application's thread inside Poll,
+	// or inside Close for the release of the partitions owned at close
+	// (java: the driver saw it during its poll or close command, which
+	// run on the application thread; ours: on the goroutine of a Poll or
+	// Close under way).
 	InPoll bool
 	At     time.Time
 }
@@ -29,7 +31,7 @@ func (c javaConsumer) RebalanceCalls() []RebalanceCall {
 	rs := c.Consumer.Rebalances()
 	out := make([]RebalanceCall, len(rs))
 	for i, r := range rs {
-		out[i] = RebalanceCall{Method: r.Kind, Partitions: r.Partitions, InPoll: r.During == "poll"}
+		out[i] = RebalanceCall{Method: r.Kind, Partitions: r.Partitions, InPoll: r.During == "poll" || r.During == "close"}
 	}
 	return out
 }

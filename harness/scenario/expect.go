@@ -113,7 +113,7 @@ var expectDefs = []expectDef{
 		doc:     "the assignment step `of` read `partitions` partitions and/or the same partitions as the assignment step `same_as`",
 		example: "- assignment: {of: after, same_as: before}"},
 	{kind: "listener", new: func() ExpectArgs { return &Listener{} },
-		doc:     "the consumer's rebalance listener ran `sequence` (revoked, assigned, lost, in the order called), with consistent partitions (each revoked or lost one owned before, each assigned one not), and with `in_poll: true` every call on the application's goroutine inside Poll; n/a for a subject that neither takes a listener nor reports its calls",
+		doc:     "the consumer's rebalance listener ran `sequence` (revoked, assigned, lost, in the order called), with consistent partitions (each revoked or lost one owned before, each assigned one not), and with `in_poll: true` every call on the application's goroutine inside Poll (or inside Close: the release of the partitions owned at close); n/a for a subject that neither takes a listener nor reports its calls",
 		example: "- listener: {sequence: [assigned], in_poll: true}"},
 	{kind: "redeliveries", new: func() ExpectArgs { return &Redeliveries{} },
 		doc:     "a share consumer saw that many records again with a higher delivery count (released, or their acquisition lock expired)",

@@ -59,7 +59,8 @@ func (a *Duplicates) evaluate(r *run, e *Expectation) {
 
 // Listener checks the consumer's rebalance listener calls: the methods in
 // the order called (Sequence: revoked, assigned, lost), all on the
-// application's goroutine inside Poll (InPoll), and consistent partitions
+// application's goroutine inside Poll or, for the release at close, Close
+// (InPoll), and consistent partitions
 // (each revoked or lost partition owned before, each assigned one not):
 // Java's ConsumerRebalanceListener contract.
 type Listener struct {
@@ -104,7 +105,7 @@ func (a *Listener) evaluate(r *run, e *Expectation) {
 	for i, c := range calls {
 		got[i] = c.Method
 		if a.InPoll && !c.InPoll {
-			problems = append(problems, fmt.Sprintf("call %d (%s) ran outside Poll", i+1, c.Method))
+			problems = append(problems, fmt.Sprintf("call %d (%s) ran outside Poll and Close", i+1, c.Method))
 		}
 		for _, tp := range c.Partitions {
 			switch {

@@ -23,9 +23,9 @@ type listenerSubscriber interface {
 }
 
 // listenerLog records listener calls and whether each ran on the goroutine
-// of the member's Poll under way.
+// of the member's Poll (or Close) under way.
 type listenerLog struct {
-	pollG atomic.Int64 // goroutine of the Poll under way, 0 none
+	pollG atomic.Int64 // goroutine of the Poll or Close under way, 0 none
 	mu    sync.Mutex
 	calls []harness.RebalanceCall
 }
@@ -42,8 +42,8 @@ func (l *listenerLog) OnPartitionsRevoked(tps []managers.TopicPartition)  { l.re
 func (l *listenerLog) OnPartitionsAssigned(tps []managers.TopicPartition) { l.record("assigned", tps) }
 func (l *listenerLog) OnPartitionsLost(tps []managers.TopicPartition)     { l.record("lost", tps) }
 
-// polling marks the Poll under way on the calling goroutine; the returned
-// func ends it. A nil log does nothing.
+// polling marks the Poll (or Close) under way on the calling goroutine;
+// the returned func ends it. A nil log does nothing.
 func (l *listenerLog) polling() func() {
 	if l == nil {
 		return func() {}

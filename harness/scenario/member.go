@@ -224,7 +224,9 @@ func (m *member) assignment() []managers.TopicPartition {
 func (m *member) close(ctx context.Context) error {
 	m.mu.Lock()
 	m.closed = true
+	done := m.listener.polling()
 	m.mu.Unlock()
+	defer done()
 	if m.s != nil {
 		return m.s.Close(ctx)
 	}
