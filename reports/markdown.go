@@ -207,6 +207,8 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 		row(b, cells...)
 	}
 
+	writeContractPoints(b, rep)
+
 	p("\n## Provenance\n\n")
 	row(b, "Run file", "Subject", "Target", "Run", "Commit", "Dirty", "-race", "Go", "franz-go", "kfake", "Kafka image", "kafka-clients", "Cores", "Start", "End")
 	sep(b, 15)
