@@ -52,10 +52,23 @@ func (l *listenerLog) polling() func() {
 	return func() { l.pollG.Store(0) }
 }
 
-// subscribe subscribes m's regular consumer with a recording listener when
-// it can take one, else plainly.
-func (m *member) subscribe(topics []string) error {
-	if ls, ok := ability[listenerSubscriber](m.c); ok {
+// wantsListener reports whether a listener expectation of sc checks the
+// consumer spec c: only then does the harness subscribe it with a listener
+// (a listener is the application's choice, and with one a reconciliation
+// waits for the application's next Poll, as Java's does).
+func (sc *Scenario) wantsListener(c *ConsumerSpec) bool {
+	for _, e := range sc.Expect {
+		if l, ok := e.Args.(*Listener); ok && sc.consumerOf(l.Consumer) == c {
+			return true
+		}
+	}
+	return false
+}
+
+// subscribe subscribes m's regular consumer, with a recording listener when
+// listen is set and it can take one.
+func (m *member) subscribe(topics []string, listen bool) error {
+	if ls, ok := ability[listenerSubscriber](m.c); ok && listen {
 		m.mu.Lock()
 		if m.listener == nil {
 			m.listener = &listenerLog{}
