@@ -114,6 +114,7 @@ type run struct {
 	groupStates map[string]groupState   // broker state after the timeline, by group id
 	callbacks   map[string]*callbackLog // commit_async callbacks by step name
 	assignments assignmentReadings      // assignment steps' readings by step name
+	offsets     offsetReadings          // position steps' readings by step name
 	na          string
 
 	// deadline is the run's deadline and deadlineWhy what set it: the
