@@ -24,7 +24,16 @@ import (
 type Config struct {
 	BootstrapServers []string // bootstrap.servers: host:port list; required
 	GroupID          string   // group.id; "" means no group (manual assignment only)
-	ClientID         string   // client.id; default "kreactor"
+	// GroupInstanceID is group.instance.id (KIP-345 over KIP-848): ""
+	// (Java's default, null) makes a dynamic member; otherwise the member
+	// is static: every ConsumerGroupHeartbeat carries it as InstanceId,
+	// Close leaves with member epoch -2 so the coordinator keeps its
+	// assignment for a member joining again with the same id (within the
+	// group's session timeout), and a second member with the same id is
+	// refused (UNRELEASED_INSTANCE_ID, fatal, from Poll). It needs a
+	// GroupID; at most 249 characters of [a-zA-Z0-9._-].
+	GroupInstanceID string
+	ClientID        string // client.id; default "kreactor"
 
 	AutoOffsetReset    string        // auto.offset.reset: earliest, latest (default) or none
 	EnableAutoCommit   bool          // enable.auto.commit; default true
@@ -231,5 +240,5 @@ func (c Config) Validate() error {
 	if strings.TrimSpace(c.GroupID) != c.GroupID {
 		return &ConfigError{"GroupID", "group.id", c.GroupID, "must not have leading or trailing spaces"}
 	}
-	return nil
+	return validateInstanceID(c.GroupInstanceID, c.GroupID)
 }

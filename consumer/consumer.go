@@ -17,7 +17,8 @@ import (
 // Consumer is a KIP-848 group consumer. Its methods are for one application
 // goroutine at a time (like Java's KafkaConsumer), except Wakeup.
 type Consumer struct {
-	g *client.Group
+	g  *client.Group
+	rb *rebalance // the rebalance listener and its queued calls (listener.go)
 }
 
 // New validates cfg and starts a consumer on the reactor. It sends nothing
@@ -59,8 +60,10 @@ func start(g *client.Group) (*Consumer, error) {
 	if err != nil {
 		return nil, err
 	}
+	rb := &rebalance{}
+	useRebalance(g, app, rb)
 	g.Start(loop, &reactorPath{g: g, app: app})
-	return &Consumer{g: g}, nil
+	return &Consumer{g: g, rb: rb}, nil
 }
 
 // Subscribe records the subscription to the given topics (replacing any
@@ -108,7 +111,9 @@ func (c *Consumer) Seek(tp managers.TopicPartition, offset int64) error { return
 // Fetch). A canceled ctx returns ctx.Err(). Completed CommitAsync callbacks run first, on this
 // goroutine. Errors: ErrWakeup, ErrClosed, ErrConcurrentUse, or the owed
 // error.
-func (c *Consumer) Poll(ctx context.Context) ([]Record, error) { return c.g.Poll(ctx) }
+// Rebalance listener methods (RebalanceListener) run inside Poll, on its
+// goroutine.
+func (c *Consumer) Poll(ctx context.Context) ([]Record, error) { return c.poll(ctx) }
 
 // CommitSync commits the positions of every record returned by completed
 // Polls (for assigned partitions) and waits for the coordinator to accept
@@ -149,7 +154,15 @@ func (c *Consumer) Wakeup() { c.g.Wakeup() }
 // answer (client.CloseLeaveFloor). Close returns an error wrapping
 // ErrCloseDeadline listing what was left. Every CommitAsync callback runs
 // exactly once, before Close returns. A second Close returns ErrClosed.
-func (c *Consumer) Close(ctx context.Context) error { return c.g.Close(ctx) }
+// With a rebalance listener (SubscribeWithListener), its
+// OnPartitionsRevoked runs first, on this goroutine, for the partitions
+// owned.
+func (c *Consumer) Close(ctx context.Context) error {
+	if !c.g.Closed() {
+		c.releaseOnClose()
+	}
+	return c.g.Close(ctx)
+}
 
 // Assignment returns the partitions the consumer owns, as last published.
 func (c *Consumer) Assignment() []managers.TopicPartition { return c.g.Assignment() }

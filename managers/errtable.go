@@ -173,8 +173,7 @@ func consumerHeartbeatOnly() []Row {
 		rowsFor(Row{API: kmsg.ConsumerGroupHeartbeat, Scope: ScopeResponse, Class: ClassFatal, Fatal: true, Java: javaHeartbeatFatal},
 			kerr.UnsupportedAssignor, kerr.InvalidRegularExpression),
 		rowsFor(Row{API: kmsg.ConsumerGroupHeartbeat, Scope: ScopeResponse, Class: ClassFatal, Fatal: true,
-			Java:    "ConsumerHeartbeatRequestManager.handleSpecificExceptionInResponse: handleFatalFailure",
-			Differs: "not applicable: the consumer sends no group.instance.id (static membership); classified as Java would treat it"},
+			Java: "ConsumerHeartbeatRequestManager.handleSpecificExceptionInResponse: handleFatalFailure (a static member, group.instance.id: the error reaches the application from poll)"},
 			kerr.UnreleasedInstanceID, kerr.FencedInstanceID),
 	)
 }

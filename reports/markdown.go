@@ -208,6 +208,7 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 	}
 
 	writeEvidenceSections(b, rep)
+	writeContractPoints(b, rep)
 
 	p("\n## Provenance\n\n")
 	row(b, "Run file", "Subject", "Target", "Run", "Commit", "Dirty", "-race", "Go", "franz-go", "kfake", "Kafka image", "kafka-clients", "Cores", "Start", "End", "Load")

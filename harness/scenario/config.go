@@ -78,6 +78,7 @@ type Settings struct {
 	MaxPartitionFetchBytes          *int      `yaml:"max_partition_fetch_bytes,omitempty" field:"MaxPartitionFetchBytes" java:"max.partition.fetch.bytes" share:"yes" sc:"signed"`
 	MaxBufferedRecords              *int      `yaml:"max_buffered_records,omitempty" field:"MaxBufferedRecords" share:"yes" sc:"signed"`
 	IsolationLevel                  *string   `yaml:"isolation_level,omitempty" field:"IsolationLevel" java:"isolation.level"`
+	GroupInstanceID                 *string   `yaml:"group_instance_id,omitempty" field:"GroupInstanceID" java:"group.instance.id"`
 }
 
 // settingsFields describes Settings' fields.

@@ -99,6 +99,9 @@ var preludes = map[string]prelude{
 	"expectation/ack_callbacks":         {share: true, steps: []string{"- commit_sync: {timeout: 5s}"}},
 	"expectation/redeliveries":          {share: true},
 	"expectation/config_rejected":       {settings: []string{"retry_backoff: 0s"}},
+	"expectation/offset":                {steps: []string{"- produce: {topic: t, count: 30}", "- consume: {records: 30, timeout: 10s}", "- position: {topic: t, partition: 0, timeout: 5s, as: pos}"}},
+	"step/position":                     {steps: []string{"- wait_assigned: {poll: true, timeout: 10s}"}},
+	"expectation/assignment":            {steps: []string{"- assignment: {as: before}", "- poll: {timeout: 200ms}", "- assignment: {as: after}"}},
 	// consumer keys
 	"consumer/kind":          {share: true},
 	"consumer/group_configs": {share: true},

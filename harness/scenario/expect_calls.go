@@ -75,7 +75,7 @@ func (a *ErrorOf) validate(c *checker, e *Expectation) error {
 	if err := validIs(c, e, a.Is); err != nil {
 		return err
 	}
-	return c.stepRef(e, "of", a.Of, "poll", "commit_sync", "commit_async", "close")
+	return c.stepRef(e, "of", a.Of, "poll", "commit_sync", "commit_async", "close", "position")
 }
 
 func (a *ErrorOf) evaluate(r *run, e *Expectation) {

@@ -43,6 +43,7 @@ type member struct {
 	lastBatch []harness.ShareRecord
 	acks      []ackRun
 	closed    bool
+	listener  *listenerLog // the rebalance listener it subscribed with, if any (listener.go)
 }
 
 type shareKey struct {
@@ -105,7 +106,11 @@ func (m *member) poll(ctx context.Context, d, process time.Duration, ack string)
 		}
 		return len(recs), err
 	}
+	m.mu.Lock()
+	done := m.listener.polling()
+	m.mu.Unlock()
 	recs, err := m.c.Poll(pctx)
+	done()
 	if len(recs) == 0 {
 		return 0, err
 	}
@@ -219,7 +224,9 @@ func (m *member) assignment() []managers.TopicPartition {
 func (m *member) close(ctx context.Context) error {
 	m.mu.Lock()
 	m.closed = true
+	done := m.listener.polling()
 	m.mu.Unlock()
+	defer done()
 	if m.s != nil {
 		return m.s.Close(ctx)
 	}

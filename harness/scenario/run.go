@@ -113,6 +113,8 @@ type run struct {
 	commits     []commitSeen
 	groupStates map[string]groupState   // broker state after the timeline, by group id
 	callbacks   map[string]*callbackLog // commit_async callbacks by step name
+	assignments assignmentReadings      // assignment steps' readings by step name
+	offsets     offsetReadings          // position steps' readings by step name
 	na          string
 
 	// deadline is the run's deadline and deadlineWhy what set it: the

@@ -35,7 +35,7 @@ func (a *Subscribe) run(_ context.Context, r *run, st *Step) error {
 	if m.s != nil {
 		return m.s.Subscribe(a.Topics...)
 	}
-	return m.c.Subscribe(a.Topics...)
+	return m.subscribe(a.Topics, r.sc.wantsListener(m.spec))
 }
 
 // Unsubscribe leaves the group: Java's unsubscribe(), which the harness

@@ -67,6 +67,7 @@ var settingExamples = map[string]string{
 	"max_partition_fetch_bytes":           "65536",
 	"max_buffered_records":                "100",
 	"isolation_level":                     "read_committed",
+	"group_instance_id":                   "member-1",
 }
 
 // limitDocs are the limits, in the order limits.go gives them, each with

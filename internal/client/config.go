@@ -17,6 +17,7 @@ import (
 type Config struct {
 	BootstrapServers                []string
 	GroupID                         string
+	GroupInstanceID                 string
 	ClientID                        string
 	AutoOffsetReset                 string
 	EnableAutoCommit                bool

@@ -108,6 +108,7 @@ func newGroup(cfg Config, rnd *randoms, tr sender) *Group {
 	if rnd != nil {
 		g.Member.UseMemberID(rnd.memberID)
 	}
+	g.Member.UseInstanceID(cfg.GroupInstanceID)
 	g.Fetch = group.NewFetch(group.FetchConfig{
 		MaxWait: cfg.FetchMaxWait, MinBytes: cfg.FetchMinBytes, MaxBytes: cfg.FetchMaxBytes,
 		PartitionMaxBytes: cfg.MaxPartitionFetchBytes, MaxBuffered: cfg.MaxBufferedRecords,

@@ -63,6 +63,10 @@ var Mutants = []Mutant{
 		Description: "coordinator discovery keeps running while closing whether or not anything needs the coordinator, and close waits for it (KAFKA-18569: FindCoordinator after the leave, close takes its whole timeout)"},
 	{Name: "close-drops-pending-commits", Shape: catalogue.ShapeLifecycle, Points: []string{"close-drops-pending-commits"}, Where: "internal/client/close.go", Source: "added",
 		Description: "at the close deadline, pending commits are dropped instead of failed: their callbacks never run (KAFKA-19357)"},
+	{Name: "reconcile-at-once", Shape: catalogue.ShapeEndToEnd, Points: []string{"reconcile-at-once"}, Where: "consumer/listener.go", Source: "added",
+		Description: "a new assignment takes effect at once: no auto-commit before revocation, revoked partitions' buffered records still returned, no rebalance listener call (two members deliver the same records)"},
+	{Name: "static-leave-dynamic", Shape: catalogue.ShapeLifecycle, Points: []string{"static-leave-dynamic"}, Where: "managers/group/static.go", Source: "added",
+		Description: "a static member (group.instance.id) leaves with member epoch -1 instead of -2: the coordinator hands its partitions to the others at once and the member joining again with its instance id gets others"},
 	{Name: "metadata-error-not-surfaced", Shape: catalogue.ShapePublicationRace, Points: []string{"metadata-error-not-surfaced"}, Where: "consumer/application.go", Source: "added",
 		Description: "a metadata error is checked only when a Poll starts: one that arrives while Poll waits does not release it (KAFKA-20397's lost wakeup)"},
 }

@@ -43,6 +43,7 @@ type commit struct {
 	auto     bool
 	queued   time.Time
 	done     func(err error, version uint64) // run as an effect with the state version of the completion; may be nil
+	inEngine func(tx *reactor.Tx, err error) // run on the engine at the completion (EnqueueInEngine); may be nil
 	attempts int
 	lastErr  error
 	// barrier marks an entry with nothing to send: it completes once every
@@ -134,6 +135,9 @@ func (c *Commit) complete(tx *reactor.Tx, p *commit, err error) {
 		return
 	}
 	p.completed = true
+	if p.inEngine != nil {
+		p.inEngine(tx, err)
+	}
 	if p.done != nil {
 		done, v := p.done, tx.Version
 		tx.Effect(func() { done(err, v) })

@@ -84,7 +84,8 @@ type Fetch struct {
 	decompressor  kgo.Decompressor        // franz-go's, for compressed record batches
 	buffered      int
 	consumed      map[managers.TopicPartition]managers.Position
-	owed          managers.Owed // errors for the application
+	handed        map[managers.TopicPartition]managers.Position // after the last record Take returned (Handed)
+	owed          managers.Owed                                 // errors for the application
 	sent          int
 	polls         uint64 // application Polls seen (Polled)
 	waitPoll      bool   // WaitPollAfterEmpty was called
@@ -101,6 +102,7 @@ func NewFetch(cfg FetchConfig, meta *managers.Metadata) *Fetch {
 		inFlight: map[int32]bool{},
 		sessions: map[int32]*fetchSession{},
 		consumed: map[managers.TopicPartition]managers.Position{},
+		handed:   map[managers.TopicPartition]managers.Position{},
 
 		decompressor: kgo.DefaultDecompressor(),
 	}
@@ -140,6 +142,7 @@ func (f *Fetch) sync(v View) {
 		if _, ok := next[tp]; !ok {
 			f.buffered -= p.n
 			delete(f.consumed, tp)
+			delete(f.handed, tp)
 		}
 	}
 	f.parts = next
@@ -286,6 +289,7 @@ func (f *Fetch) Take(max int) ([]managers.Record, map[managers.TopicPartition]ma
 		}
 		last := &out[len(out)-1]
 		pos[tp] = managers.Position{Offset: last.Offset + 1, LeaderEpoch: last.LeaderEpoch}
+		f.handed[tp] = pos[tp]
 		if p.n == 0 {
 			p.chunks = nil
 		}

@@ -48,6 +48,7 @@ const (
 type Membership struct {
 	group            string
 	memberID         string
+	instanceID       string // group.instance.id, "" for a dynamic member (static.go)
 	rebalanceTimeout time.Duration
 	coord            *managers.Coordinator
 
@@ -67,10 +68,13 @@ type Membership struct {
 	owned        map[[16]byte][]int32 // reconciled assignment by topic id
 	ownedTPs     []managers.TopicPartition
 	ownedVersion uint64
-	target       map[[16]byte][]int32 // received, not yet reconciled (topic names unknown)
-	rejoin       bool                 // Subscribe arrived while leaving: join again after the leave
-	joinOnPoll   bool                 // subscribed while out of the group: join at the next Poll
-	sendOwned    bool                 // acknowledge the owned partitions in the next heartbeat
+	target       map[[16]byte][]int32      // received, not yet reconciled (topic names unknown)
+	rejoin       bool                      // Subscribe arrived while leaving: join again after the leave
+	joinOnPoll   bool                      // subscribed while out of the group: join at the next Poll
+	sendOwned    bool                      // acknowledge the owned partitions in the next heartbeat
+	hooks        *RebalanceHooks           // nil: reconciliation completes at once (rebalance.go)
+	rec          *reconciliation           // the reconciliation under way, if any
+	lost         []managers.TopicPartition // owned partitions given up (fenced, expired): onPartitionsLost owed
 }
 
 // NewMembership returns the membership manager of group. maxPollInterval
@@ -159,6 +163,7 @@ func (m *Membership) Subscribe(topics []string) {
 // Leave starts leaving the group (epoch -1). A member that never joined, or
 // left already because of max.poll.interval.ms, is left at once.
 func (m *Membership) Leave() {
+	m.rec = nil
 	m.rejoin, m.joinOnPoll = false, false
 	m.stale = false
 	m.poll.Stop()
@@ -208,6 +213,7 @@ func (m *Membership) OnPoll(now time.Time) {
 func (m *Membership) expire() {
 	m.poll.Stop()
 	m.rejoin = false
+	m.abandon()
 	m.setOwned(map[[16]byte][]int32{}, nil)
 	m.target, m.sendOwned = nil, false
 	if m.state == MemberJoining && m.epoch == 0 && !m.inFlight {
@@ -226,6 +232,7 @@ func (m *Membership) Done() bool {
 // Poll answers what membership can do now.
 func (m *Membership) Poll(tx *reactor.Tx, v View) reactor.Result {
 	m.errs.RaiseCoordinatorFailure(tx)
+	m.releaseLost(tx)
 	if v.Polling {
 		m.poll.Polled(tx.Now) // an application Poll is waiting: the interval restarts
 	}
@@ -298,7 +305,7 @@ func (m *Membership) pollMember(tx *reactor.Tx, v View) reactor.Result {
 	if next, waiting := m.errs.Backoff(tx.Now); waiting {
 		return reactor.RetryAt(next, "heartbeat backoff")
 	}
-	if m.target != nil {
+	if m.target != nil && m.rec == nil {
 		m.reconcile(tx, v.Meta)
 	}
 	if m.state == MemberJoining {
@@ -311,6 +318,9 @@ func (m *Membership) pollMember(tx *reactor.Tx, v View) reactor.Result {
 		return m.send(tx, v, "subscription changed")
 	}
 	if tx.Now.Before(m.nextBeat) {
+		if m.rec != nil {
+			return reactor.Combine(reactor.RetryAt(m.nextBeat, "heartbeat interval"), m.reconcileWait())
+		}
 		return reactor.RetryAt(m.nextBeat, "heartbeat interval")
 	}
 	return m.send(tx, v, "heartbeat interval elapsed")
@@ -322,9 +332,10 @@ func (m *Membership) send(tx *reactor.Tx, v View, reason string) reactor.Result 
 	req.MemberID = m.memberID
 	req.RebalanceTimeoutMillis = -1
 	req.MemberEpoch = m.epoch
+	req.InstanceID = m.instanceIDField()
 	switch m.state {
 	case MemberLeaving:
-		req.MemberEpoch = -1
+		req.MemberEpoch = m.leavingEpoch()
 	case MemberJoining:
 		req.MemberEpoch = 0
 		req.RebalanceTimeoutMillis = int32(m.rebalanceTimeout.Milliseconds())
@@ -410,11 +421,13 @@ func (m *Membership) onResponse(tx *reactor.Tx, node, sentEpoch int32, sentState
 			// HeartbeatRequestState.onFailedAttempt resets its timer).
 			m.nextBeat = time.Time{}
 		case managers.HeartbeatRejoin:
+			m.abandon()
 			m.state, m.epoch = MemberJoining, 0
 			m.setOwned(map[[16]byte][]int32{}, nil)
 			m.target = nil
 			m.sendOwned = false
 		case managers.HeartbeatStop:
+			m.abandon()
 			m.state = MemberFatal
 			m.setOwned(map[[16]byte][]int32{}, nil)
 		}
@@ -455,31 +468,10 @@ func (m *Membership) onResponse(tx *reactor.Tx, node, sentEpoch int32, sentState
 		}
 		// The coordinator may repeat the assignment it already sent: that
 		// is not a change to reconcile or acknowledge again.
-		if !sameAssignment(target, m.owned) || m.target != nil {
+		if m.newTarget(target) {
 			m.target = target
 		}
 	}
-}
-
-// reconcile adopts the target assignment once every topic id in it has a
-// name in metadata; until then the target waits (the fetch path cannot use
-// a partition it cannot name). Reconciliation has no callbacks yet, so it
-// completes at once and the next heartbeat acknowledges it.
-func (m *Membership) reconcile(tx *reactor.Tx, meta *managers.Metadata) {
-	var tps []managers.TopicPartition
-	for id, ps := range m.target {
-		name, ok := meta.TopicName(id)
-		if !ok {
-			meta.RequestRefresh(tx)
-			return
-		}
-		for _, p := range ps {
-			tps = append(tps, managers.TopicPartition{Topic: name, Partition: p})
-		}
-	}
-	m.setOwned(m.target, tps)
-	m.target = nil
-	m.sendOwned = true
 }
 
 func (m *Membership) setOwned(owned map[[16]byte][]int32, tps []managers.TopicPartition) {

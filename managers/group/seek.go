@@ -19,5 +19,6 @@ func (f *Fetch) Seek(tp managers.TopicPartition, offset int64) error {
 	p.pos, p.hasPos, p.reset = pos, true, false
 	p.gen = f.nextGen()
 	f.consumed[tp] = pos
+	delete(f.handed, tp)
 	return nil
 }

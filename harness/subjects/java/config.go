@@ -26,6 +26,9 @@ func Properties(c consumer.Config) (map[string]string, error) {
 	if c.GroupID != "" {
 		p["group.id"] = c.GroupID
 	}
+	if c.GroupInstanceID != "" {
+		p["group.instance.id"] = c.GroupInstanceID
+	}
 	p["auto.offset.reset"] = c.AutoOffsetReset
 	p["enable.auto.commit"] = strconv.FormatBool(c.EnableAutoCommit)
 	p["auto.commit.interval.ms"] = ms(c.AutoCommitInterval)

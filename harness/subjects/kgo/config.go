@@ -118,6 +118,9 @@ func groupOpts(c consumer.Config, p Protocol) []franz.Opt {
 		franz.ConsumerGroup(c.GroupID),
 		franz.RebalanceTimeout(c.MaxPollInterval),
 	}
+	if c.GroupInstanceID != "" {
+		opts = append(opts, franz.InstanceID(c.GroupInstanceID))
+	}
 	if p == ProtocolConsumer {
 		// KIP-848 with the default cooperative-sticky balancer, which
 		// kgo maps to the broker's "uniform" assignor. kgo falls back to

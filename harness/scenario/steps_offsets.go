@@ -1,0 +1,104 @@
+package scenario
+
+// The position step (Java's position(tp, Duration)) and the offset
+// expectation on what it read. It needs the consumer's ability
+// (positioner); a subject without it is n/a.
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/kreactor/kreactor/managers"
+)
+
+// positioner is the optional ability of a consumer that looks up a fetch
+// position by ctx's deadline (Java's position(tp, Duration)).
+type positioner interface {
+	Position(ctx context.Context, tp managers.TopicPartition) (int64, error)
+}
+
+// offsetReadings are the offsets position steps read, by step name.
+type offsetReadings map[string]int64
+
+// OffsetLookup is the arguments of a position step: one partition, looked
+// up by Timeout (absent: 10 s; 0s: a zero timeout, the non-blocking part
+// only).
+type OffsetLookup struct {
+	Topic     string    `yaml:"topic" sc:"required,name"`
+	Partition int32     `yaml:"partition" sc:"max=partitions"`
+	Timeout   *Duration `yaml:"timeout,omitempty" sc:"max=call"`
+}
+
+func (a *OffsetLookup) validate(c *checker, st *Step) error {
+	return c.partition(st.line("partition"), "partition", a.Topic, a.Partition)
+}
+
+func (a *OffsetLookup) bound(_ *Scenario, _ *Step) time.Duration {
+	return orDefault(a.Timeout, 10*time.Second)
+}
+
+func (a *OffsetLookup) run(ctx context.Context, r *run, st *Step) error {
+	m := r.member(st.Consumer)
+	tp := managers.TopicPartition{Topic: a.Topic, Partition: a.Partition}
+	cctx, cancel := context.WithTimeout(ctx, orDefault(a.Timeout, 10*time.Second))
+	defer cancel()
+	p, ok := ability[positioner](m.c)
+	if !ok {
+		return notApplicable("subject %s's consumer has no position look-up", r.subject.Name())
+	}
+	off, err := p.Position(cctx, tp)
+	mk := r.marks[st.name()]
+	mk.err = err
+	r.mu.Lock()
+	if r.offsets == nil {
+		r.offsets = offsetReadings{}
+	}
+	if err == nil {
+		r.offsets[st.name()] = off
+	}
+	r.mu.Unlock()
+	return nil
+}
+
+// OffsetOf bounds the offset a position step read.
+type OffsetOf struct {
+	Of  string `yaml:"of" sc:"required,name"`
+	Min *int64 `yaml:"min,omitempty"`
+	Max *int64 `yaml:"max,omitempty"`
+}
+
+func (a *OffsetOf) key(*Scenario) string { return "offset." + a.Of }
+
+func (a *OffsetOf) validate(c *checker, e *Expectation) error {
+	if a.Min == nil && a.Max == nil {
+		return c.errf(e.Line, "offset", "give min, max or both")
+	}
+	if a.Min != nil && a.Max != nil && *a.Min > *a.Max {
+		return c.errf(e.line("min"), "min", "above max")
+	}
+	return c.stepRef(e, "of", a.Of, "position")
+}
+
+func (a *OffsetOf) evaluate(r *run, e *Expectation) {
+	r.mu.Lock()
+	off, ok := r.offsets[a.Of]
+	r.mu.Unlock()
+	if _, reached := r.stepMark(e, a.Of); !reached {
+		return
+	}
+	bound := ""
+	switch {
+	case a.Min != nil && a.Max != nil && *a.Min == *a.Max:
+		bound = fmt.Sprintf("== %d", *a.Min)
+	case a.Min != nil && a.Max != nil:
+		bound = fmt.Sprintf("%d..%d", *a.Min, *a.Max)
+	case a.Min != nil:
+		bound = fmt.Sprintf(">= %d", *a.Min)
+	default:
+		bound = fmt.Sprintf("<= %d", *a.Max)
+	}
+	pass := ok && (a.Min == nil || off >= *a.Min) && (a.Max == nil || off <= *a.Max)
+	r.judge(e, a.key(r.sc), pass, Figure{Value: float64(off), Unit: "offset", Bound: bound},
+		"offset %d (read: %v), want %s", off, ok, bound)
+}
