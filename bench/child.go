@@ -140,7 +140,7 @@ func consume(ctx context.Context, j Job, c client, r *Result) error {
 	}
 	sink := 0
 	err := timed(j, c, r, func() error {
-		for r.Records < j.Records {
+		for r.Untimed+r.Records < j.Records { // records the await's polls returned count too
 			n, err := c.poll(ctx, func(v []byte) {
 				sink += len(v)
 				if lat != nil && len(v) >= j.StampAt+8 {
@@ -185,7 +185,7 @@ func backlog(ctx context.Context, j Job, c client, r *Result) error {
 		r.HeapUsed, r.HeapLive = goHeap()
 	}
 	err = timed(j, c, r, func() error {
-		for r.Records < j.Records {
+		for r.Untimed+r.Records < j.Records {
 			n, err := c.poll(ctx, func([]byte) {})
 			r.Polls++
 			r.Records += n

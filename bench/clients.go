@@ -30,8 +30,8 @@ type client interface {
 // stepper is a client whose loop steps can be read (reactor, baseline).
 type stepper interface{ steps() uint64 }
 
-// awaitEvery is how often await checks an assignment it does not poll for.
-const awaitEvery = time.Millisecond
+// awaitPoll is the timeout of each Poll that waits for the assignment.
+const awaitPoll = 100 * time.Millisecond
 
 // config is the consumer configuration every subject is given: Java's
 // defaults, a fresh group reading from the start, no auto-commit.
@@ -85,14 +85,10 @@ type ourConsumer interface {
 type ours struct{ c ourConsumer }
 
 func (o *ours) await(ctx context.Context, n int) (int, error) {
-	for len(o.c.Assignment()) < n {
-		select {
-		case <-ctx.Done():
-			return 0, fmt.Errorf("assignment of %d partitions: %w", n, ctx.Err())
-		case <-time.After(awaitEvery):
-		}
-	}
-	return 0, nil
+	return pollUntilAssigned(ctx, n, func() int { return len(o.c.Assignment()) }, func(ctx context.Context) (int, error) {
+		recs, err := o.c.Poll(ctx)
+		return len(recs), err
+	})
 }
 
 func (o *ours) poll(ctx context.Context, visit func([]byte)) (int, error) {
@@ -176,18 +172,29 @@ func newJava(cfg consumer.Config) (*java.Consumer, error) {
 type javaDriver struct{ c *java.Consumer }
 
 func (d *javaDriver) await(ctx context.Context, n int) (int, error) {
+	return pollUntilAssigned(ctx, n, func() int { return len(d.c.Assignment()) }, func(ctx context.Context) (int, error) {
+		recs, err := d.c.Poll(ctx)
+		return len(recs), err
+	})
+}
+
+// pollUntilAssigned polls in awaitPoll steps until assigned reports n
+// partitions: consumers that join inside Poll, as Java's and ours do, are
+// never assigned by waiting alone. It returns the records those polls
+// returned (untimed: they arrived before the measurement starts).
+func pollUntilAssigned(ctx context.Context, n int, assigned func() int, poll func(context.Context) (int, error)) (int, error) {
 	untimed := 0
-	for len(d.c.Assignment()) < n {
+	for assigned() < n {
 		if err := ctx.Err(); err != nil {
 			return untimed, fmt.Errorf("assignment of %d partitions: %w", n, err)
 		}
-		pctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-		recs, err := d.c.Poll(pctx)
+		pctx, cancel := context.WithTimeout(ctx, awaitPoll)
+		got, err := poll(pctx)
 		cancel()
-		if err != nil {
+		if err != nil && pctx.Err() == nil {
 			return untimed, err
 		}
-		untimed += len(recs)
+		untimed += got
 	}
 	return untimed, nil
 }
