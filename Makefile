@@ -78,6 +78,13 @@ LABEL_FILTER ?=
 KAFKA_SUBJECTS ?= reactor baseline null
 # Extra ginkgo flags, e.g. --race (make test sets it).
 GINKGO_FLAGS ?=
+# Ginkgo processes per suite run. Most specs wait out timeouts and retry
+# schedules, so they run side by side; a spec that judges CPU or timing
+# (harness.Alone: Serial, label judges:cpu / judges:timing) runs alone after
+# them. The java subject starts a JVM per consumer: fewer at once. PROCS=1
+# runs everything in one process, as before.
+PROCS       ?= 4
+JAVA_PROCS  ?= 2
 
 # Provenance for the test binaries (package harness reads these; they fall back
 # to running git themselves): commit, dirty flag and a hash of the uncommitted
@@ -128,8 +135,9 @@ suites:
 		for k in $$(seq 1 $(RUNS)); do \
 			echo "== conformance: subject $$s, target $(TARGET), run $$k of $(RUNS)"; \
 			pkgs=./specs/...; [ "$$s" = null ] && pkgs="$(NULL_SUITES)"; \
+			procs=$(PROCS); case "$$s" in java*) procs=$(JAVA_PROCS);; esac; \
 			KREACTOR_SUBJECT=$$s KREACTOR_TARGET=$(TARGET) KREACTOR_RUN=$$k KREACTOR_RUNS=$(RUNS) \
-			$(GINKGO) --keep-going $$color $${filter:+"$$filter"} $(GINKGO_FLAGS) \
+			$(GINKGO) --keep-going --procs=$$procs $$color $${filter:+"$$filter"} $(GINKGO_FLAGS) \
 				--json-report=ginkgo-$$s-$(TARGET)-run$$k.json --junit-report=junit-$$s-$(TARGET)-run$$k.xml \
 				--output-dir=$(REPORT_DIR) $$pkgs \
 				|| echo "== conformance: subject $$s on $(TARGET) run $$k had failing specs (expected for the baseline and null regressions)"; \
