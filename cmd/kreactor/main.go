@@ -9,6 +9,7 @@
 //	kreactor mutants   [-out FILE] [-only NAME,...]                   the kill matrix of the reactor path's mutants (make mutants)
 //	kreactor bench     [-targets T,...] [-subjects S,...] [-rounds N]  side-by-side benchmark (benchstat lines, perf JSON)
 //	kreactor matrix    -in FILE,... [-subject java] [-out FILE]         release matrix of a real client (make java-matrix)
+//	kreactor plan      [-subjects S,...] [-shard i/N] [-exec -out DIR]     units of work and shards of a conformance run
 //	kreactor explore   -subject S -seeds N [-budget D] [-out DIR]      simulation runs from seeds (make explore)
 package main
 
@@ -47,6 +48,7 @@ var commands = []command{
 	{"mutants", "run the regression specs and scenario files on each mutant of the reactor path (build tag mutants) and write the kill matrix", runMutants},
 	{"bench", "side-by-side benchmark: reactor, baseline, kgo and Java on kfake and real Kafka (benchstat lines, perf JSON)", runBench},
 	{"explore", "simulation runs: random fault schedules from seeds on a subject (kfake in a synctest bubble), a history checker, failing schedules shrunk to files", runExplore},
+	{"plan", "the units of work of a conformance run (suite x spec x subject x target x release x run), shards balanced by measured durations; -exec runs one shard", runPlan},
 	{"matrix", "release matrix: regression x release of a real client (make java-matrix) from its per-release run files, as JSON and Markdown", runMatrix},
 }
 
