@@ -10,6 +10,7 @@
 //	kreactor bench     [-targets T,...] [-subjects S,...] [-rounds N]  side-by-side benchmark (benchstat lines, perf JSON)
 //	kreactor matrix    -in FILE,... [-subject java] [-out FILE]         release matrix of a real client (make java-matrix)
 //	kreactor plan      [-subjects S,...] [-shard i/N] [-exec -out DIR]     units of work and shards of a conformance run
+//	kreactor diff      A/summary.json B/summary.json                   verdicts that differ between two reports
 //	kreactor explore   -subject S -seeds N [-budget D] [-out DIR]      simulation runs from seeds (make explore)
 package main
 
@@ -48,8 +49,9 @@ var commands = []command{
 	{"mutants", "run the regression specs and scenario files on each mutant of the reactor path (build tag mutants) and write the kill matrix", runMutants},
 	{"bench", "side-by-side benchmark: reactor, baseline, kgo and Java on kfake and real Kafka (benchstat lines, perf JSON)", runBench},
 	{"explore", "simulation runs: random fault schedules from seeds on a subject (kfake in a synctest bubble), a history checker, failing schedules shrunk to files", runExplore},
-	{"plan", "the units of work of a conformance run (suite x spec x subject x target x release x run), shards balanced by measured durations; -exec runs one shard", runPlan},
 	{"matrix", "release matrix: regression x release of a real client (make java-matrix) from its per-release run files, as JSON and Markdown", runMatrix},
+	{"plan", "the units of work of a conformance run (suite x spec x subject x target x release x run), shards balanced by measured durations; -exec runs one shard", runPlan},
+	{"diff", "compare the verdicts (rows, item statuses, the check) of two summary.json files; fails when they differ", runDiff},
 }
 
 // errUsage means the usage text was already printed; main only sets the exit status.
