@@ -187,7 +187,27 @@ KAFKA_IMAGE ?= kreactor/kafka:4.4.0
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
 
-.PHONY: docker kafka-image
+.PHONY: docker kafka-image harness-image shards-check
+
+# The harness in a local image (images/harness/build.sh: static kreactor and
+# ginkgo, the suites precompiled, the tree vendored, no registry) for the
+# engines in deploy/ (Kubernetes Indexed Job, sonobuoy plugin).
+HARNESS_IMAGE ?= kreactor/harness:dev
+harness-image: docker
+	KREACTOR_HARNESS_IMAGE=$(HARNESS_IMAGE) images/harness/build.sh
+
+# The Indexed Job simulated on this machine (deploy, TestSimulatedJob):
+# SHARDS local processes of `kreactor plan -shard SHARDS -exec`, each with
+# JOB_COMPLETION_INDEX=i, against one unsharded run: the shards' units are
+# disjoint and complete, and their merged report has the unsharded verdicts.
+# SHARD_SUITES/SHARD_SUBJECTS choose the part of the matrix (default: the
+# contract and e2e suites, reactor and baseline: about 3 minutes).
+SHARDS ?= 4
+SHARD_SUITES ?= ./specs/contract,./specs/e2e
+SHARD_SUBJECTS ?= reactor,baseline
+shards-check:
+	KREACTOR_SIM_JOB=1 KREACTOR_SIM_SHARDS=$(SHARDS) KREACTOR_SIM_SUITES=$(SHARD_SUITES) KREACTOR_SIM_SUBJECTS=$(SHARD_SUBJECTS) \
+		$(GO) test -count=1 -timeout 60m -run 'TestSimulatedJob$$' -v ./deploy/
 
 docker:
 	images/kafka/docker.sh start

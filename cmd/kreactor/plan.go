@@ -195,7 +195,11 @@ func planUnits(ctx context.Context, o planOptions, root string, d plan.Durations
 			releases = o.releases
 		}
 		for _, target := range o.targets {
-			specs, err := plan.Inventory(ctx, ginkgoCommand(), root, suites, subject, target, o.labelFilter)
+			args := make([]string, len(suites))
+			for i, s := range suites {
+				args[i] = suiteArg(root, strings.TrimPrefix(s, "./"))
+			}
+			specs, err := plan.Inventory(ctx, ginkgoCommand(), root, args, subject, target, o.labelFilter)
 			if err != nil {
 				return nil, err
 			}
@@ -286,6 +290,9 @@ func runFileName(g plan.Group, index, n int) string {
 // (SUITE/NAME.test, what ginkgo build writes; the harness image has them)
 // when present, else the package.
 func suiteArg(root, suite string) string {
+	if strings.Contains(suite, "...") {
+		return "./" + suite
+	}
 	bin := filepath.Join(root, suite, filepath.Base(suite)+".test")
 	if st, err := os.Stat(bin); err == nil && !st.IsDir() {
 		return "./" + filepath.ToSlash(filepath.Join(suite, filepath.Base(suite)+".test"))
