@@ -13,15 +13,17 @@ import (
 // a sharded run against the unsharded one, a parallel run against a serial
 // one. It prints every difference and fails when there is one.
 func runDiff(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("diff", "A/summary.json B/summary.json", stderr)
+	fs := newFlagSet("diff", "-a A/summary.json -b B/summary.json", stderr)
+	a := fs.String("a", "", "the first report's summary.json (e.g. the unsharded run)")
+	b := fs.String("b", "", "the second report's summary.json (e.g. the shards' merged report)")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
-	if fs.NArg() != 2 {
-		return badFlag(fs, "want two summary.json files, got %d arguments", fs.NArg())
+	if *a == "" || *b == "" {
+		return badFlag(fs, "-a %q, -b %q: want two summary.json files", *a, *b)
 	}
 	var vs [2]reports.Verdicts
-	for i, p := range fs.Args() {
+	for i, p := range []string{*a, *b} {
 		f, err := os.Open(p)
 		if err != nil {
 			return err
@@ -37,7 +39,7 @@ func runDiff(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, d)
 	}
 	if len(diff) > 0 {
-		return errors.New(fmt.Sprint(len(diff), " verdicts differ between ", fs.Arg(0), " and ", fs.Arg(1)))
+		return errors.New(fmt.Sprint(len(diff), " verdicts differ between ", *a, " and ", *b))
 	}
 	fmt.Fprintf(stdout, "%d verdicts agree\n", len(vs[0]))
 	return nil

@@ -10,7 +10,7 @@
 //	kreactor bench     [-targets T,...] [-subjects S,...] [-rounds N]  side-by-side benchmark (benchstat lines, perf JSON)
 //	kreactor matrix    -in FILE,... [-subject java] [-out FILE]         release matrix of a real client (make java-matrix)
 //	kreactor plan      [-subjects S,...] [-shard i/N] [-exec -out DIR]     units of work and shards of a conformance run
-//	kreactor diff      A/summary.json B/summary.json                   verdicts that differ between two reports
+//	kreactor diff      -a A/summary.json -b B/summary.json             verdicts that differ between two reports
 //	kreactor explore   -subject S -seeds N [-budget D] [-out DIR]      simulation runs from seeds (make explore)
 package main
 
