@@ -15,6 +15,9 @@
 #                     a driver crash) and render the HTML in headless Chromium
 #                     (browser-check). SUBJECTS='reactor baseline null' leaves the real
 #                     clients out
+#   make conformance PROCS=1     one Ginkgo process per suite (default 4, JAVA_PROCS 2, KAFKA_PROCS
+#                     2 on real Kafka); specs that judge CPU or timing (harness.Alone) always
+#                     run alone, after the suite's parallel specs
 #   make conformance RUNS=5      repeat the suites; the report shows min/median/max per figure
 #   make conformance LABEL_FILTER='covers:KAFKA-20253'
 #                     only the specs matching the filter (no spec matched: an error)
@@ -32,6 +35,12 @@
 #                     headless Chromium (installed with apt-get when missing) opens
 #                     conformance.html: no console error, no network request, every plot
 #                     drawn; screenshots in reports/out
+#   make harness-image
+#                     the harness in a local image kreactor/harness:dev (images/harness/build.sh,
+#                     no registry) for the engines in deploy/ (Indexed Job, sonobuoy plugin)
+#   make shards-check the Indexed Job simulated here: SHARDS processes of kreactor plan -shard
+#                     N -exec with JOB_COMPLETION_INDEX=i, checked disjoint, complete and
+#                     merge-equal to an unsharded run (kreactor plan -h: units, shards)
 #   make fmt / vet
 #   make java-driver  build the Java driver (subjects/java) and resolve kafka-clients
 #                     $(KREACTOR_JAVA_CLIENTS) (default 4.4.0) into subjects/java/target
@@ -85,6 +94,10 @@ GINKGO_FLAGS ?=
 # runs everything in one process, as before.
 PROCS       ?= 4
 JAVA_PROCS  ?= 2
+# On real Kafka each Ginkgo process pools its own clusters (a container per
+# broker, per cluster shape): fewer processes keep the containers' memory in
+# bounds.
+KAFKA_PROCS ?= 2
 
 # Provenance for the test binaries (package harness reads these; they fall back
 # to running git themselves): commit, dirty flag and a hash of the uncommitted
@@ -117,7 +130,7 @@ conformance:
 # The same suites on real Apache Kafka (Docker, the local 4.4.0 image; see
 # make docker / kafka-image), added to the same report.
 conformance-kafka: kafka-image
-	@$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(KAFKA_SUBJECTS)"
+	@$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(KAFKA_SUBJECTS)" PROCS=$(KAFKA_PROCS)
 	@$(MAKE) --no-print-directory report
 	@$(MAKE) --no-print-directory browser-check
 
