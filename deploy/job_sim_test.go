@@ -43,6 +43,29 @@ func TestSimulatedJob(t *testing.T) {
 	run(t, root, nil, "go", "build", "-o", kreactor, "./cmd/kreactor")
 	common := []string{"plan", "-subjects", subjects, "-targets", "kfake", "-suites", suites}
 
+	// The unsharded run, as make suites runs it.
+	var wholeFiles []string
+	for _, s := range strings.Split(subjects, ",") {
+		name := "ginkgo-" + s + "-kfake-run1.json"
+		args := []string{"tool", "ginkgo", "--keep-going", "--no-color", "--procs=4", "--json-report=" + name, "--output-dir=" + filepath.Join(dir, "whole")}
+		for _, p := range strings.Split(suites, ",") {
+			args = append(args, p)
+		}
+		runAllowFail(t, root, []string{"KREACTOR_SUBJECT=" + s, "KREACTOR_TARGET=kfake", "KREACTOR_RUN=1", "KREACTOR_RUNS=1"}, "go", args...)
+		wholeFiles = append(wholeFiles, filepath.Join(dir, "whole", name))
+	}
+
+	// The suites compiled once, as in the harness image: the N processes
+	// share this source tree, and Ginkgo compiles a suite into its package
+	// directory (concurrent compiles of one package remove each other's
+	// binary; so does the unsharded run's Ginkgo, hence after it).
+	for _, p := range strings.Split(suites, ",") {
+		bin := filepath.Join(root, p, filepath.Base(p)+".test")
+		run(t, root, nil, "go", "test", "-c", "-o", bin, p)
+		t.Cleanup(func() { os.Remove(bin) })
+	}
+	t.Setenv("KREACTOR_SUITE_BINARIES", "1")
+
 	// The plan, whole and per index.
 	whole := listUnits(t, root, nil, kreactor, append(common, "-shard", "0/1"))
 	seen := map[string]int{}
@@ -63,18 +86,6 @@ func TestSimulatedJob(t *testing.T) {
 	}
 	if len(seen) != len(whole) {
 		t.Fatalf("the shards hold %d units, the plan %d", len(seen), len(whole))
-	}
-
-	// The unsharded run, as make suites runs it.
-	var wholeFiles []string
-	for _, s := range strings.Split(subjects, ",") {
-		name := "ginkgo-" + s + "-kfake-run1.json"
-		args := []string{"tool", "ginkgo", "--keep-going", "--no-color", "--procs=4", "--json-report=" + name, "--output-dir=" + filepath.Join(dir, "whole")}
-		for _, p := range strings.Split(suites, ",") {
-			args = append(args, p)
-		}
-		runAllowFail(t, root, []string{"KREACTOR_SUBJECT=" + s, "KREACTOR_TARGET=kfake", "KREACTOR_RUN=1", "KREACTOR_RUNS=1"}, "go", args...)
-		wholeFiles = append(wholeFiles, filepath.Join(dir, "whole", name))
 	}
 
 	// The Job: N processes at once, the index from the environment.

@@ -286,11 +286,12 @@ func runFileName(g plan.Group, index, n int) string {
 	return fmt.Sprintf("ginkgo-%s-%s%s-run%d-%s-shard%dof%d", g.Subject, g.Target, rel, g.Run, filepath.Base(g.Suite), index, n)
 }
 
-// suiteArg is what Ginkgo runs for a suite: its precompiled test binary
-// (SUITE/NAME.test, what ginkgo build writes; the harness image has them)
-// when present, else the package.
+// suiteArg is what Ginkgo runs for a suite: with
+// $KREACTOR_SUITE_BINARIES=1 (the harness image) its precompiled test
+// binary (SUITE/NAME.test, what ginkgo build writes) when present, else the
+// package. Opt-in: a binary left in a working tree would be stale code.
 func suiteArg(root, suite string) string {
-	if strings.Contains(suite, "...") {
+	if strings.Contains(suite, "...") || os.Getenv("KREACTOR_SUITE_BINARIES") != "1" {
 		return "./" + suite
 	}
 	bin := filepath.Join(root, suite, filepath.Base(suite)+".test")

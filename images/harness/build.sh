@@ -75,7 +75,7 @@ printf 'root:x:0:\nnogroup:x:65534:\n' >"$ROOT/etc/group"
 say "docker import $IMAGE ($(du -sh "$ROOT" | cut -f1) root folder)"
 tar -C "$ROOT" -c . | docker import \
 	-c 'ENTRYPOINT ["/usr/local/bin/kreactor"]' \
-	-c 'ENV PATH=/usr/local/bin:/usr/local/go/bin:/bin GOROOT=/usr/local/go GOFLAGS=-mod=vendor GOTOOLCHAIN=local GOCACHE=/tmp/go-cache HOME=/tmp CGO_ENABLED=0 KREACTOR_GINKGO=/usr/local/bin/ginkgo' \
+	-c 'ENV PATH=/usr/local/bin:/usr/local/go/bin:/bin GOROOT=/usr/local/go GOFLAGS=-mod=vendor GOTOOLCHAIN=local GOCACHE=/tmp/go-cache HOME=/tmp CGO_ENABLED=0 KREACTOR_GINKGO=/usr/local/bin/ginkgo KREACTOR_SUITE_BINARIES=1' \
 	-c "ENV KREACTOR_GIT_COMMIT=$commit KREACTOR_GIT_DIRTY=0" \
 	-c 'WORKDIR /src' \
 	-c "LABEL org.opencontainers.image.title=kreactor-harness org.opencontainers.image.revision=$commit" \
