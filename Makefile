@@ -15,6 +15,9 @@
 #                     a driver crash) and render the HTML in headless Chromium
 #                     (browser-check). SUBJECTS='reactor baseline null' leaves the real
 #                     clients out
+#   make conformance PROCS=1     one Ginkgo process per suite (default 4, JAVA_PROCS 2, KAFKA_PROCS
+#                     2 on real Kafka); specs that judge CPU or timing (harness.Alone) always
+#                     run alone, after the suite's parallel specs
 #   make conformance RUNS=5      repeat the suites; the report shows min/median/max per figure
 #   make conformance LABEL_FILTER='covers:KAFKA-20253'
 #                     only the specs matching the filter (no spec matched: an error)
@@ -32,6 +35,12 @@
 #                     headless Chromium (installed with apt-get when missing) opens
 #                     conformance.html: no console error, no network request, every plot
 #                     drawn; screenshots in reports/out
+#   make harness-image
+#                     the harness in a local image kreactor/harness:dev (images/harness/build.sh,
+#                     no registry) for the engines in deploy/ (Indexed Job, sonobuoy plugin)
+#   make shards-check the Indexed Job simulated here: SHARDS processes of kreactor plan -shard
+#                     N -exec with JOB_COMPLETION_INDEX=i, checked disjoint, complete and
+#                     merge-equal to an unsharded run (kreactor plan -h: units, shards)
 #   make fmt / vet
 #   make java-driver  build the Java driver (subjects/java) and resolve kafka-clients
 #                     $(KREACTOR_JAVA_CLIENTS) (default 4.4.0) into subjects/java/target
@@ -87,6 +96,17 @@ KAFKA_SUBJECTS ?= reactor baseline null
 SUITES      ?= ./specs/...
 # Extra ginkgo flags, e.g. --race (make test sets it).
 GINKGO_FLAGS ?=
+# Ginkgo processes per suite run. Most specs wait out timeouts and retry
+# schedules, so they run side by side; a spec that judges CPU or timing
+# (harness.Alone: Serial, label judges:cpu / judges:timing) runs alone after
+# them. The java subject starts a JVM per consumer: fewer at once. PROCS=1
+# runs everything in one process, as before.
+PROCS       ?= 4
+JAVA_PROCS  ?= 2
+# On real Kafka each Ginkgo process pools its own clusters (a container per
+# broker, per cluster shape): fewer processes keep the containers' memory in
+# bounds.
+KAFKA_PROCS ?= 2
 
 # Provenance for the test binaries (package harness reads these; they fall back
 # to running git themselves): commit, dirty flag and a hash of the uncommitted
@@ -119,7 +139,7 @@ conformance:
 # The same suites on real Apache Kafka (Docker, the local 4.4.0 image; see
 # make docker / kafka-image), added to the same report.
 conformance-kafka: kafka-image
-	@$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(KAFKA_SUBJECTS)"
+	@$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(KAFKA_SUBJECTS)" PROCS=$(KAFKA_PROCS)
 	@$(MAKE) --no-print-directory report
 	@$(MAKE) --no-print-directory browser-check
 
@@ -137,8 +157,9 @@ suites:
 		for k in $$(seq 1 $(RUNS)); do \
 			echo "== conformance: subject $$s, target $(TARGET), run $$k of $(RUNS)"; \
 			pkgs="$(SUITES)"; [ "$$s" = null ] && pkgs="$(NULL_SUITES)"; \
+			procs=$(PROCS); case "$$s" in java*) procs=$(JAVA_PROCS);; esac; \
 			KREACTOR_SUBJECT=$$s KREACTOR_TARGET=$(TARGET) KREACTOR_RUN=$$k KREACTOR_RUNS=$(RUNS) \
-			$(GINKGO) --keep-going $$color $${filter:+"$$filter"} $(GINKGO_FLAGS) \
+			$(GINKGO) --keep-going --procs=$$procs $$color $${filter:+"$$filter"} $(GINKGO_FLAGS) \
 				--json-report=ginkgo-$$s-$(TARGET)-run$$k.json --junit-report=junit-$$s-$(TARGET)-run$$k.xml \
 				--output-dir=$(REPORT_DIR) $$pkgs \
 				|| echo "== conformance: subject $$s on $(TARGET) run $$k had failing specs (expected for the baseline and null regressions)"; \
@@ -188,7 +209,27 @@ KAFKA_IMAGE ?= kreactor/kafka:4.4.0
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
 
-.PHONY: docker kafka-image
+.PHONY: docker kafka-image harness-image shards-check
+
+# The harness in a local image (images/harness/build.sh: static kreactor and
+# ginkgo, the suites precompiled, the tree vendored, no registry) for the
+# engines in deploy/ (Kubernetes Indexed Job, sonobuoy plugin).
+HARNESS_IMAGE ?= kreactor/harness:dev
+harness-image: docker
+	KREACTOR_HARNESS_IMAGE=$(HARNESS_IMAGE) images/harness/build.sh
+
+# The Indexed Job simulated on this machine (deploy, TestSimulatedJob):
+# SHARDS local processes of `kreactor plan -shard SHARDS -exec`, each with
+# JOB_COMPLETION_INDEX=i, against one unsharded run: the shards' units are
+# disjoint and complete, and their merged report has the unsharded verdicts.
+# SHARD_SUITES/SHARD_SUBJECTS choose the part of the matrix (default: the
+# contract and e2e suites, reactor and baseline: about 3 minutes).
+SHARDS ?= 4
+SHARD_SUITES ?= ./specs/contract,./specs/e2e
+SHARD_SUBJECTS ?= reactor,baseline
+shards-check:
+	KREACTOR_SIM_JOB=1 KREACTOR_SIM_SHARDS=$(SHARDS) KREACTOR_SIM_SUITES=$(SHARD_SUITES) KREACTOR_SIM_SUBJECTS=$(SHARD_SUBJECTS) \
+		$(GO) test -count=1 -timeout 60m -run 'TestSimulatedJob$$' -v ./deploy/
 
 docker:
 	images/kafka/docker.sh start
@@ -227,7 +268,7 @@ REAL_KAFKA_SUITES   ?= ./specs/regressions ./specs/contract
 
 real-kafka: kafka-image java-driver
 	@start=$$(date +%s); \
-	$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(REAL_KAFKA_SUBJECTS)" SUITES="$(REAL_KAFKA_SUITES)"; \
+	$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(REAL_KAFKA_SUBJECTS)" SUITES="$(REAL_KAFKA_SUITES)" PROCS=$(KAFKA_PROCS) JAVA_PROCS=$(KAFKA_PROCS); \
 	echo "== make real-kafka: $$(( $$(date +%s) - start )) s"
 	@$(MAKE) --no-print-directory report
 

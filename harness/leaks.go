@@ -19,7 +19,16 @@ var leakBaseline []goleak.Option
 // SnapshotGoroutines records the goroutines running now as the baseline; call
 // it from BeforeSuite before anything starts a cluster or a consumer.
 func SnapshotGoroutines() {
-	leakBaseline = []goleak.Option{goleak.IgnoreCurrent()}
+	leakBaseline = append([]goleak.Option{goleak.IgnoreCurrent()}, ginkgoParallel...)
+}
+
+// ginkgoParallel are the goroutines of Ginkgo's output interceptor in a
+// parallel run (ginkgo -p): it pauses around each spec's report and resumes
+// with new goroutines copying the process's output, so they are not in the
+// baseline taken at the suite's start.
+var ginkgoParallel = []goleak.Option{
+	goleak.IgnoreAnyFunction("github.com/onsi/ginkgo/v2/internal.(*genericOutputInterceptor).ResumeIntercepting.func1"),
+	goleak.IgnoreAnyFunction("github.com/onsi/ginkgo/v2/internal.(*genericOutputInterceptor).ResumeIntercepting.func1.1"),
 }
 
 // LeakedGoroutines returns goleak's report of goroutines started since

@@ -233,7 +233,7 @@ func Decode(r io.Reader, opt Options) (Run, error) {
 		suite := Suite{
 			Description: rep.SuiteDescription, Path: relPath(root, rep.SuitePath), Source: displayPath(opt.Source),
 			Start: rep.StartTime, End: rep.EndTime, Succeeded: rep.SuiteSucceeded, Provenance: prov,
-			LabelFilter: rep.SuiteConfig.LabelFilter,
+			LabelFilter: UserFilter(rep.SuiteConfig.LabelFilter),
 		}
 		suiteDir := ""
 		if prov != nil {
@@ -415,6 +415,7 @@ func ParseFiles(paths []string, opt Options) (Run, error) {
 	}
 	sortRunFiles(files)
 	all.Files = files
+	all.Rows = mergeShards(all.Rows)
 	all.Warnings = dedupWarnings(all.Warnings)
 	if err := checkDuplicates(&all, opt.Lenient); err != nil {
 		return Run{}, err

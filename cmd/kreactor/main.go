@@ -9,6 +9,8 @@
 //	kreactor mutants   [-out FILE] [-only NAME,...]                   the kill matrix of the reactor path's mutants (make mutants)
 //	kreactor bench     [-targets T,...] [-subjects S,...] [-rounds N]  side-by-side benchmark (benchstat lines, perf JSON)
 //	kreactor matrix    -in FILE,... [-subject java] [-out FILE]         release matrix of a real client (make java-matrix)
+//	kreactor plan      [-subjects S,...] [-shard i/N] [-exec -out DIR]     units of work and shards of a conformance run
+//	kreactor diff      -a A/summary.json -b B/summary.json             verdicts that differ between two reports
 //	kreactor explore   -subject S -seeds N [-budget D] [-out DIR]      simulation runs from seeds (make explore)
 //	kreactor broker    [-brokers N] [-topics T:P,...] [-control ADDR]  a fake cluster with an HTTP control API, until SIGTERM
 //	kreactor proxy     -upstream HOST:PORT [-control ADDR]             the same API in front of a real cluster
@@ -52,6 +54,8 @@ var commands = []command{
 	{"broker", "serve a fake Kafka cluster until SIGTERM with an HTTP control API (faults, request log, groups, topics)", runBroker},
 	{"proxy", "front a real Kafka cluster until SIGTERM, recording requests and injecting faults, with the same HTTP control API", runProxy},
 	{"matrix", "release matrix: regression x release of a real client (make java-matrix) from its per-release run files, as JSON and Markdown", runMatrix},
+	{"plan", "the units of work of a conformance run (suite x spec x subject x target x release x run), shards balanced by measured durations; -exec runs one shard", runPlan},
+	{"diff", "compare the verdicts (rows, item statuses, the check) of two summary.json files; fails when they differ", runDiff},
 }
 
 // errUsage means the usage text was already printed; main only sets the exit status.

@@ -169,3 +169,15 @@ func readCPU(m *member) (rd harness.CPUReading, ok bool, err error) {
 	rd, err = harness.ReadCPU(h)
 	return rd, true, err
 }
+
+// JudgesCPU reports whether sc bounds a consumer's CPU (a cpu expectation
+// that is not report_only): such a file runs alone (harness.Alone), since a
+// spec running beside it would spend the CPU it measures.
+func (sc *Scenario) JudgesCPU() bool {
+	for _, e := range sc.Expect {
+		if c, ok := e.Args.(*CPU); ok && !c.ReportOnly {
+			return true
+		}
+	}
+	return false
+}

@@ -194,7 +194,7 @@ var _ = Describe("Bounded memory", func() {
 		})
 
 	It("keeps a steady heap while consuming continuously for 10 s",
-		harness.Spec("bounded.steady-heap", []string{"P6"}, subject.Name(), target.Name()),
+		harness.Spec("bounded.steady-heap", []string{"P6"}, subject.Name(), target.Name()), harness.Alone(harness.JudgesTiming),
 		SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
 			const topic = "telemetry"

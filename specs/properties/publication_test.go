@@ -77,7 +77,7 @@ type commitRun struct {
 
 var _ = Describe("Publication before effects", func() {
 	It("returns every one of 10,000 CommitSync calls after, and promptly after, the decision containing its completion is published",
-		harness.Spec("publication.commit-sync-stress", []string{"P4"}, subject.Name(), target.Name()),
+		harness.Spec("publication.commit-sync-stress", []string{"P4"}, subject.Name(), target.Name()), harness.Alone(harness.JudgesTiming),
 		SpecTimeout(2*harness.SpecTimeout),
 		func(ctx SpecContext) {
 			const topic = "ledger"

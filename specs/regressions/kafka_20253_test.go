@@ -73,7 +73,7 @@ const (
 
 var _ = Describe("A consumer whose group coordinator becomes unavailable", func() {
 	It("awaits the coordinator: at most one FindCoordinator per step of the retry schedule, loop steps within what the configuration allows, no spurious wakeup and no past deadline, and the pending commit completes after the heal",
-		harness.Spec("kafka-20253-coordinator-lost", []string{"KAFKA-20253"}, subject.Name(), target.Name()),
+		harness.Spec("kafka-20253-coordinator-lost", []string{"KAFKA-20253"}, subject.Name(), target.Name()), harness.Alone(harness.JudgesCPU),
 		SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
 			// The Jira's symptom is the spin: loop steps and wakes with

@@ -54,7 +54,11 @@ var _ = Describe("Scenario files", func() {
 		}
 		sc := l.Scenario
 		timeout := max(harness.SpecTimeout, sc.Bound()+scenario.RunSlack)
-		It(sc.Title, harness.Spec(sc.ID, sc.Covers, subject.Name(), target.Name()), SpecTimeout(timeout), func(ctx SpecContext) {
+		var alone []any
+		if sc.JudgesCPU() {
+			alone = harness.Alone(harness.JudgesCPU)
+		}
+		It(sc.Title, harness.Spec(sc.ID, sc.Covers, subject.Name(), target.Name()), alone, SpecTimeout(timeout), func(ctx SpecContext) {
 			// The file's signal and liveness keys, and the keys that
 			// failed, go to the report: the negative controls must fail
 			// for the right reason (issue 9).
