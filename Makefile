@@ -266,3 +266,18 @@ EXPLORE_OUT ?= $(CURDIR)/explore-out
 explore:
 	@mkdir -p $(EXPLORE_OUT)
 	$(GO) run ./cmd/kreactor explore -subject $(SUBJECT) -seeds $(SEEDS) -budget $(EXPLORE_BUDGET) -out $(EXPLORE_OUT) -summary $(EXPLORE_OUT)/summary-$(SUBJECT).json $(EXPLORE_FLAGS)
+
+# The Spin model of the loop's publication/wait protocol and close (model/):
+# exhaustive search of the model and of its mutants (model/README.md).
+# Needs Debian's spin and gcc (installed here when missing); fails rather
+# than skips without them.
+.PHONY: model
+model:
+	@command -v spin >/dev/null 2>&1 && command -v gcc >/dev/null 2>&1 || { \
+		echo "== installing Debian's spin and gcc (model checker)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq spin gcc >/dev/null; }
+	@start=$$(date +%s); \
+	out=$$(KREACTOR_REQUIRE_SPIN=1 $(GO) test -count=1 -v -run 'TestModel$$' ./model/ 2>&1); status=$$?; \
+	printf '%s\n' "$$out" | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|states stored|killed|all runs|want|survived'; \
+	[ $$status -eq 0 ] || printf '%s\n' "$$out" | tail -40; \
+	echo "== make model: $$(( $$(date +%s) - start )) s"; exit $$status
