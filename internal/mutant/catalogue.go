@@ -33,6 +33,8 @@ type Mutant struct {
 var Mutants = []Mutant{
 	{Name: "effects-before-publication", Shape: catalogue.ShapePublicationRace, Points: []string{"effects-before-publication"}, Where: "reactor/loop.go", Source: "issue 9",
 		Description: "the loop runs a step's effects (commit releases, Poll answers) before it publishes the decision that includes them (invariant 4)"},
+	{Name: "waitfor-check-before-take", Shape: catalogue.ShapePublicationRace, Points: []string{"waitfor-check-before-take"}, Where: "reactor/engine.go", Source: "added",
+		Description: "WaitFor evaluates its condition on the current publication and takes the channel afterwards: a publication between the two is missed (invariant 5's lost wakeup)"},
 	{Name: "effects-at-once", Shape: catalogue.ShapePublicationRace, Points: []string{"effects-at-once"}, Where: "reactor/core.go", Source: "added",
 		Description: "publication after effects: the core runs each effect as soon as it is queued, while observations are still being applied (today's futures)"},
 	{Name: "retry-at-now-coordinator-unknown", Shape: catalogue.ShapeBusyLoop, Points: []string{"retry-at-now-coordinator-unknown"}, Where: "managers/group/membership.go", Source: "issue 9",
