@@ -65,6 +65,10 @@ var Mutants = []Mutant{
 		Description: "coordinator discovery keeps running while closing whether or not anything needs the coordinator, and close waits for it (KAFKA-18569: FindCoordinator after the leave, close takes its whole timeout)"},
 	{Name: "close-drops-pending-commits", Shape: catalogue.ShapeLifecycle, Points: []string{"close-drops-pending-commits"}, Where: "internal/client/close.go", Source: "added",
 		Description: "at the close deadline, pending commits are dropped instead of failed: their callbacks never run (KAFKA-19357)"},
+	{Name: "fetch-stale-answer-applied", Shape: catalogue.ShapePublicationRace, Points: []string{"fetch-stale-answer-applied"}, Where: "managers/group/fetch.go", Source: "added",
+		Description: "the fetch manager applies a Fetch answer for a partition reassigned or repositioned since the request was built: the staleness guard on generation and position is gone (invariant 6, P3)"},
+	{Name: "close-leave-before-commit", Shape: catalogue.ShapeLifecycle, Points: []string{"close-leave-before-commit"}, Where: "internal/client/close.go", Source: "added",
+		Description: "close starts the leave at once, failing the final commit and the pending ones instead of letting them finish first (invariant 7: final commit precedes the leave)"},
 	{Name: "metadata-error-not-surfaced", Shape: catalogue.ShapePublicationRace, Points: []string{"metadata-error-not-surfaced"}, Where: "consumer/application.go", Source: "added",
 		Description: "a metadata error is checked only when a Poll starts: one that arrives while Poll waits does not release it (KAFKA-20397's lost wakeup)"},
 }
