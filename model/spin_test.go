@@ -155,11 +155,9 @@ func verify(t *testing.T, spin, cc string, src []byte, r run) result {
 		if m := reErrLine.FindStringSubmatch(out); m != nil {
 			res.errLine = m[1]
 		}
-		trailArgs := append(append([]string{}, defs...), "-t", "-p", "-k", modelFile+".trail")
-		if r.claim != "" {
-			trailArgs = append(trailArgs, "-N", r.claim)
-		}
-		trailArgs = append(trailArgs, modelFile)
+		// The trail names its claim: spin -t replays it without -N (which
+		// names a never-claim file there).
+		trailArgs := append(append([]string{}, defs...), "-t", "-p", "-k", modelFile+".trail", modelFile)
 		res.trail = steps(shOK(t, dir, spin, trailArgs...))
 	}
 	return res
