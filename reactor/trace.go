@@ -19,8 +19,9 @@ type trace struct {
 	evDroppedMaxWaiter uint64
 }
 
-// eventsPerDecision sizes the event ring: a publication, its effects and a
-// waiter's take, check, block and wake, with room for a second waiter.
+// eventsPerDecision sizes the event ring: a step's publication and its
+// effects, and room for a waiter's take and check, per retained decision;
+// busier waiters shorten the window the ring covers (EventLog.Dropped).
 const eventsPerDecision = 4
 
 func newTrace(capacity int) *trace {
