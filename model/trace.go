@@ -42,7 +42,10 @@ const (
 //     versions never go back, nothing after the closed publication;
 //   - effects of step s run only while s is the current publication
 //     (invariant 4: after the publication of their decision, before the
-//     next);
+//     next), all of them: a decision that counts N effects is followed by
+//     one run of N effects before the next publication (effects run at
+//     once, while observations are applied, are counted but never run
+//     after the publication);
 //   - take: only the current publication; a waiter takes again only after
 //     its wait ended;
 //   - check: only the publication the waiter took (invariant 5: take, then
@@ -63,6 +66,7 @@ func CheckEvents(log reactor.EventLog) (int, error) {
 	skip := map[uint64]bool{}
 	truncated := log.Dropped > 0
 	checkedN := 0
+	owed := int32(0) // effects the current publication counts and has not run yet
 	for i, ev := range log.Events {
 		fail := func(rule string, args ...any) error {
 			return &Violation{Index: i, What: render(ev), Rule: fmt.Sprintf(rule, args...)}
@@ -88,7 +92,10 @@ func CheckEvents(log reactor.EventLog) (int, error) {
 			if known && ev.Version < version {
 				return checkedN, fail("version %d after version %d", ev.Version, version)
 			}
-			cur, version, known = ev.Step, ev.Version, true
+			if known && owed > 0 {
+				return checkedN, fail("step %d counted %d effects that did not run after its publication (invariant 4)", cur, owed)
+			}
+			cur, version, known, owed = ev.Step, ev.Version, true, ev.N
 			if ev.Closed {
 				closed, closedStep = true, ev.Step
 			}
@@ -96,6 +103,10 @@ func CheckEvents(log reactor.EventLog) (int, error) {
 			if ev.Step != cur {
 				return checkedN, fail("effects of step %d run while step %d is published (invariant 4: after their decision's publication)", ev.Step, cur)
 			}
+			if ev.N != owed {
+				return checkedN, fail("%d effects of step %d run after its publication, which counts %d (invariant 4)", ev.N, ev.Step, owed)
+			}
+			owed = 0
 		case reactor.EventTake, reactor.EventCheck, reactor.EventBlock, reactor.EventWake:
 			w := ws[ev.Waiter]
 			if w == nil {

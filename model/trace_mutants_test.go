@@ -19,6 +19,7 @@ import (
 func TestTraceCatchesMutants(t *testing.T) {
 	cases := []struct{ point, rule string }{
 		{"effects-before-publication", "invariant 4"},
+		{"effects-at-once", "invariant 4"},
 		{"waitfor-check-before-take", "invariant 5"},
 	}
 	for _, c := range cases {

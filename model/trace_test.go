@@ -111,6 +111,7 @@ func TestCheckEventsRejects(t *testing.T) {
 		rule string
 	}{
 		{"effects before their publication", []reactor.TraceEvent{pub(0, 0), {Kind: reactor.EventEffects, Step: 1, N: 1}, pub(1, 1)}, "invariant 4"},
+		{"counted effects that never ran after publication", []reactor.TraceEvent{pub(0, 0), {Kind: reactor.EventPublish, Step: 1, Version: 1, N: 2}, pub(2, 1)}, "did not run"},
 		{"check before take", []reactor.TraceEvent{pub(0, 0), {Kind: reactor.EventCheck, Waiter: 1}, ev(reactor.EventTake, 1, 0)}, "invariant 5"},
 		{"check of another publication", []reactor.TraceEvent{pub(0, 0), ev(reactor.EventTake, 1, 0), pub(1, 1), {Kind: reactor.EventCheck, Waiter: 1, Step: 1}}, "invariant 5"},
 		{"block on a newer channel", []reactor.TraceEvent{pub(0, 0), ev(reactor.EventTake, 1, 0), ev(reactor.EventCheck, 1, 0), ev(reactor.EventBlock, 1, 1)}, "invariant 5"},

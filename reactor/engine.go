@@ -142,7 +142,7 @@ func (e *Engine) publish(d *Decision, snap any) {
 	e.trace.mu.Lock() // the swap and its event in one step with respect to takes
 	old := e.cur.Swap(p)
 	close(old.next)
-	e.trace.event(TraceEvent{Kind: EventPublish, Closed: d.Closed, Step: d.Step, Version: d.Version})
+	e.trace.event(TraceEvent{Kind: EventPublish, Closed: d.Closed, N: int32(d.Effects), Step: d.Step, Version: d.Version})
 	e.trace.mu.Unlock()
 }
 

@@ -7,7 +7,8 @@ type EventKind uint8
 
 const (
 	// EventPublish: the driver made Step (Version, Closed) the current
-	// publication and closed the previous one's channel, in one step.
+	// publication and closed the previous one's channel, in one step; N is
+	// the decision's Effects.
 	EventPublish EventKind = iota + 1
 	// EventEffects: the driver starts running the N effects of Step.
 	EventEffects
@@ -48,7 +49,8 @@ type TraceEvent struct {
 	Kind EventKind
 	// Held (EventCheck), Closed (EventPublish), Cancelled (EventWake).
 	Held, Closed, Cancelled bool
-	// N is the number of effects (EventEffects).
+	// N is the number of effects (EventEffects; EventPublish: the
+	// decision's Effects).
 	N int32
 	// Waiter identifies one WaitFor call (1, 2, ... per engine).
 	Waiter uint64
