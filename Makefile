@@ -26,11 +26,15 @@
 #                     image first), added to the same report
 #   make report       rebuild the reports from the JSON runs in reports/out (with the
 #                     kill matrix when reports/out/mutants.json exists)
-#   make mutants      build the regression suite with the mutants tag and run it on every
-#                     mutant of the reactor path (internal/mutant), reactor on kfake;
+#   make mutants      build every suite that can kill (regressions, properties, contract,
+#                     e2e, share) and the model's trace validation with the mutants tag
+#                     and run them on every mutant of the reactor path (internal/mutant),
+#                     reactor on kfake;
 #                     print the kill matrix, write reports/out/mutants.json; fails when a
 #                     mutant survives or is killed only by specs of another shape. Long
-#                     (about 15-20 min on 2 cores): not part of make test or .ci/run
+#                     (the regression suite alone took 15-20 min on 2 cores; every suite
+#                     takes several times that): not part of make test or .ci/run.
+#                     MUTANT_FLAGS='-only NAME -suites ./specs/properties' narrows it
 #   make browser-check
 #                     headless Chromium (installed with apt-get when missing) opens
 #                     conformance.html: no console error, no network request, every plot
@@ -172,11 +176,12 @@ report:
 	releases=$$( [ -f $(MATRIX_OUT) ] && echo "-releases $(MATRIX_OUT)" ); \
 	$(GO) run ./cmd/kreactor report -in $$files -out $(REPORT_DIR) -check $(CHECK) $$mutants $$releases
 
-# The mutation runs (issue 9): one test binary of the regression suite built
-# with the mutants tag, run once without a mutant and once per mutant.
+# The mutation runs: one test binary per suite (and the model's trace
+# validation) built with the mutants tag, run once without a mutant and once
+# per mutant.
 mutants:
 	@start=$$(date +%s); \
-	$(GO) run ./cmd/kreactor mutants -out $(REPORT_DIR)/mutants.json -dir $(REPORT_DIR)/mutants; status=$$?; \
+	$(GO) run ./cmd/kreactor mutants -out $(REPORT_DIR)/mutants.json -dir $(REPORT_DIR)/mutants $(MUTANT_FLAGS); status=$$?; \
 	echo "== make mutants: $$(( $$(date +%s) - start )) s"; exit $$status
 
 # Headless Chromium renders conformance.html (package reports, TestBrowser): no
@@ -356,3 +361,18 @@ EXPLORE_OUT ?= $(CURDIR)/explore-out
 explore:
 	@mkdir -p $(EXPLORE_OUT)
 	$(GO) run ./cmd/kreactor explore -subject $(SUBJECT) -seeds $(SEEDS) -budget $(EXPLORE_BUDGET) -out $(EXPLORE_OUT) -summary $(EXPLORE_OUT)/summary-$(SUBJECT).json $(EXPLORE_FLAGS)
+
+# The Spin model of the loop's publication/wait protocol and close (model/):
+# exhaustive search of the model and of its mutants (model/README.md).
+# Needs Debian's spin and gcc (installed here when missing); fails rather
+# than skips without them.
+.PHONY: model
+model:
+	@command -v spin >/dev/null 2>&1 && command -v gcc >/dev/null 2>&1 || { \
+		echo "== installing Debian's spin and gcc (model checker)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq spin gcc >/dev/null; }
+	@start=$$(date +%s); \
+	out=$$(KREACTOR_REQUIRE_SPIN=1 $(GO) test -count=1 -v -run 'TestModel$$' ./model/ 2>&1); status=$$?; \
+	printf '%s\n' "$$out" | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|states stored|killed|all runs|want|survived'; \
+	[ $$status -eq 0 ] || printf '%s\n' "$$out" | tail -40; \
+	echo "== make model: $$(( $$(date +%s) - start )) s"; exit $$status

@@ -14,16 +14,35 @@ type Reactor struct{}
 // Name is "reactor".
 func (Reactor) Name() string { return "reactor" }
 
-// New calls consumer.New.
-func (Reactor) New(cfg consumer.Config) (Consumer, error) { return probed(consumer.New(cfg)) }
-
-// NewShare calls consumer.NewShare.
-func (Reactor) NewShare(cfg consumer.ShareConfig) (ShareConsumer, error) {
-	return probedShare(consumer.NewShare(cfg))
+// New calls consumer.New. In a spec, the consumer's recorded trace is
+// validated against the protocol's model when the spec ends
+// (ValidateTrace).
+func (Reactor) New(cfg consumer.Config) (Consumer, error) {
+	c, err := consumer.New(cfg)
+	if err == nil {
+		validateAtSpecEnd(c.Diagnostics())
+	}
+	return probed(c, err)
 }
 
-// NewEngine builds a reactor.Loop.
-func (Reactor) NewEngine(cfg reactor.Config[NoView]) (Engine, error) { return reactor.New(cfg) }
+// NewShare calls consumer.NewShare; its trace is validated like New's.
+func (Reactor) NewShare(cfg consumer.ShareConfig) (ShareConsumer, error) {
+	c, err := consumer.NewShare(cfg)
+	if err == nil {
+		validateAtSpecEnd(c.Diagnostics())
+	}
+	return probedShare(c, err)
+}
+
+// NewEngine builds a reactor.Loop; its trace is validated like New's.
+func (Reactor) NewEngine(cfg reactor.Config[NoView]) (Engine, error) {
+	l, err := reactor.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	validateAtSpecEnd(l)
+	return l, nil
+}
 
 // Baseline is the subject "baseline": the same managers on the model of
 // today's execution (package baseline). It is the negative control:

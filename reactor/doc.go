@@ -17,7 +17,8 @@
 //     Advance. No goroutine, no clock, no channel: unit tests of request
 //     managers drive it with a fixed clock.
 //   - NewDriver wraps a Core in what every driver goroutine shares: Engine,
-//     the application's side (Submit, WaitFor, Current, Stats, Trace, Stop),
+//     the application's side (Submit, WaitFor, Current, Stats, Trace,
+//     Events, Stop),
 //     and Driver, the goroutine's side (drain the inbox into the Core, send
 //     requests, publish, wait, count).
 //   - Loop is the KIP-1371 driver, the goroutine around them.
@@ -32,6 +33,10 @@
 //  4. run the effects queued while applying and polling;
 //  5. block until the inbox is non-empty or the earliest RetryAt / Await
 //     deadline passes.
+//
+// The Engine records each publication, each step's effects run and each
+// WaitFor's take, check, block and wake in a bounded ring (Events), which
+// package model replays against the protocol's Spin model.
 //
 // The baseline model of today's consumer (package baseline) is a second
 // driver of the same Core and Engine, with its own wait and ordering.

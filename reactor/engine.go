@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/kreactor/kreactor/reactor/internal/mutant"
 )
 
 // Engine is the application's side of a Core run by a driver goroutine
@@ -22,9 +24,10 @@ type Engine struct {
 	started  atomic.Bool      // the driver goroutine started (or Stop ran first)
 	stopOnce sync.Once
 
-	cur   atomic.Pointer[Publication] // replaced only by publish
-	trace *trace
-	c     counters
+	cur     atomic.Pointer[Publication] // replaced only by publish
+	trace   *trace
+	c       counters
+	waiters atomic.Uint64 // WaitFor calls so far: each one's Waiter in the events
 }
 
 // Submit enqueues an application event; apply runs on the driver goroutine
@@ -82,18 +85,37 @@ func (e *Engine) Current() *Publication { return e.cur.Load() }
 // ErrStopped if the driver stops before cond holds (cond is evaluated on the
 // final, closed publication first).
 func (e *Engine) WaitFor(ctx context.Context, cond func(*Publication) bool) (*Publication, error) {
+	w := e.waiters.Add(1)
 	for {
-		p := e.cur.Load() // take the publication (and its channel) first: invariant 5
-		if cond(p) {
-			return p, nil
+		var p *Publication
+		if mutant.On("waitfor-check-before-take") {
+			// The lost-wakeup race: the condition is evaluated on the
+			// current publication, and the channel taken afterwards.
+			cur := e.cur.Load()
+			held := cond(cur)
+			e.trace.record(TraceEvent{Kind: EventCheck, Held: held, Waiter: w, Step: cur.Decision.Step, Version: cur.Decision.Version})
+			if held {
+				return cur, nil
+			}
+			p = e.take(w)
+		} else {
+			p = e.take(w) // take the publication (and its channel) first: invariant 5
+			held := cond(p)
+			e.trace.record(TraceEvent{Kind: EventCheck, Held: held, Waiter: w, Step: p.Decision.Step, Version: p.Decision.Version})
+			if held {
+				return p, nil
+			}
 		}
 		if p.Decision.Closed {
 			return p, ErrStopped
 		}
+		e.trace.record(TraceEvent{Kind: EventBlock, Waiter: w, Step: p.Decision.Step, Version: p.Decision.Version})
 		select {
 		case <-p.next:
+			e.trace.record(TraceEvent{Kind: EventWake, Waiter: w, Step: p.Decision.Step, Version: p.Decision.Version})
 			e.NoteAppWakeup()
 		case <-ctx.Done():
+			e.trace.record(TraceEvent{Kind: EventWake, Cancelled: true, Waiter: w, Step: p.Decision.Step, Version: p.Decision.Version})
 			e.NoteAppWakeup()
 			return p, ctx.Err()
 		}
@@ -116,8 +138,12 @@ func (e *Engine) Trace() []*Decision { return e.trace.decisions() }
 // of the one it replaces: each publication is replaced (and its channel
 // closed) exactly once.
 func (e *Engine) publish(d *Decision, snap any) {
-	old := e.cur.Swap(&Publication{Decision: d, Snapshot: snap, next: make(chan struct{})})
+	p := &Publication{Decision: d, Snapshot: snap, next: make(chan struct{})}
+	e.trace.mu.Lock() // the swap and its event in one step with respect to takes
+	old := e.cur.Swap(p)
 	close(old.next)
+	e.trace.event(TraceEvent{Kind: EventPublish, Closed: d.Closed, N: int32(d.Effects), Step: d.Step, Version: d.Version})
+	e.trace.mu.Unlock()
 }
 
 // completion returns the done function the transport calls for req: it
@@ -187,7 +213,9 @@ func NewDriver[V any](cfg Config[V]) (*Engine, *Driver[V], error) {
 		done:   make(chan struct{}),
 		trace:  newTrace(cfg.TraceCapacity),
 	}
-	e.cur.Store(&Publication{Decision: &Decision{At: time.Now()}, next: make(chan struct{})})
+	initial := &Decision{At: time.Now()}
+	e.cur.Store(&Publication{Decision: initial, next: make(chan struct{})})
+	e.trace.event(TraceEvent{Kind: EventPublish, Step: initial.Step, Version: initial.Version})
 	return e, &Driver[V]{e: e, core: core, tr: cfg.Transport, log: core.cfg.Logger}, nil
 }
 
@@ -332,7 +360,7 @@ func SameDecision(a, b *Decision) bool {
 func (d *Driver[V]) Close(now time.Time) {
 	st := d.core.Close(now) // not counted in Stats.Steps: no manager was polled
 	d.Publish(st)
-	st.RunEffects()
+	d.RunEffects(st)
 }
 
 // RunEffects runs st's Effects in order.

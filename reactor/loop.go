@@ -100,11 +100,11 @@ func (l *Loop[V]) run() {
 			l.c.roundLimit.Add(1)
 		}
 		if mutant.On("effects-before-publication") {
-			st.RunEffects()
+			l.drv.RunEffects(st)
 			l.drv.Publish(st)
 		} else {
 			l.drv.Publish(st)
-			st.RunEffects() // invariant 4: after the decision that includes them
+			l.drv.RunEffects(st) // invariant 4: after the decision that includes them
 		}
 		l.drv.Advance()
 		if st.Decision.Closed {

@@ -5,13 +5,28 @@ import "sync"
 // trace is a bounded ring of the most recent decisions (P6: bounded,
 // diagnosable). The loop goroutine appends; any goroutine may read a copy.
 type trace struct {
-	mu   sync.Mutex  // guards ring, next, full
+	mu   sync.Mutex  // guards every field; publish holds it across the swap
 	ring []*Decision // fixed capacity
 	next int
 	full bool
+
+	// The protocol events (Engine.Events): a ring of fixed capacity,
+	// eventsPerDecision per retained decision.
+	events             []TraceEvent
+	evNext             int
+	evFull             bool
+	evDropped          uint64
+	evDroppedMaxWaiter uint64
 }
 
-func newTrace(capacity int) *trace { return &trace{ring: make([]*Decision, capacity)} }
+// eventsPerDecision sizes the event ring: a step's publication and its
+// effects, and room for a waiter's take and check, per retained decision;
+// busier waiters shorten the window the ring covers (EventLog.Dropped).
+const eventsPerDecision = 4
+
+func newTrace(capacity int) *trace {
+	return &trace{ring: make([]*Decision, capacity), events: make([]TraceEvent, capacity*eventsPerDecision)}
+}
 
 func (t *trace) add(d *Decision) {
 	t.mu.Lock()

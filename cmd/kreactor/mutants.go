@@ -1,10 +1,13 @@
 package main
 
-// kreactor mutants: the mutation runs of issue 9. It builds the regression
-// suite (the Go regression specs and every scenario file) once with the
-// `mutants` build tag, runs it once with no mutant (every spec must pass,
-// or a kill proves nothing) and once per mutant of internal/mutant's
-// catalogue, on the reactor subject and the kfake target, reads each run's
+// kreactor mutants: the mutation runs. It builds every suite that can kill
+// (mutantSuites: the regression specs and scenario files, the properties,
+// the contract, e2e and share suites) and the model package's trace
+// validation once with the `mutants` build tag, runs them once with no
+// mutant (every spec must pass, or a kill proves nothing) and once per
+// mutant of internal/mutant's catalogue, on the reactor subject and the
+// kfake target (where every reactor consumer's trace is also validated
+// against the protocol's model at the end of its spec), reads each run's
 // Ginkgo JSON report, prints the kill matrix (mutant x spec) and writes it
 // for `kreactor report -mutants FILE`. It fails when a mutant survives, when
 // a mutant of a seed failure shape is killed only by specs of other shapes,
@@ -28,19 +31,29 @@ import (
 	"github.com/kreactor/kreactor/reports"
 )
 
-// mutantSuite is the package whose specs make up the matrix's columns.
-const mutantSuite = "./specs/regressions"
+// mutantSuites are the packages whose specs make up the matrix's columns:
+// every suite whose specs run on the reactor subject and can kill a
+// mutant (fidelity compares targets, not subjects).
+var mutantSuites = []string{"./specs/regressions", "./specs/properties", "./specs/contract", "./specs/e2e", "./specs/share"}
+
+// traceCheckSpec is the matrix column of trace validation outside the
+// suites: the model package's workload on a reactor Loop, replayed against
+// the protocol's model (model.CheckEvents); it kills publication-race
+// mutants of the engine's own paths (WaitFor, publish, effects) that no
+// consumer call exercises.
+const traceCheckSpec = "trace.model-workload"
 
 // mutantRunTimeout bounds one run of the suite on one mutant: the null-like
 // mutants wait out every consume step and close (10 s each) in 14 specs.
 const mutantRunTimeout = 15 * time.Minute
 
 func runMutants(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("mutants", "[-out FILE] [-dir DIR] [-only NAME[,NAME...]] [-go GO]", stderr)
+	fs := newFlagSet("mutants", "[-out FILE] [-dir DIR] [-only NAME[,NAME...]] [-suites PKG[,PKG...]] [-go GO]", stderr)
 	out := fs.String("out", filepath.Join("reports", "out", "mutants.json"), "kill matrix JSON to write (read by kreactor report -mutants)")
 	dir := fs.String("dir", filepath.Join("reports", "out", "mutants"), "directory for the test binary, each run's Ginkgo JSON report and log")
 	only := fs.String("only", "", "comma-separated mutant names to run (default: the whole catalogue)")
 	goTool := fs.String("go", "go", "the go command that builds the test binary")
+	suitesFlag := fs.String("suites", strings.Join(mutantSuites, ","), "comma-separated suite packages to run on every mutant")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
@@ -72,26 +85,67 @@ func runMutants(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	start := time.Now()
-	bin := filepath.Join(absDir, "regressions.mutants.test")
-	fmt.Fprintf(stdout, "== mutants: building %s with -tags mutants\n", mutantSuite)
-	build := exec.Command(*goTool, "test", "-c", "-tags", "mutants", "-o", bin, mutantSuite)
+	type suite struct{ pkg, bin, dir string }
+	var suites []suite
+	for _, pkg := range strings.Split(*suitesFlag, ",") {
+		pkg = strings.TrimSpace(pkg)
+		if pkg == "" {
+			continue
+		}
+		base := filepath.Base(pkg)
+		bin := filepath.Join(absDir, base+".mutants.test")
+		fmt.Fprintf(stdout, "== mutants: building %s with -tags mutants\n", pkg)
+		build := exec.Command(*goTool, "test", "-c", "-tags", "mutants", "-o", bin, pkg)
+		build.Stdout, build.Stderr = stderr, stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("build the mutant test binary of %s: %w", pkg, err)
+		}
+		dir, err := filepath.Abs(filepath.FromSlash(strings.TrimPrefix(pkg, "./")))
+		if err != nil {
+			return err
+		}
+		suites = append(suites, suite{pkg, bin, dir})
+	}
+	traceBin := filepath.Join(absDir, "model.mutants.test")
+	build := exec.Command(*goTool, "test", "-c", "-tags", "mutants", "-o", traceBin, "./model")
 	build.Stdout, build.Stderr = stderr, stderr
 	if err := build.Run(); err != nil {
-		return fmt.Errorf("build the mutant test binary: %w", err)
+		return fmt.Errorf("build the trace-validation test binary: %w", err)
 	}
-	suiteDir, err := filepath.Abs(filepath.FromSlash(strings.TrimPrefix(mutantSuite, "./")))
+	modelDir, err := filepath.Abs("model")
 	if err != nil {
 		return err
 	}
 	km := &reports.KillMatrix{Version: reports.KillMatrixVersion, SpecShapes: map[string][]catalogue.Shape{}, Subject: "reactor", Target: "kfake"}
+	km.Specs = append(km.Specs, traceCheckSpec)
+	km.SpecShapes[traceCheckSpec] = []catalogue.Shape{catalogue.ShapePublicationRace}
 
-	run := func(name, points string) (map[string]reports.Verdict, time.Duration, error) {
-		t0 := time.Now()
+	// traceCheck runs the model package's trace-validation workload on the
+	// mutant: it fails only when a recorded step breaks the model.
+	traceCheck := func(name, points string) (reports.Verdict, error) {
+		cmd := exec.Command(traceBin, "-test.run=^TestCheckTraceOfALoop$", "-test.count=1", "-test.v")
+		cmd.Dir = modelDir
+		cmd.Env = append(os.Environ(), mutant.Env+"="+points)
+		out, err := cmd.CombinedOutput()
+		_ = os.WriteFile(filepath.Join(absDir, name+"-trace.log"), out, 0o644)
+		switch {
+		case err == nil:
+			return reports.VerdictPass, nil
+		case strings.Contains(string(out), "breaks the model"):
+			return reports.VerdictFail, nil
+		}
+		return "", fmt.Errorf("mutant %s: the trace-validation run failed for another reason (%v; see %s-trace.log)", name, err, filepath.Join(*dir, name))
+	}
+
+	// runSuite runs one suite's binary on the mutant and adds its
+	// verdicts.
+	runSuite := func(name, points, pkg, bin, suiteDir string, verdicts map[string]reports.Verdict) error {
+		name = name + "-" + filepath.Base(pkg)
 		report := filepath.Join(absDir, name+".json")
 		_ = os.Remove(report)
 		logf, err := os.Create(filepath.Join(absDir, name+".log"))
 		if err != nil {
-			return nil, 0, err
+			return err
 		}
 		defer logf.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), mutantRunTimeout)
@@ -103,9 +157,8 @@ func runMutants(args []string, stdout, stderr io.Writer) error {
 		runErr := cmd.Run() // a failing spec is the point: the report decides
 		rows, err := reports.ParseFiles([]string{report}, reports.Options{})
 		if err != nil {
-			return nil, 0, fmt.Errorf("mutant %s: no usable report (%v; the run: %v; see %s.log)", name, err, runErr, filepath.Join(*dir, name))
+			return fmt.Errorf("mutant %s: no usable report (%v; the run: %v; see %s.log)", name, err, runErr, filepath.Join(*dir, name))
 		}
-		verdicts := map[string]reports.Verdict{}
 		for _, r := range rows.Rows {
 			if r.Verdict == reports.VerdictSkipped {
 				continue
@@ -120,9 +173,24 @@ func runMutants(args []string, stdout, stderr io.Writer) error {
 				}
 			}
 		}
-		return verdicts, time.Since(t0), nil
+		return nil
 	}
 
+	run := func(name, points string) (map[string]reports.Verdict, time.Duration, error) {
+		t0 := time.Now()
+		verdicts := map[string]reports.Verdict{}
+		tv, err := traceCheck(name, points)
+		if err != nil {
+			return nil, 0, err
+		}
+		verdicts[traceCheckSpec] = tv
+		for _, su := range suites {
+			if err := runSuite(name, points, su.pkg, su.bin, su.dir, verdicts); err != nil {
+				return nil, 0, err
+			}
+		}
+		return verdicts, time.Since(t0), nil
+	}
 	fmt.Fprintf(stdout, "== mutants: control run (no mutant)\n")
 	control, d, err := run("control", "")
 	if err != nil {

@@ -82,7 +82,7 @@ func Check(tr *Trace) []Anomaly {
 	var out []Anomaly
 	for _, d := range []func(*Trace) []Anomaly{
 		CheckLost, CheckOrder, CheckCommitPastProcessed, CheckCommitAfterLeave, CheckCallbacks,
-		CheckClose, CheckRetries, CheckSpin, CheckLeaks, CheckShareAcks, CheckPanics,
+		CheckClose, CheckRetries, CheckSpin, CheckLeaks, CheckShareAcks, CheckPanics, CheckModelTrace,
 	} {
 		out = append(out, d(tr)...)
 	}
@@ -539,6 +539,22 @@ func CheckPanics(tr *Trace) []Anomaly {
 				ev = ev[:1500] + "..."
 			}
 			out = append(out, Anomaly{Name: AnomalyPanic, Member: o.Member, At: o.End, Evidence: ev})
+		}
+	}
+	return out
+}
+
+// opTraceValidation is the OpOther action recording a member's trace
+// validation against the protocol's model (Err: the violation).
+const opTraceValidation = "trace-validation"
+
+// CheckModelTrace reports each member whose recorded reactor trace broke
+// the protocol model's rules (package model, harness.ValidateTrace).
+func CheckModelTrace(tr *Trace) []Anomaly {
+	var out []Anomaly
+	for _, o := range tr.Ops {
+		if o.Kind == OpOther && o.What == opTraceValidation && o.Err != "" {
+			out = append(out, Anomaly{Name: "model-trace", Member: o.Member, At: o.Start, Evidence: o.Err})
 		}
 	}
 	return out

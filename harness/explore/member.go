@@ -11,6 +11,7 @@ import (
 
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/reactor"
 )
 
 // member runs one member's timeline: start, subscribe, the main loop
@@ -139,7 +140,28 @@ func (r *runner) watch(m Member, probe harness.Probe, probed bool, c interface {
 	}
 	samplers.Go(func() { r.wakeups(m, c, at, closed) })
 	r.env.Defer(func() { _ = c.Close(context.Background()) })
-	return func() { close(closed); samplers.Wait() }
+	return func() {
+		close(closed)
+		samplers.Wait()
+		r.validateTrace(m.Name, probe)
+	}
+}
+
+// validateTrace replays a reactor member's recorded protocol events and
+// decisions against the model (harness.ValidateTrace) and records the
+// outcome as an op: CheckModelTrace reports a violation. Other subjects'
+// engines (the baseline runs effects before publication on purpose) are
+// not the model's.
+func (r *runner) validateTrace(member string, probe harness.Probe) {
+	t, ok := probe.(interface {
+		Events() reactor.EventLog
+		Trace() []*reactor.Decision
+	})
+	if !ok || r.subj.Name() != "reactor" {
+		return
+	}
+	err := harness.ValidateTrace(t)
+	r.op(Op{Member: member, Kind: OpOther, What: opTraceValidation, Start: r.since(), End: r.since(), Err: errText(err)})
 }
 
 func (r *runner) wakeups(m Member, c interface{ Wakeup() }, at func(time.Duration), closed <-chan struct{}) {

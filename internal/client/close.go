@@ -100,7 +100,7 @@ type CloseWork struct {
 func (cs *CloseSequence) Poll(tx *reactor.Tx, w CloseWork) reactor.Result {
 	now := tx.Now
 	if !cs.leaveStarted {
-		if w.Pending() != "" && now.Before(cs.leaveAt) {
+		if w.Pending() != "" && now.Before(cs.leaveAt) && !mutant.On("close-leave-before-commit") {
 			return reactor.Await(w.PendingInputs, w.PendingReason).Until(cs.leaveAt)
 		}
 		if what := w.Pending(); what != "" {

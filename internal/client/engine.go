@@ -21,6 +21,8 @@ type Engine interface {
 	WaitFor(ctx context.Context, cond func(*reactor.Publication) bool) (*reactor.Publication, error)
 	Stats() reactor.Stats
 	Trace() []*reactor.Decision
+	// Events returns the retained protocol events (reactor.Engine.Events).
+	Events() reactor.EventLog
 	// NoteAppWakeup counts one release of an application wait that does
 	// not go through WaitFor (reactor.Stats.AppWakeups).
 	NoteAppWakeup()
@@ -101,6 +103,11 @@ func (d Diagnostics[S]) Decision() *reactor.Decision { return d.eng.Current().De
 
 // Trace returns a copy of the retained recent decisions, oldest first.
 func (d Diagnostics[S]) Trace() []*reactor.Decision { return d.eng.Trace() }
+
+// Events returns a copy of the retained protocol events (publications,
+// effects runs, WaitFor steps), oldest first: what package model's trace
+// validation replays.
+func (d Diagnostics[S]) Events() reactor.EventLog { return d.eng.Events() }
 
 // AppWakeups counts every release of an application wait on the engine
 // (reactor.Stats.AppWakeups: a reply, a publication, a context's end, the

@@ -33,6 +33,8 @@ type Mutant struct {
 var Mutants = []Mutant{
 	{Name: "effects-before-publication", Shape: catalogue.ShapePublicationRace, Points: []string{"effects-before-publication"}, Where: "reactor/loop.go", Source: "issue 9",
 		Description: "the loop runs a step's effects (commit releases, Poll answers) before it publishes the decision that includes them (invariant 4)"},
+	{Name: "waitfor-check-before-take", Shape: catalogue.ShapePublicationRace, Points: []string{"waitfor-check-before-take"}, Where: "reactor/engine.go", Source: "added",
+		Description: "WaitFor evaluates its condition on the current publication and takes the channel afterwards: a publication between the two is missed (invariant 5's lost wakeup)"},
 	{Name: "effects-at-once", Shape: catalogue.ShapePublicationRace, Points: []string{"effects-at-once"}, Where: "reactor/core.go", Source: "added",
 		Description: "publication after effects: the core runs each effect as soon as it is queued, while observations are still being applied (today's futures)"},
 	{Name: "retry-at-now-coordinator-unknown", Shape: catalogue.ShapeBusyLoop, Points: []string{"retry-at-now-coordinator-unknown"}, Where: "managers/group/membership.go", Source: "issue 9",
@@ -67,6 +69,10 @@ var Mutants = []Mutant{
 		Description: "a new assignment takes effect at once: no auto-commit before revocation, revoked partitions' buffered records still returned, no rebalance listener call (two members deliver the same records)"},
 	{Name: "static-leave-dynamic", Shape: catalogue.ShapeLifecycle, Points: []string{"static-leave-dynamic"}, Where: "managers/group/static.go", Source: "added",
 		Description: "a static member (group.instance.id) leaves with member epoch -1 instead of -2: the coordinator hands its partitions to the others at once and the member joining again with its instance id gets others"},
+	{Name: "fetch-stale-answer-applied", Shape: catalogue.ShapePublicationRace, Points: []string{"fetch-stale-answer-applied"}, Where: "managers/group/fetch.go", Source: "added",
+		Description: "the fetch manager applies a Fetch answer for a partition reassigned or repositioned since the request was built: the staleness guard on generation and position is gone (invariant 6, P3)"},
+	{Name: "close-leave-before-commit", Shape: catalogue.ShapeLifecycle, Points: []string{"close-leave-before-commit"}, Where: "internal/client/close.go", Source: "added",
+		Description: "close starts the leave at once, failing the final commit and the pending ones instead of letting them finish first (invariant 7: final commit precedes the leave)"},
 	{Name: "metadata-error-not-surfaced", Shape: catalogue.ShapePublicationRace, Points: []string{"metadata-error-not-surfaced"}, Where: "consumer/application.go", Source: "added",
 		Description: "a metadata error is checked only when a Poll starts: one that arrives while Poll waits does not release it (KAFKA-20397's lost wakeup)"},
 }

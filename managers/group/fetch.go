@@ -691,7 +691,7 @@ func (f *Fetch) onResponse(tx *reactor.Tx, node int32, s *fetchSession, sf sessi
 			answered[k] = true
 			st := sent[k]
 			p, assigned := f.parts[st.tp]
-			if !assigned || p.gen != st.gen || p.pos != st.pos {
+			if !assigned || ((p.gen != st.gen || p.pos != st.pos) && !mutant.On("fetch-stale-answer-applied")) {
 				continue // stale: reassigned or repositioned since sent (P3)
 			}
 			var d decoded
