@@ -74,7 +74,7 @@ func TestReconciliationOrder(t *testing.T) {
 	r, m := memberRig(t)
 	h := &hooksLog{}
 	m.UseRebalanceHooks(h.hooks(true))
-	r.Do("subscribe", func(*reactor.Tx) { m.Subscribe([]string{topic}) })
+	r.Do("subscribe", func(tx *reactor.Tx) { m.Subscribe([]string{topic}); m.OnPoll(tx.Now) })
 	r.Answer(r.Request(m), assignOf(1, 0, 1, 2), nil)
 	r.Step()
 	if want := []string{"commit"}; !slices.Equal(h.events, want) {
@@ -121,7 +121,7 @@ func TestFencedOwesLost(t *testing.T) {
 	r, m := memberRig(t)
 	h := &hooksLog{}
 	m.UseRebalanceHooks(h.hooks(false))
-	r.Do("subscribe", func(*reactor.Tx) { m.Subscribe([]string{topic}) })
+	r.Do("subscribe", func(tx *reactor.Tx) { m.Subscribe([]string{topic}); m.OnPoll(tx.Now) })
 	r.Answer(r.Request(m), assignOf(1, 0, 1, 2), nil)
 	r.Step()
 	h.finish(r)
