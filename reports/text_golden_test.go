@@ -109,7 +109,6 @@ func TestTextGolden(t *testing.T) {
 		}
 		if !bytes.Equal(got.Bytes(), want) {
 			t.Errorf("output differs from %s (rerun with -update and review the diff)", f.file)
-			os.WriteFile(f.file+".got", got.Bytes(), 0o644)
 		}
 	}
 }
