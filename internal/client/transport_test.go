@@ -10,6 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kreactor/kreactor/consumer/config"
 	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/reactor"
 )
@@ -42,13 +43,13 @@ func TestTransportReconnectBackoff(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close() // nobody listens: every dial is refused
 	var dials atomic.Int32
-	cfg := DefaultConfig()
+	cfg := config.DefaultConsumer()
 	cfg.ReconnectBackoff, cfg.ReconnectBackoffMax = 200*time.Millisecond, time.Second
 	cfg.Dial = func(ctx context.Context, network, address string) (net.Conn, error) {
 		dials.Add(1)
 		return (&net.Dialer{}).DialContext(ctx, network, address)
 	}
-	tr := newTransport(&cfg, nil)
+	tr := newTransport(&cfg.Common, cfg.ClientID, nil)
 	defer tr.close()
 
 	if err := send(t, tr, addr); !managers.IsConnectError(err) {

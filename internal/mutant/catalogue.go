@@ -57,7 +57,7 @@ var Mutants = []Mutant{
 		Description: "a heartbeat in flight past its interval reports the expired interval instead of awaiting the response (KAFKA-21031)"},
 	{Name: "auto-commit-timer-stale", Shape: catalogue.ShapeBusyLoop, Points: []string{"auto-commit-timer-stale"}, Where: "managers/group/commit.go", Source: "added",
 		Description: "an auto-commit due while the coordinator is unknown reports its expired timer, reset only when a commit is sent (KAFKA-20970)"},
-	{Name: "zero-backoff-accepted", Shape: catalogue.ShapeBusyLoop, Points: []string{"zero-backoff-accepted"}, Where: "consumer/config.go", Source: "added",
+	{Name: "zero-backoff-accepted", Shape: catalogue.ShapeBusyLoop, Points: []string{"zero-backoff-accepted"}, Where: "consumer/config/validate.go", Source: "added",
 		Description: "the reactor accepts retry.backoff.ms=0: a failing Fetch is retried with no wait (KAFKA-21049)"},
 	{Name: "close-skips-leave", Shape: catalogue.ShapeLifecycle, Points: []string{"close-skips-leave"}, Where: "internal/client/close.go", Source: "added",
 		Description: "close skips the leave heartbeat and reports the member gone: the group keeps it until its session times out"},
