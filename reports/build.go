@@ -122,11 +122,11 @@ type Report struct {
 
 	// Sections filled by later tools; each renders only when set.
 
-	// Mutants is the mutation kill matrix (issue 9, `make mutants`), read with LoadKillMatrix.
+	// Mutants is the mutation kill matrix (`make mutants`), read with LoadKillMatrix.
 	Mutants *KillMatrix
-	// Perf is the side-by-side benchmark (issue 15), read with LoadPerf.
+	// Perf is the side-by-side benchmark, read with LoadPerf.
 	Perf *PerfTable
-	// Releases is the release matrix (issue 11, `make java-matrix`), read
+	// Releases is the release matrix (`make java-matrix`), read
 	// with LoadReleaseMatrix; without it the HTML builds one from the
 	// columns of a subject run in several releases.
 	Releases *ReleaseMatrix

@@ -9,7 +9,7 @@ import (
 )
 
 // Expectations are the verdicts the suite exists to show (docs/design.md,
-// "baseline"; issue 9): every catalogue item passes on the reference subject
+// "baseline"): every catalogue item passes on the reference subject
 // (the reactor) on every target it ran on; every spec covering a regression
 // fails on the control subject (the baseline, a model of today's design),
 // and fails there on one of the spec's declared signals (the Jira's
@@ -33,7 +33,7 @@ type Expectations struct {
 	// Evidence are the columns of the other subjects that ran (the real
 	// clients: java, kgo): never required to pass or fail, shown per
 	// regression (RegressionCheck.Evidence); only a harness error in their
-	// runs is a problem (issue 11).
+	// runs is a problem.
 	Evidence []Column
 }
 

@@ -123,7 +123,7 @@ type Row struct {
 	SuiteDir string `json:"suite_dir,omitempty"`
 	// Series is the spec's recorded time series (EntrySeries), nil when none was recorded.
 	Series *Series `json:"-"`
-	// Signals and FailedKeys are the spec's EntrySignals and EntryFailedKeys (issue 9); nil
+	// Signals and FailedKeys are the spec's EntrySignals and EntryFailedKeys; nil
 	// when the spec attached none.
 	Signals    []string `json:"signals,omitempty"`
 	FailedKeys []string `json:"failed_keys,omitempty"`

@@ -50,7 +50,7 @@ func (f *foreign) close()        {}
 // completes through done.
 //
 // Connections back off per broker as Java's ClusterConnectionStates does
-// (issue 10, "backoff that grows"): after a failed connection attempt the
+// (CONTRACT-4, KIP-580): after a failed connection attempt the
 // next one to that broker waits reconnect.backoff.ms doubling to
 // reconnect.backoff.max.ms with 20% jitter (managers.Reconnect); a request
 // for a broker still in backoff is answered at once with a

@@ -30,7 +30,7 @@ func send(t *testing.T, tr *transport, addr string) error {
 	}
 }
 
-// Issue 10, "backoff that grows", transport part: a failed connection to a
+// A backoff that grows (KIP-580), transport part: a failed connection to a
 // broker starts its reconnect backoff (reconnect.backoff.ms doubling to
 // reconnect.backoff.max.ms); requests for it within the backoff are answered
 // at once with a *managers.ReconnectBackoffError and dial nothing; after it,

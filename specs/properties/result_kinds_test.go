@@ -355,7 +355,7 @@ var _ = Describe("Request manager results", func() {
 				r.advance(longAfter)
 				return r.poll(r.member)
 			},
-			// The Await carries the max.poll.interval.ms expiry (issue 10):
+			// The Await carries the max.poll.interval.ms expiry (CONTRACT-*):
 			// the member leaves then even with a heartbeat in flight.
 			want{Kind: reactor.KindAwait, Inputs: reactor.InputResponse,
 				AtMin: consumer.DefaultConfig().MaxPollInterval - longAfter - rigInterval - time.Second, AtMax: consumer.DefaultConfig().MaxPollInterval}),
