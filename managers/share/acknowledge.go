@@ -28,15 +28,11 @@ func (c *Consume) shareAcknowledge(tx *reactor.Tx, v View, node int32, addr stri
 	req.IsRenewAck = hasRenew(acks)
 	byID := map[[16]byte]int{}
 	for _, tp := range slices.SortedFunc(maps.Keys(acks), managers.CompareTopicPartition) {
-		id := c.topicID(tp)
-		i, ok := byID[id]
-		if !ok {
+		i := topicIndex(byID, &req.Topics, c.topicID(tp), func(id [16]byte) kmsg.ShareAcknowledgeRequestTopic {
 			t := kmsg.NewShareAcknowledgeRequestTopic()
 			t.TopicID = id
-			req.Topics = append(req.Topics, t)
-			i = len(req.Topics) - 1
-			byID[id] = i
-		}
+			return t
+		})
 		p := kmsg.NewShareAcknowledgeRequestTopicPartition()
 		p.Partition = tp.Partition
 		for _, b := range toBatches(acks[tp]) {

@@ -281,3 +281,15 @@ func (c *Consume) topicID(tp managers.TopicPartition) [16]byte {
 	}
 	return [16]byte{}
 }
+
+// topicIndex is the index in topics of the request topic with id, appended
+// (made by newTopic) the first time; byID remembers the indexes.
+func topicIndex[T any](byID map[[16]byte]int, topics *[]T, id [16]byte, newTopic func([16]byte) T) int {
+	i, ok := byID[id]
+	if !ok {
+		*topics = append(*topics, newTopic(id))
+		i = len(*topics) - 1
+		byID[id] = i
+	}
+	return i
+}

@@ -32,15 +32,11 @@ func (c *Consume) shareFetch(tx *reactor.Tx, v View, node int32, addr string, s 
 	req.IsRenewAck = hasRenew(acks)
 	byID := map[[16]byte]int{}
 	add := func(tp managers.TopicPartition) *kmsg.ShareFetchRequestTopicPartition {
-		id := c.topicID(tp)
-		i, ok := byID[id]
-		if !ok {
+		i := topicIndex(byID, &req.Topics, c.topicID(tp), func(id [16]byte) kmsg.ShareFetchRequestTopic {
 			t := kmsg.NewShareFetchRequestTopic()
 			t.TopicID = id
-			req.Topics = append(req.Topics, t)
-			i = len(req.Topics) - 1
-			byID[id] = i
-		}
+			return t
+		})
 		p := kmsg.NewShareFetchRequestTopicPartition()
 		p.Partition = tp.Partition
 		p.PartitionMaxBytes = c.cfg.PartitionMaxBytes
