@@ -68,7 +68,7 @@
 #   make java-releases
 #                     the java subject's release test on the latest patch of 4.0-4.4
 #                     (JAVA_RELEASES), each resolved from Maven Central once
-#   make bench        the side-by-side benchmark (issue 15, package bench; not in make
+#   make bench        the side-by-side benchmark (package bench; docs/bench.md; not in make
 #                     test: about 15 min on 2 cores): reactor, baseline, raw kgo and Java
 #                     (through the driver, polling inside a fresh JVM, and warm) on kfake
 #                     and on real Kafka 4.4.0 (Docker), $(BENCH_ROUNDS) interleaved rounds;
@@ -335,7 +335,7 @@ java-matrix: java-driver
 		-seconds $$(( $$(date +%s) - start )) -command "make java-matrix RUNS=$(MATRIX_RUNS) MATRIX_RELEASES='$(MATRIX_RELEASES)'$(if $(MATRIX_FOCUS), MATRIX_FOCUS='$(MATRIX_FOCUS)')"; status=$$?; \
 	echo "== make java-matrix: $$(( $$(date +%s) - start )) s"; exit $$status
 
-# The side-by-side benchmark (issue 15). Each measurement runs in a child
+# The side-by-side benchmark. Each measurement runs in a child
 # process of the built binary; kfake lives in the parent, Kafka in Docker.
 BENCH_OUT    ?= reports/out/bench
 BENCH_ROUNDS ?= 6
@@ -350,7 +350,7 @@ bench: kafka-image java-driver
 	$(BENCH_OUT)/kreactor bench -rounds $(BENCH_ROUNDS) -out $(BENCH_OUT)/bench.txt -perf $(BENCH_OUT)/perf.json $(BENCH_FLAGS); \
 	status=$$?; echo "== make bench: $$(( $$(date +%s) - start )) s"; exit $$status
 
-# Simulation runs (issue 14): SEEDS schedules on SUBJECT, checked, failing ones shrunk into
+# Simulation runs: SEEDS schedules on SUBJECT, checked, failing ones shrunk into
 # EXPLORE_OUT (the .yaml is a scenario file `kreactor run` replays; the .json `kreactor explore
 # -replay`). The baseline runs on the wall clock (its busy loop freezes a bubble's clock).
 SEEDS ?= 200

@@ -32,7 +32,7 @@ func New(cfg consumer.Config) (*Consumer, error) {
 	if err := zeroBackoffAccepted(cfg.Validate(), cfg.RetryBackoff); err != nil {
 		return nil, err
 	}
-	g := client.NewGroup(client.Config(cfg))
+	g := client.NewGroup(cfg)
 	p := &groupPath{g: g, shared: &fetchBuffer{wake: make(chan struct{}, 1), consumed: map[managers.TopicPartition]managers.Position{}}}
 	g.NeedsCoordinator = p.needsCoordinator
 	g.OnSeek = p.shared.seek

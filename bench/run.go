@@ -54,7 +54,7 @@ type Options struct {
 	Bench, Log io.Writer
 }
 
-// DefaultOptions is the workload of issue 15: 300,000 records of 100 B on
+// DefaultOptions is the workload: 300,000 records of 100 B on
 // 3 partitions, 5 rounds (make bench: 6), max.poll.records 500 (Java's default); latency at
 // 1,000 records/s for 10 s in 2 rounds; 1,000,000 records of backlog; 30 s
 // idle.

@@ -32,7 +32,7 @@ const (
 
 // LoopBudget is what a conforming consumer can do in a window in which
 // nothing progresses (an outage), computed from the configuration alone,
-// never from what the subject did (issue 9: a bound scaled by the requests
+// never from what the subject did (a bound scaled by the requests
 // or Polls a subject made grows with a bug that makes more of them).
 //
 // A loop step starts on an observation or a timer. Observations are one

@@ -1,6 +1,6 @@
 package harness
 
-// Black-box CPU figures (issue 11): what a consumer's CPU did in a fault
+// Black-box CPU figures: what a consumer's CPU did in a fault
 // window, against an idle window measured in the same spec. A client can
 // spin while keeping its request counts low (kafka-clients 4.4.0 on a
 // heartbeat response delayed 1 s: a core of CPU, 142k selector polls, a

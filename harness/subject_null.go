@@ -9,7 +9,7 @@ import (
 
 // Null is the subject "null": the reactor consumer (consumer.NewOn) on a
 // transport that accepts every request and never sends or completes it.
-// It is the second negative control (issue 9): every regression spec and
+// It is the second negative control: every regression spec and
 // regression scenario must fail on it, and fail on one of its liveness keys
 // (records delivered, a commit completing, an error surfaced), which shows
 // that no regression spec passes a consumer that makes no progress. It has

@@ -1,6 +1,6 @@
 package harness
 
-// The real clients as subjects (issue 11): Apache Kafka's Java consumer from
+// The real clients as subjects: Apache Kafka's Java consumer from
 // kafka-clients (package harness/subjects/java, a JVM per consumer) and
 // franz-go's kgo (package harness/subjects/kgo, in this process). They are
 // evidence, not models: the report shows them next to the reactor and the

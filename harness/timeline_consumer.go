@@ -17,7 +17,7 @@ import (
 )
 
 // CPUSampler is an optional consumer ability for subjects that run in
-// another process (the java subject's driver, issue 11): it reports that
+// another process (the java subject's driver): it reports that
 // process's CPU, which the report plots instead of the test process's.
 // Consumers without it (the in-process subjects) are charged the test
 // process's CPU (getrusage), which includes the harness and an in-process

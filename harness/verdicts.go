@@ -20,7 +20,7 @@ const KeyTimeline = "timeline"
 // names) that express the covered Jira's symptom. The report's check
 // requires the negative control (the baseline) to fail a regression spec
 // on one of them; a failure on anything else (another key, a timeout, a
-// panic, a setup error) does not count (issue 9).
+// panic, a setup error) does not count.
 func Signals(keys ...string) {
 	ginkgo.AddReportEntry(reports.EntrySignals, slices.Clone(keys), ginkgo.Offset(1), ginkgo.ReportEntryVisibilityNever)
 }
@@ -98,7 +98,7 @@ func (c *Checks) Failed() []string { return slices.Clone(c.failed) }
 // Headroom is how many times larger than observed an upper bound is:
 // bound / max(observed, 1) (an observed zero counts as one, so a bound of
 // 0 over nothing is headroom 0 and a bound of 9 over nothing 9). The report
-// shows it per spec for the reactor (issue 9): a headroom near 1 is a bound
+// shows it per spec for the reactor: a headroom near 1 is a bound
 // that the reference barely meets (flaky under load), a large one a bound a
 // mild regression would pass.
 func Headroom(observed, bound float64) float64 {

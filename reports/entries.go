@@ -24,23 +24,23 @@ const (
 	// BeforeSuite node (harness.RecordProvenance).
 	EntryProvenance = "kreactor.provenance"
 	// EntrySignals holds a JSON array of strings: the expectation keys that
-	// express the covered Jira's symptom (issue 9). A regression spec on the
+	// express the covered Jira's symptom. A regression spec on the
 	// control subject counts as failing "for the Jira's reason" only when a
 	// key in EntryFailedKeys is one of these.
 	EntrySignals = "kreactor.signals"
 	// EntryFailedKeys holds a JSON array of strings: the expectation keys
-	// that failed in this spec (issue 9).
+	// that failed in this spec.
 	EntryFailedKeys = "kreactor.failed-keys"
 	// EntryLiveness holds a JSON array of strings: the expectation keys
 	// that express progress (records delivered, a commit completing, an
-	// error surfaced; issue 9). A regression spec on a null control (a
+	// error surfaced). A regression spec on a null control (a
 	// consumer that never sends) counts as failing for the right reason
 	// only when a key in EntryFailedKeys is one of these.
 	EntryLiveness = "kreactor.liveness"
 	// EntryHarnessError holds a JSON array of strings: harness errors a spec
 	// hit that say nothing about the subject's behaviour (the java
 	// subject's driver crashed, hung or was sent a command it could not
-	// run; issue 11). The check fails on them for every subject, evidence
+	// run). The check fails on them for every subject, evidence
 	// subjects included.
 	EntryHarnessError = "kreactor.harness-error"
 )

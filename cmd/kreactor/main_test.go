@@ -175,7 +175,7 @@ func TestReportJiraToStdout(t *testing.T) {
 }
 
 // The report's error classification is the managers' table, row for row
-// (issue 10: generated from the code, not written twice), and the HTML
+// (generated from the code, not written twice), and the HTML
 // renders it.
 func TestReportErrorClassificationFromManagers(t *testing.T) {
 	rows, table := errorClassification(), managers.ErrorTable()

@@ -1,6 +1,6 @@
 package main
 
-// kreactor matrix: the release matrix (issue 11, make java-matrix) from the
+// kreactor matrix: the release matrix (make java-matrix) from the
 // run files of one real client in several releases.
 
 import (

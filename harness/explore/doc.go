@@ -1,4 +1,4 @@
-// Package explore runs simulation runs (issue 14): it generates random
+// Package explore runs simulation runs: it generates random
 // schedules (a workload, client actions on a timeline, faults) from a seed
 // with pgregory.net/rapid, runs each on a subject against the fake cluster
 // (harness/sim: inside a testing/synctest bubble where the subject allows,

@@ -111,7 +111,7 @@ func Scenario(f Finding, subject string) ([]byte, error) {
 	if s.Produce.Batch > 0 {
 		// The producer's ticks, coalesced into at most maxProduceSteps
 		// produce steps per topic (each a blocking step of its own in the
-		// sequence; issue 12's checker bounds the sum of step timeouts).
+		// sequence; the checker bounds the sum of step timeouts).
 		var ticks []time.Duration
 		for at := s.Produce.Every; at < s.Length; at += s.Produce.Every {
 			ticks = append(ticks, at)

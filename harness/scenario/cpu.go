@@ -1,6 +1,6 @@
 package scenario
 
-// The cpu expectation (issue 11, one handler of the registry in expect.go):
+// The cpu expectation (one handler of the registry in expect.go):
 // the consumer's CPU in a fault window, bounded by an idle window of the
 // same file ("at most 3x idle + 100 ms", scaled to the windows' lengths),
 // and for a client that reports it (kafka-clients' select-total) its

@@ -93,7 +93,7 @@ func writeFile(t *testing.T, dir, name, body string) string {
 
 // The suite never loses other scenario specs because one file is bad: each
 // file's load result stands alone, and two files with one id fail only the
-// second (issue 12: they used to collapse every scenario spec into one
+// second (they used to collapse every scenario spec into one
 // failing load spec).
 func TestLoadDirKeepsEveryFile(t *testing.T) {
 	dir := t.TempDir()

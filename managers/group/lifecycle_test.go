@@ -1,6 +1,6 @@
 package group_test
 
-// Issue 10: the leave heartbeat goes whatever else is going on (a heartbeat
+// Java's contract (CONTRACT-*): the leave heartbeat goes whatever else is going on (a heartbeat
 // in flight, a heartbeat backoff), max.poll.interval.ms leaves the group and
 // the next Poll rejoins, and a CommitSync completes after every commit made
 // before it.
@@ -18,8 +18,8 @@ import (
 )
 
 // A heartbeat held in flight does not keep the leave back: it goes in the
-// step Leave is called (Java's shouldSendLeaveHeartbeatNow; issue 10 item
-// 3), and the held heartbeat's late answer is ignored.
+// step Leave is called (Java's shouldSendLeaveHeartbeatNow;
+// CONTRACT-3), and the held heartbeat's late answer is ignored.
 func TestLeaveGoesWhileHeartbeatInFlight(t *testing.T) {
 	r, m := stableMember(t)
 	r.Elapse(interval)
@@ -59,7 +59,7 @@ func TestLeaveGoesDuringHeartbeatBackoff(t *testing.T) {
 	}
 }
 
-// max.poll.interval.ms (issue 10 item 6): while a Poll waits the timer
+// max.poll.interval.ms (CONTRACT-6): while a Poll waits the timer
 // does not run; without Poll activity for the interval the member sends a
 // leave heartbeat (epoch -1) at the interval's end, gives up its
 // assignment, sends nothing more (MemberStale), and the next Poll joins
@@ -148,7 +148,7 @@ func TestPollDuringExpiryLeaveRejoins(t *testing.T) {
 	}
 }
 
-// CommitSync's completion (issue 10 item 1): a commit with nothing to send
+// CommitSync's completion (CONTRACT-1): a commit with nothing to send
 // queued behind a commit in flight completes after it, in the same step
 // and after its done, never at once; a commit completes after every commit
 // queued before it.

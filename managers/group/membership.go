@@ -9,7 +9,7 @@ package group
 // Answers: KAFKA-20426 (an unsubscribed member is Idle, never "heartbeat due
 // at 0"), KAFKA-21031 (a heartbeat in flight after its timer expired is an
 // Await(response), not a zero wait), KAFKA-20253 (coordinator unknown is an
-// Await(coordinator)). Issue 10: the leave heartbeat goes even while another
+// Await(coordinator)). Java's contract (CONTRACT-*): the leave heartbeat goes even while another
 // heartbeat is in flight and during a heartbeat backoff (Java's
 // shouldSendLeaveHeartbeatNow and pollOnClose), and max.poll.interval.ms is
 // enforced: without Poll activity for that long the member leaves the group

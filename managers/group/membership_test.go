@@ -111,7 +111,7 @@ func TestHeartbeatErrorsByClass(t *testing.T) {
 	}
 }
 
-// Issue 10 item 4: a member fenced again and again rejoins at once the
+// CONTRACT-4: a member fenced again and again rejoins at once the
 // first time, then on the growing retry backoff; a successful heartbeat
 // starts over. Over 600 ms of UNKNOWN_MEMBER_ID answered in 1 ms, at most
 // the backoff schedule's attempts go out (before: one per round trip).
@@ -168,7 +168,7 @@ func TestRepeatedFencingBacksOff(t *testing.T) {
 	r.Request(m)
 }
 
-// Issue 10 item 2: FindCoordinator answered GROUP_AUTHORIZATION_FAILED
+// CONTRACT-2: FindCoordinator answered GROUP_AUTHORIZATION_FAILED
 // reaches the application through membership once per failed discovery (in
 // any member state), and in the step that raises it: the round is polled
 // again, so a waiting Poll in the application manager (the probe, polled

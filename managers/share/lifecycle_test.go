@@ -1,6 +1,6 @@
 package share_test
 
-// Issue 10: the share member's leave goes while a heartbeat is in flight,
+// Java's contract (CONTRACT-*): the share member's leave goes while a heartbeat is in flight,
 // max.poll.interval.ms leaves the share group and the next Poll rejoins (as
 // the KIP-932 Java client does), every acknowledgement is reported once
 // even when a request carrying it is still unanswered at the close

@@ -8,7 +8,7 @@ package share
 // in share groups), leave with member epoch -1.
 // Answers: KAFKA-20253's shape for share groups (coordinator unknown is an
 // Await(coordinator)), KAFKA-21031's (heartbeat in flight is an
-// Await(response)). Issue 10: the leave heartbeat goes even while another
+// Await(response)). Java's contract (CONTRACT-*): the leave heartbeat goes even while another
 // heartbeat is in flight and during a heartbeat backoff, and
 // max.poll.interval.ms is enforced as the KIP-932 Java client does
 // (kafka-clients 4.4.0: ShareHeartbeatRequestManager extends

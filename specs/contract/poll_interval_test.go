@@ -17,7 +17,7 @@ const (
 	// pollInterval is max.poll.interval.ms in these specs.
 	pollInterval = time.Second
 	// pollPause is how long the application stops calling Poll: three
-	// intervals (issue 10 item 6).
+	// intervals (CONTRACT-6).
 	pollPause = 3 * pollInterval
 	// leaveEarlyRatio and leaveLateRatio bound when the leave may come, as
 	// ratios of the interval after the application's last Poll was called

@@ -43,7 +43,7 @@ const (
 // acknowledgements with: answered well before the acknowledgements' phase
 // ends (3/4 of the budget), around it, after it, and after the whole
 // deadline, so every run puts the answer on a different side of the
-// deadline (issue 10 item 7: 10 of 30 offsets were lost when a ShareFetch
+// deadline (CONTRACT-7: 10 of 30 offsets were lost when a ShareFetch
 // carrying them was still in flight at the deadline).
 var shareCloseDelays = []time.Duration{0, 150 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond}
 

@@ -1,5 +1,5 @@
 // Package contract holds the Java consumer contract the reference consumers
-// keep (catalogue items CONTRACT-*, issue 10) as a Ginkgo suite: what only a
+// keep (catalogue items CONTRACT-*) as a Ginkgo suite: what only a
 // Go spec can express (committed offsets after Close, Close with a zero
 // timeout, max.poll.interval.ms, share acknowledgements at a close deadline
 // under controlled timing); the contract cases a scenario file can express

@@ -73,7 +73,7 @@ func newRig(autoCommit bool) *rig {
 	cfg.EnableAutoCommit, cfg.AutoCommitInterval = autoCommit, rigAutoCommit
 	cfg.FetchMaxBytes, cfg.MaxPartitionFetchBytes, cfg.MaxBufferedRecords = 1<<20, 1<<20, 100
 	Expect(cfg.Validate()).To(Succeed())
-	g := client.NewGroup(client.Config(cfg))
+	g := client.NewGroup(cfg)
 	engine := g.EngineConfig(g.Fetch) // builds the commit manager, as consumer.New does
 	core, err := reactor.NewCore(reactor.CoreConfig[group.View]{View: engine.View})
 	Expect(err).NotTo(HaveOccurred())
@@ -355,7 +355,7 @@ var _ = Describe("Request manager results", func() {
 				r.advance(longAfter)
 				return r.poll(r.member)
 			},
-			// The Await carries the max.poll.interval.ms expiry (issue 10):
+			// The Await carries the max.poll.interval.ms expiry (CONTRACT-*):
 			// the member leaves then even with a heartbeat in flight.
 			want{Kind: reactor.KindAwait, Inputs: reactor.InputResponse,
 				AtMin: consumer.DefaultConfig().MaxPollInterval - longAfter - rigInterval - time.Second, AtMax: consumer.DefaultConfig().MaxPollInterval}),

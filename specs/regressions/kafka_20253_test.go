@@ -15,7 +15,7 @@ package regressions
 // Kafka documents it, through harness.RetrySchedule; the heartbeat interval;
 // fetch.max.wait.ms; the spec's own Poll slice), never from what the
 // subject did in the window: a bound scaled by the requests or polls the
-// subject made grows with a bug that makes more of them (issue 9: a mutant
+// subject made grows with a bug that makes more of them (a mutant
 // whose Poll returned at once passed with 227,725 steps in 3 s).
 
 import (

@@ -61,7 +61,7 @@ var _ = Describe("Scenario files", func() {
 		It(sc.Title, harness.Spec(sc.ID, sc.Covers, subject.Name(), target.Name()), alone, SpecTimeout(timeout), func(ctx SpecContext) {
 			// The file's signal and liveness keys, and the keys that
 			// failed, go to the report: the negative controls must fail
-			// for the right reason (issue 9).
+			// for the right reason.
 			if len(sc.Signals) > 0 {
 				harness.Signals(sc.Signals...)
 			}

@@ -127,7 +127,7 @@ var _ = Describe("A share consumer", func() {
 				s1 = probe.Stats()
 			}
 			// Every bound comes from the configuration, none from what the
-			// subject did in the window (issue 9).
+			// subject did in the window.
 			cfg := harness.ShareConsumerConfig(cl, group, clientID)
 			sched := harness.RetrySchedule{Initial: cfg.RetryBackoff, Max: cfg.RetryBackoffMax}
 			budget := harness.LoopBudget{Window: w.Duration(), Schedule: sched, Retried: shareRetriedInOutage, Brokers: cl.Brokers(),

@@ -9,7 +9,7 @@ import (
 
 // blackBoxConsumer and blackBoxShareConsumer are the harness's black-box
 // consumer surfaces (harness.Consumer and harness.ShareConsumer without
-// their probes, issue 8); the assertions below keep the adapters on them.
+// their probes); the assertions below keep the adapters on them.
 type blackBoxConsumer interface {
 	Subscribe(topics ...string) error
 	Assign(partitions ...managers.TopicPartition) error
