@@ -227,7 +227,7 @@ func (r Report) Check(reference, control string, nulls ...string) Expectations {
 			case ReasonOther:
 				ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the control subject %q on %s%s, but not on its signal (%s; failed: %s): not the Jira's reason", it.Item.ID, row.ID, row.Verdict, control, row.Target, runSuffix(row.Run), strings.Join(row.Signals, ", "), or(strings.Join(row.FailedKeys, ", "))))
 			case ReasonUndeclared:
-				ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the control subject %q on %s%s, but declares no signal (harness.Signals, a scenario's signals:): any failure would count", it.Item.ID, row.ID, row.Verdict, control, row.Target, runSuffix(row.Run)))
+				ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the control subject %q on %s%s, but declares no signal (suite.Signals, a scenario's signals:): any failure would count", it.Item.ID, row.ID, row.Verdict, control, row.Target, runSuffix(row.Run)))
 			}
 		}
 		if len(refRows) > 0 {

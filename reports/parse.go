@@ -394,7 +394,7 @@ func ParseFiles(paths []string, opt Options) (Run, error) {
 			return Run{}, err
 		}
 		if run.Files[0].Provenance == nil && len(run.Files[0].Suites) > 0 {
-			run.Warnings = append(run.Warnings, fmt.Sprintf("%s: no provenance recorded (a suite without harness.SuiteSetup in its BeforeSuite?): commit, versions and flags are unknown", displayPath(p)))
+			run.Warnings = append(run.Warnings, fmt.Sprintf("%s: no provenance recorded (a suite without suite.Setup in its BeforeSuite?): commit, versions and flags are unknown", displayPath(p)))
 		}
 		runs = append(runs, run)
 		files = append(files, run.Files...)
@@ -574,7 +574,7 @@ func rowOf(rep types.Report, sr types.SpecReport, opt Options, root string) (Row
 			case EntryEvidence:
 				row.Floors, err = decodeFloors(e.Value.AsJSON)
 			case EntryProvenance:
-				err = fmt.Errorf("%s belongs to BeforeSuite (harness.SuiteSetup), not to a spec", EntryProvenance)
+				err = fmt.Errorf("%s belongs to BeforeSuite (suite.Setup), not to a spec", EntryProvenance)
 			}
 			if err != nil {
 				return Row{}, "", bad("%v", err)

@@ -35,6 +35,7 @@ import (
 
 	"github.com/kreactor/kreactor/harness"
 	"github.com/kreactor/kreactor/harness/structure"
+	"github.com/kreactor/kreactor/harness/suite"
 	"github.com/kreactor/kreactor/reactor"
 )
 
@@ -73,7 +74,7 @@ var registryName = regexp.MustCompile(`^(Register|Unregister|Subscribe|Unsubscri
 
 var _ = Describe("No runtime event bus, signal registry or dependency graph", func() {
 	It("exposes no way to register inputs, handlers or dependencies at run time; Input is a fixed set of constants",
-		harness.Spec("no-registry.reactor-api", []string{"P6"}, subject.Name(), target.Name()),
+		suite.Spec("no-registry.reactor-api", []string{"P6"}, subject.Name(), target.Name()),
 		func() {
 			cb := structural()
 			p := cb.Typed()[structure.ReactorPkg]
@@ -174,13 +175,13 @@ var _ = Describe("No runtime event bus, signal registry or dependency graph", fu
 				problems = append(problems, "the union of every Input constant is not Valid")
 			}
 
-			harness.Note("inputs", strings.Join(inputNames, ", "))
-			harness.Figure("exported_funcs", float64(len(api)), "funcs", "")
-			harness.Figure("funcs_taking_code", float64(takesCode), "funcs", fmt.Sprintf("<= %d (reviewed)", len(reviewedCallbacks)))
-			harness.Figure("fields_holding_code", float64(codeFields), "fields", fmt.Sprintf("<= %d (reviewed)", len(reviewedCodeFields)))
-			harness.Figure("package_vars", float64(n), "vars", "")
-			harness.Figure("input_constants", float64(len(inputs)), "inputs", "fixed")
-			harness.Figure("registry_problems", float64(len(problems)), "", "== 0")
+			suite.Note("inputs", strings.Join(inputNames, ", "))
+			suite.Figure("exported_funcs", float64(len(api)), "funcs", "")
+			suite.Figure("funcs_taking_code", float64(takesCode), "funcs", fmt.Sprintf("<= %d (reviewed)", len(reviewedCallbacks)))
+			suite.Figure("fields_holding_code", float64(codeFields), "fields", fmt.Sprintf("<= %d (reviewed)", len(reviewedCodeFields)))
+			suite.Figure("package_vars", float64(n), "vars", "")
+			suite.Figure("input_constants", float64(len(inputs)), "inputs", "fixed")
+			suite.Figure("registry_problems", float64(len(problems)), "", "== 0")
 			Expect(inputs).NotTo(BeEmpty(), "Input constants found")
 			Expect(problems).To(BeEmpty(), "ways to register inputs, handlers or dependencies at run time (P6)")
 		})
@@ -199,11 +200,11 @@ var _ = Describe("A manager set fixed at construction", func() {
 	// managers: writing the caller's slice after New must not change what
 	// the loop polls.
 	It("polls the managers it was built with, whatever the caller later does to its Config.Managers slice",
-		harness.Spec("no-registry.managers-fixed-at-new", []string{"P6"}, subject.Name(), target.Name()),
+		suite.Spec("no-registry.managers-fixed-at-new", []string{"P6"}, subject.Name(), target.Name()),
 		SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
 			ms := []reactor.Manager[synthView]{&namedManager{"built-with"}}
-			eng := newEngine(harness.EngineOf(subject), ms, noTransport(), 0)
+			eng := newEngine(suite.EngineOf(subject), ms, noTransport(), 0)
 			ms[0] = &namedManager{"swapped-in-after-new"}
 			eng.Start()
 			DeferCleanup(eng.Stop)

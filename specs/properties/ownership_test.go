@@ -29,13 +29,12 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/tools/go/packages"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"golang.org/x/tools/go/packages"
 
-	"github.com/kreactor/kreactor/harness"
 	"github.com/kreactor/kreactor/harness/structure"
+	"github.com/kreactor/kreactor/harness/suite"
 )
 
 // protocolLibrary is the module path prefix of franz-go (kmsg, kgo, kerr,
@@ -89,7 +88,7 @@ func (cb *codeBase) Typed() map[string]*packages.Package {
 // the report then shows the item on each target like any other.
 func structural() *codeBase {
 	GinkgoHelper()
-	harness.OnReferenceOnly(subject, "the code (structural)")
+	suite.OnReferenceOnly(subject, "the code (structural)")
 	return &codeBase{}
 }
 
@@ -144,7 +143,7 @@ func violations(vs []structure.ImportViolation) string {
 
 var _ = Describe("Request managers own their state", func() {
 	It("keeps the execution mechanics free of protocol code: reactor/ depends on the standard library only, and reaches no net",
-		harness.Spec("ownership.reactor-knows-no-protocol", []string{"P1"}, subject.Name(), target.Name()),
+		suite.Spec("ownership.reactor-knows-no-protocol", []string{"P1"}, subject.Name(), target.Name()),
 		func() {
 			cb := structural()
 			g := cb.Graph()
@@ -159,11 +158,11 @@ var _ = Describe("Request managers own their state", func() {
 					closure[d] = true
 				}
 			}
-			harness.Note("packages", strings.Join(mechanics, ", "))
-			harness.Note("direct_imports_of_reactor", strings.Join(g.Imports(structure.ReactorPkg), ", "))
-			harness.Figure("mechanics_packages", float64(len(mechanics)), "packages", "")
-			harness.Figure("import_closure", float64(len(closure)), "packages", "reactor/ and the standard library only")
-			harness.Figure("forbidden_imports", float64(len(all)), "chains", "== 0")
+			suite.Note("packages", strings.Join(mechanics, ", "))
+			suite.Note("direct_imports_of_reactor", strings.Join(g.Imports(structure.ReactorPkg), ", "))
+			suite.Figure("mechanics_packages", float64(len(mechanics)), "packages", "")
+			suite.Figure("import_closure", float64(len(closure)), "packages", "reactor/ and the standard library only")
+			suite.Figure("forbidden_imports", float64(len(all)), "chains", "== 0")
 
 			By("checking that the rule does flag code that speaks the protocol (the consumer)")
 			control := g.Forbidden(structure.ConsumerPkg, nil, rule)
@@ -173,7 +172,7 @@ var _ = Describe("Request managers own their state", func() {
 		})
 
 	It("keeps every request manager's state in unexported fields that only the manager's own methods write",
-		harness.Spec("ownership.manager-state-private", []string{"P1"}, subject.Name(), target.Name()),
+		suite.Spec("ownership.manager-state-private", []string{"P1"}, subject.Name(), target.Name()),
 		func() {
 			cb := structural()
 			var found []string
@@ -189,15 +188,15 @@ var _ = Describe("Request managers own their state", func() {
 				reads = append(reads, r...)
 			}
 			slices.Sort(found)
-			harness.Note("managers", strings.Join(found, ", "))
-			harness.Figure("manager_types", float64(len(found)), "types", fmt.Sprintf(">= %d", len(wantManagers)))
-			harness.Figure("exported_state_fields", float64(len(exported)), "fields", "== 0")
-			harness.Figure("foreign_field_writes", float64(len(writes)), "statements", "== 0")
+			suite.Note("managers", strings.Join(found, ", "))
+			suite.Figure("manager_types", float64(len(found)), "types", fmt.Sprintf(">= %d", len(wantManagers)))
+			suite.Figure("exported_state_fields", float64(len(exported)), "fields", "== 0")
+			suite.Figure("foreign_field_writes", float64(len(writes)), "statements", "== 0")
 			// Reading another manager's field is not a write, but it is
 			// a dependency the owner does not see; reported, not failed.
-			harness.Figure("foreign_field_reads", float64(len(reads)), "expressions", "")
+			suite.Figure("foreign_field_reads", float64(len(reads)), "expressions", "")
 			if len(reads) > 0 {
-				harness.Note("foreign_field_reads", findings(reads))
+				suite.Note("foreign_field_reads", findings(reads))
 			}
 			Expect(found).To(ContainElements(wantManagers), "manager types found by shape (Name() string; Poll(*reactor.Tx, ...) reactor.Result)")
 			Expect(exported).To(BeEmpty(), "exported state fields on request managers (P1):%s", findings(exported))
@@ -205,7 +204,7 @@ var _ = Describe("Request managers own their state", func() {
 		})
 
 	It("keeps no manager state in package variables: only error sentinels and read-only tables",
-		harness.Spec("ownership.no-package-state", []string{"P1"}, subject.Name(), target.Name()),
+		suite.Spec("ownership.no-package-state", []string{"P1"}, subject.Name(), target.Name()),
 		func() {
 			cb := structural()
 			var all []structure.Finding
@@ -217,9 +216,9 @@ var _ = Describe("Request managers own their state", func() {
 				all = append(all, fs...)
 				inspected += n
 			}
-			harness.Note("rule", structure.PackageVarRule)
-			harness.Figure("package_vars_inspected", float64(inspected), "vars", "")
-			harness.Figure("package_var_violations", float64(len(all)), "vars", "== 0")
+			suite.Note("rule", structure.PackageVarRule)
+			suite.Figure("package_vars_inspected", float64(inspected), "vars", "")
+			suite.Figure("package_var_violations", float64(len(all)), "vars", "== 0")
 			Expect(all).To(BeEmpty(), "package variables in managers packages that break the rule %q (P1):%s", structure.PackageVarRule, findings(all))
 		})
 })

@@ -16,13 +16,12 @@ import (
 	"go/types"
 	"strings"
 
-	"golang.org/x/tools/go/packages"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"golang.org/x/tools/go/packages"
 
-	"github.com/kreactor/kreactor/harness"
 	"github.com/kreactor/kreactor/harness/structure"
+	"github.com/kreactor/kreactor/harness/suite"
 )
 
 // importedPackage returns the package p imports as path (as p's type
@@ -38,17 +37,17 @@ func importedPackage(p *packages.Package, path string) *types.Package {
 
 var _ = Describe("The regular and the share consumer share the execution mechanics", func() {
 	It("keeps managers/group and managers/share apart: neither imports the other, directly or transitively",
-		harness.Spec("shared-mechanics.group-share-separate", []string{"P1", "P5"}, subject.Name(), target.Name()),
+		suite.Spec("shared-mechanics.group-share-separate", []string{"P1", "P5"}, subject.Name(), target.Name()),
 		func() {
 			cb := structural()
 			g := cb.Graph()
 			Expect(g.Has(structure.GroupPkg)).To(BeTrue(), "managers/group is loaded")
 			share := g.Has(structure.SharePkg)
 			if share {
-				harness.Figure("share_package_present", 1, "packages", "")
+				suite.Figure("share_package_present", 1, "packages", "")
 			} else {
-				harness.Figure("share_package_present", 0, "packages", "")
-				harness.Note("share", "managers/share does not exist yet: only managers/group's imports are checked")
+				suite.Figure("share_package_present", 0, "packages", "")
+				suite.Note("share", "managers/share does not exist yet: only managers/group's imports are checked")
 			}
 			var all []structure.ImportViolation
 			for _, pair := range [][2]string{{structure.GroupPkg, structure.SharePkg}, {structure.SharePkg, structure.GroupPkg}} {
@@ -60,12 +59,12 @@ var _ = Describe("The regular and the share consumer share the execution mechani
 					return fmt.Sprintf("%s must not import %s", from, other), structure.InTree(imported, other)
 				})...)
 			}
-			harness.Figure("cross_imports", float64(len(all)), "chains", "== 0")
+			suite.Figure("cross_imports", float64(len(all)), "chains", "== 0")
 			Expect(all).To(BeEmpty(), "import chains between the regular and the share managers (P1, P5):%s", violations(all))
 		})
 
 	It("builds the regular and the share consumer on reactor.Loop, with managers that implement reactor.Manager",
-		harness.Spec("shared-mechanics.consumer-on-reactor-loop", []string{"P5"}, subject.Name(), target.Name()),
+		suite.Spec("shared-mechanics.consumer-on-reactor-loop", []string{"P5"}, subject.Name(), target.Name()),
 		func() {
 			cb := structural()
 			consumerPkg := cb.Typed()[structure.ConsumerPkg]
@@ -76,11 +75,11 @@ var _ = Describe("The regular and the share consumer share the execution mechani
 			if consumerPkg.Types.Scope().Lookup("NewShare") != nil {
 				constructors = append(constructors, "NewShare")
 			} else {
-				harness.Note("share_consumer", "consumer.NewShare does not exist yet: only the regular consumer is checked")
+				suite.Note("share_consumer", "consumer.NewShare does not exist yet: only the regular consumer is checked")
 			}
 			for _, fn := range constructors {
 				calls := structure.Calls(consumerPkg, fn, structure.ReactorPkg, "New")
-				harness.Figure("reactor_new_calls_in_consumer_"+strings.ToLower(fn), float64(len(calls)), "calls", "== 1")
+				suite.Figure("reactor_new_calls_in_consumer_"+strings.ToLower(fn), float64(len(calls)), "calls", "== 1")
 				Expect(calls).To(HaveLen(1), "calls of reactor.New in consumer.%s: every consumer must run on the reactor loop", fn)
 			}
 
@@ -110,8 +109,8 @@ var _ = Describe("The regular and the share consumer share the execution mechani
 					checked = append(checked, fmt.Sprintf("%s: reactor.Manager[%s]", m, types.TypeString(view, types.RelativeTo(p.Types))))
 				}
 			}
-			harness.Note("managers", strings.Join(checked, ", "))
-			harness.Figure("managers_on_reactor", float64(len(checked)), "types", ">= 4")
+			suite.Note("managers", strings.Join(checked, ", "))
+			suite.Figure("managers_on_reactor", float64(len(checked)), "types", ">= 4")
 			if cb.Typed()[structure.SharePkg] != nil {
 				Expect(checked).To(ContainElement(HavePrefix("share.")), "share managers implementing reactor.Manager")
 			}
