@@ -29,7 +29,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/onsi/ginkgo/v2/types"
+	"github.com/kreactor/kreactor/internal/ginkgoreport"
 )
 
 // Label prefixes the suite uses.
@@ -65,23 +65,23 @@ func (v Verdict) Failed() bool {
 	return false
 }
 
-func verdictOf(s types.SpecState) (Verdict, bool) {
+func verdictOf(s ginkgoreport.SpecState) (Verdict, bool) {
 	switch s {
-	case types.SpecStatePassed:
+	case ginkgoreport.SpecStatePassed:
 		return VerdictPass, true
-	case types.SpecStateFailed:
+	case ginkgoreport.SpecStateFailed:
 		return VerdictFail, true
-	case types.SpecStateSkipped:
+	case ginkgoreport.SpecStateSkipped:
 		return VerdictSkipped, true
-	case types.SpecStatePending:
+	case ginkgoreport.SpecStatePending:
 		return VerdictPending, true
-	case types.SpecStatePanicked:
+	case ginkgoreport.SpecStatePanicked:
 		return VerdictPanicked, true
-	case types.SpecStateInterrupted:
+	case ginkgoreport.SpecStateInterrupted:
 		return VerdictInterrupted, true
-	case types.SpecStateTimedout:
+	case ginkgoreport.SpecStateTimedout:
 		return VerdictTimedout, true
-	case types.SpecStateAborted:
+	case ginkgoreport.SpecStateAborted:
 		return VerdictAborted, true
 	}
 	return "", false
@@ -196,7 +196,7 @@ type Options struct {
 	StrictProvenance bool
 }
 
-// Parse reads Ginkgo's --json-report output (a JSON array of types.Report) in strict mode and
+// Parse reads Ginkgo's --json-report output (a JSON array of ginkgoreport.Report) in strict mode and
 // returns one Row per It (suite-level nodes are skipped). See Decode.
 func Parse(r io.Reader) ([]Row, error) {
 	run, err := Decode(r, Options{})
@@ -212,7 +212,7 @@ func Parse(r io.Reader) ([]Row, error) {
 // EntryProvenance, ...) of an unknown version or shape, or suites in one input that recorded
 // different provenance; errors name opt.Source, the spec text and its location.
 func Decode(r io.Reader, opt Options) (Run, error) {
-	var reports []types.Report
+	var reports []ginkgoreport.Report
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&reports); err != nil {
 		return Run{}, fmt.Errorf("%sdecode Ginkgo JSON report: %w", prefix(opt.Source), err)
@@ -245,7 +245,7 @@ func Decode(r io.Reader, opt Options) (Run, error) {
 			suite.Problems = append(suite.Problems, reason)
 		}
 		for _, sr := range rep.SpecReports {
-			if sr.LeafNodeType != types.NodeTypeIt {
+			if sr.LeafNodeType != ginkgoreport.NodeTypeIt {
 				for _, e := range sr.ReportEntries {
 					if e.Name != EntryLoad {
 						continue
@@ -257,7 +257,7 @@ func Decode(r io.Reader, opt Options) (Run, error) {
 					}
 					suite.LoadEnd = l
 				}
-				if sr.State.Is(types.SpecStateFailureStates) {
+				if sr.State.Failed() {
 					suite.Problems = append(suite.Problems, fmt.Sprintf("%s %s at %s: %s",
 						sr.LeafNodeType, sr.State, relLocation(root, rep.SuitePath, sr.Failure.Location), firstLine(sr.Failure.Message)))
 				}
@@ -328,9 +328,9 @@ func Decode(r io.Reader, opt Options) (Run, error) {
 }
 
 // suiteProvenance returns the provenance a suite-level node recorded, or nil.
-func suiteProvenance(rep types.Report) (*Provenance, error) {
+func suiteProvenance(rep ginkgoreport.Report) (*Provenance, error) {
 	for _, sr := range rep.SpecReports {
-		if sr.LeafNodeType == types.NodeTypeIt {
+		if sr.LeafNodeType == ginkgoreport.NodeTypeIt {
 			continue
 		}
 		for _, e := range sr.ReportEntries {
@@ -469,7 +469,7 @@ func where(r Row) string {
 	return r.SpecLocation
 }
 
-func rowOf(rep types.Report, sr types.SpecReport, opt Options, root string) (Row, string, error) {
+func rowOf(rep ginkgoreport.Report, sr ginkgoreport.SpecReport, opt Options, root string) (Row, string, error) {
 	row := Row{
 		Text:         sr.FullText(),
 		SpecLocation: relLocation(root, rep.SuitePath, sr.LeafNodeLocation),
@@ -621,7 +621,7 @@ func firstLine(s string) string {
 // relLocation renders file:line relative to the module root when it is known, else relative
 // to the suite directory when the file is inside it, else as relPath does (never an absolute
 // local path).
-func relLocation(root, suitePath string, loc types.CodeLocation) string {
+func relLocation(root, suitePath string, loc ginkgoreport.CodeLocation) string {
 	if loc.FileName == "" {
 		return ""
 	}
