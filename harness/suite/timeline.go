@@ -1,7 +1,7 @@
 package suite
 
 // The spec timeline: what the conformance report plots. Every cluster and
-// consumer a spec makes through the selected target and subject (MustSelect
+// consumer a spec makes through the selected target and subject (Selected
 // returns them wrapped, see recorded.go) is recorded on the running spec's
 // timeline without the spec doing anything:
 //
