@@ -3,6 +3,7 @@ package arch
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -76,14 +77,7 @@ func needsFacts(as []*analysis.Analyzer) bool {
 }
 
 // Paths returns the loaded packages' import paths, sorted.
-func (r *Results) Paths() []string {
-	out := make([]string, 0, len(r.Packages))
-	for p := range r.Packages {
-		out = append(out, p)
-	}
-	slices.Sort(out)
-	return out
-}
+func (r *Results) Paths() []string { return slices.Sorted(maps.Keys(r.Packages)) }
 
 // Under returns the loaded packages whose path is prefix or below it,
 // sorted.

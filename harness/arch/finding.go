@@ -35,11 +35,15 @@ func sortFindings(fs []Finding) {
 
 // Findings renders fs one per line, each line indented, for a failure
 // message.
-func Findings(fs []Finding) string {
+func Findings(fs []Finding) string { return lines(fs) }
+
+// lines renders xs one per line, each line indented, for a failure
+// message.
+func lines[T fmt.Stringer](xs []T) string {
 	var b strings.Builder
-	for _, f := range fs {
+	for _, x := range xs {
 		b.WriteString("\n  ")
-		b.WriteString(f.String())
+		b.WriteString(x.String())
 	}
 	return b.String()
 }

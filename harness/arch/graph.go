@@ -2,6 +2,7 @@ package arch
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -73,14 +74,7 @@ type Graph struct {
 func (g *Graph) Imports(path string) []string { return slices.Clone(g.edges[path]) }
 
 // Closure returns Root and everything it imports, transitively, sorted.
-func (g *Graph) Closure() []string {
-	out := make([]string, 0, len(g.edges))
-	for p := range g.edges {
-		out = append(out, p)
-	}
-	slices.Sort(out)
-	return out
-}
+func (g *Graph) Closure() []string { return slices.Sorted(maps.Keys(g.edges)) }
 
 // ImportViolation is an import chain from a root to a package a rule
 // forbids.
@@ -96,14 +90,7 @@ func (v ImportViolation) String() string {
 
 // Violations renders vs one per line, each line indented, for a failure
 // message.
-func Violations(vs []ImportViolation) string {
-	var b strings.Builder
-	for _, v := range vs {
-		b.WriteString("\n  ")
-		b.WriteString(v.String())
-	}
-	return b.String()
-}
+func Violations(vs []ImportViolation) string { return lines(vs) }
 
 // Forbidden walks the imports from Root breadth first and returns, for
 // every package p that bad reports as forbidden (with a reason) on an edge

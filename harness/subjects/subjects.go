@@ -1,17 +1,15 @@
 package subjects
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/internal/byname"
 	"github.com/kreactor/kreactor/harness/subjects/java"
 	"github.com/kreactor/kreactor/harness/subjects/kgo"
 	"github.com/kreactor/kreactor/harness/subjects/ours"
@@ -60,18 +58,12 @@ func Lookup(name string) (harness.Subject, bool) {
 }
 
 // Names returns the known subjects' names, sorted.
-func Names() []string { return slices.Sorted(maps.Keys(known())) }
+func Names() []string { return byname.Names(known()) }
 
 // Selected returns the subject named by $KREACTOR_SUBJECT (surrounding
 // space trimmed; unset or empty means Default). Error: the name is not
 // known; the message names the variable, the value and every known name.
-func Selected() (harness.Subject, error) {
-	name := cmp.Or(strings.TrimSpace(os.Getenv(Env)), Default)
-	if s, ok := Lookup(name); ok {
-		return s, nil
-	}
-	return nil, fmt.Errorf("harness: %s=%q is not known; known: %s", Env, name, strings.Join(Names(), ", "))
-}
+func Selected() (harness.Subject, error) { return byname.FromEnv(Env, Default, known()) }
 
 // Java is a real-client subject: kafka-clients in a driver process per
 // consumer. Options choose the release; nil means java.DefaultOptions(),

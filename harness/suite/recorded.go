@@ -77,15 +77,24 @@ func (s recordedSubject) Unwrap() harness.Subject { return s.Subject }
 
 func (s recordedSubject) New(cfg consumer.Config) (harness.Consumer, error) {
 	c, err := s.Subject.New(cfg)
+	return record(c, err, func(rec *recording) harness.Consumer {
+		return &recordedConsumer{Consumer: c, t: newTrack(rec, cfg.ClientID, "consumer", harness.Innermost(c))}
+	})
+}
+
+// record finishes building c, a consumer or share consumer a subject just
+// built (or failed to: err): it notes a harness error, registers the trace
+// validation of what the reactor built, and, inside a spec, returns wrap's
+// recorded consumer.
+func record[C any](c C, err error, wrap func(*recording) C) (C, error) {
 	if err != nil {
 		return c, noteHarnessError(err)
 	}
 	validateAtSpecEnd(c)
-	rec := specRecording()
-	if rec == nil {
-		return c, nil
+	if rec := specRecording(); rec != nil {
+		return wrap(rec), nil
 	}
-	return &recordedConsumer{Consumer: c, t: newTrack(rec, cfg.ClientID, "consumer", harness.Innermost(c))}, nil
+	return c, nil
 }
 
 type recordedShareSubject struct {
@@ -98,18 +107,11 @@ func (s recordedShareSubject) NewShare(cfg consumer.ShareConfig) (harness.ShareC
 	return recordShare(c, err, cfg.ClientID)
 }
 
-// recordShare wraps a share consumer just built, as recordedSubject.New
-// does a regular one.
+// recordShare is record for a share consumer.
 func recordShare(c harness.ShareConsumer, err error, client string) (harness.ShareConsumer, error) {
-	if err != nil {
-		return c, noteHarnessError(err)
-	}
-	validateAtSpecEnd(c)
-	rec := specRecording()
-	if rec == nil {
-		return c, nil
-	}
-	return &recordedShareConsumer{ShareConsumer: c, t: newTrack(rec, client, "share", harness.Innermost(c))}, nil
+	return record(c, err, func(rec *recording) harness.ShareConsumer {
+		return &recordedShareConsumer{ShareConsumer: c, t: newTrack(rec, client, "share", harness.Innermost(c))}
+	})
 }
 
 // NewExplicitShare is NewShare in explicit acknowledgement mode where the

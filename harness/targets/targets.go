@@ -1,14 +1,8 @@
 package targets
 
 import (
-	"cmp"
-	"fmt"
-	"maps"
-	"os"
-	"slices"
-	"strings"
-
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/internal/byname"
 	"github.com/kreactor/kreactor/harness/targets/kafka"
 	"github.com/kreactor/kreactor/harness/targets/kfake"
 )
@@ -36,18 +30,12 @@ func Lookup(name string) (harness.Target, bool) {
 }
 
 // Names returns the known targets' names, sorted.
-func Names() []string { return slices.Sorted(maps.Keys(known())) }
+func Names() []string { return byname.Names(known()) }
 
 // Selected returns the target named by $KREACTOR_TARGET (surrounding space
 // trimmed; unset or empty means Default). Error: the name is not known; the
 // message names the variable, the value and every known name.
-func Selected() (harness.Target, error) {
-	name := cmp.Or(strings.TrimSpace(os.Getenv(Env)), Default)
-	if t, ok := Lookup(name); ok {
-		return t, nil
-	}
-	return nil, fmt.Errorf("harness: %s=%q is not known; known: %s", Env, name, strings.Join(Names(), ", "))
-}
+func Selected() (harness.Target, error) { return byname.FromEnv(Env, Default, known()) }
 
 // CloseShared terminates what targets keep across specs (the kafka
 // target's pooled clusters). Call it after the suite, before the leak
