@@ -142,7 +142,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// planSubjects are the subjects a plan may name (harness.SelectSubject's).
+// planSubjects are the subjects a plan may name (subjects.Selected's).
 var planSubjects = []string{"reactor", "baseline", "null", "java", "kgo"}
 
 func splitList(s string) []string {

@@ -19,7 +19,7 @@ import (
 type Spec struct {
 	Suite string // package directory relative to the module root
 	ID    string // label id:
-	Alone bool   // Ginkgo's Serial (harness.Alone)
+	Alone bool   // Ginkgo's Serial (suite.Alone)
 }
 
 // Inventory lists the specs of suites (package patterns, e.g. ./specs/...)
