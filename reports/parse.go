@@ -29,7 +29,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kreactor/kreactor/internal/ginkgoreport"
+	"github.com/kreactor/kreactor/internal/jsonreport"
 )
 
 // Label prefixes the suite uses.
@@ -65,23 +65,23 @@ func (v Verdict) Failed() bool {
 	return false
 }
 
-func verdictOf(s ginkgoreport.SpecState) (Verdict, bool) {
+func verdictOf(s jsonreport.SpecState) (Verdict, bool) {
 	switch s {
-	case ginkgoreport.SpecStatePassed:
+	case jsonreport.SpecStatePassed:
 		return VerdictPass, true
-	case ginkgoreport.SpecStateFailed:
+	case jsonreport.SpecStateFailed:
 		return VerdictFail, true
-	case ginkgoreport.SpecStateSkipped:
+	case jsonreport.SpecStateSkipped:
 		return VerdictSkipped, true
-	case ginkgoreport.SpecStatePending:
+	case jsonreport.SpecStatePending:
 		return VerdictPending, true
-	case ginkgoreport.SpecStatePanicked:
+	case jsonreport.SpecStatePanicked:
 		return VerdictPanicked, true
-	case ginkgoreport.SpecStateInterrupted:
+	case jsonreport.SpecStateInterrupted:
 		return VerdictInterrupted, true
-	case ginkgoreport.SpecStateTimedout:
+	case jsonreport.SpecStateTimedout:
 		return VerdictTimedout, true
-	case ginkgoreport.SpecStateAborted:
+	case jsonreport.SpecStateAborted:
 		return VerdictAborted, true
 	}
 	return "", false
@@ -196,7 +196,7 @@ type Options struct {
 	StrictProvenance bool
 }
 
-// Parse reads Ginkgo's --json-report output (a JSON array of ginkgoreport.Report) in strict mode and
+// Parse reads Ginkgo's --json-report output (a JSON array of jsonreport.Report) in strict mode and
 // returns one Row per It (suite-level nodes are skipped). See Decode.
 func Parse(r io.Reader) ([]Row, error) {
 	run, err := Decode(r, Options{})
@@ -212,7 +212,7 @@ func Parse(r io.Reader) ([]Row, error) {
 // EntryProvenance, ...) of an unknown version or shape, or suites in one input that recorded
 // different provenance; errors name opt.Source, the spec text and its location.
 func Decode(r io.Reader, opt Options) (Run, error) {
-	var reports []ginkgoreport.Report
+	var reports []jsonreport.Report
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&reports); err != nil {
 		return Run{}, fmt.Errorf("%sdecode Ginkgo JSON report: %w", prefix(opt.Source), err)
@@ -245,7 +245,7 @@ func Decode(r io.Reader, opt Options) (Run, error) {
 			suite.Problems = append(suite.Problems, reason)
 		}
 		for _, sr := range rep.SpecReports {
-			if sr.LeafNodeType != ginkgoreport.NodeTypeIt {
+			if sr.LeafNodeType != jsonreport.NodeTypeIt {
 				for _, e := range sr.ReportEntries {
 					if e.Name != EntryLoad {
 						continue
@@ -328,9 +328,9 @@ func Decode(r io.Reader, opt Options) (Run, error) {
 }
 
 // suiteProvenance returns the provenance a suite-level node recorded, or nil.
-func suiteProvenance(rep ginkgoreport.Report) (*Provenance, error) {
+func suiteProvenance(rep jsonreport.Report) (*Provenance, error) {
 	for _, sr := range rep.SpecReports {
-		if sr.LeafNodeType == ginkgoreport.NodeTypeIt {
+		if sr.LeafNodeType == jsonreport.NodeTypeIt {
 			continue
 		}
 		for _, e := range sr.ReportEntries {
@@ -469,7 +469,7 @@ func where(r Row) string {
 	return r.SpecLocation
 }
 
-func rowOf(rep ginkgoreport.Report, sr ginkgoreport.SpecReport, opt Options, root string) (Row, string, error) {
+func rowOf(rep jsonreport.Report, sr jsonreport.SpecReport, opt Options, root string) (Row, string, error) {
 	row := Row{
 		Text:         sr.FullText(),
 		SpecLocation: relLocation(root, rep.SuitePath, sr.LeafNodeLocation),
@@ -621,7 +621,7 @@ func firstLine(s string) string {
 // relLocation renders file:line relative to the module root when it is known, else relative
 // to the suite directory when the file is inside it, else as relPath does (never an absolute
 // local path).
-func relLocation(root, suitePath string, loc ginkgoreport.CodeLocation) string {
+func relLocation(root, suitePath string, loc jsonreport.CodeLocation) string {
 	if loc.FileName == "" {
 		return ""
 	}

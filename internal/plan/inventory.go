@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kreactor/kreactor/internal/ginkgoreport"
+	"github.com/kreactor/kreactor/internal/jsonreport"
 	"github.com/kreactor/kreactor/reports"
 )
 
@@ -56,7 +56,7 @@ func Inventory(ctx context.Context, ginkgo []string, root string, suites []strin
 
 // decodeInventory reads a dry run's Ginkgo JSON report.
 func decodeInventory(data []byte, root string) ([]Spec, error) {
-	var reps []ginkgoreport.Report
+	var reps []jsonreport.Report
 	if err := json.Unmarshal(data, &reps); err != nil {
 		return nil, fmt.Errorf("dry run report: %w", err)
 	}
@@ -69,7 +69,7 @@ func decodeInventory(data []byte, root string) ([]Spec, error) {
 		suite = filepath.ToSlash(suite)
 		for _, sr := range rep.SpecReports {
 			// A dry run passes the specs it selects and skips the others.
-			if sr.LeafNodeType != ginkgoreport.NodeTypeIt || sr.State != ginkgoreport.SpecStatePassed {
+			if sr.LeafNodeType != jsonreport.NodeTypeIt || sr.State != jsonreport.SpecStatePassed {
 				continue
 			}
 			id := ""

@@ -1,4 +1,4 @@
-package ginkgoreport
+package jsonreport
 
 import (
 	"encoding/json"
@@ -103,7 +103,7 @@ func (v *EntryValue) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	if !json.Valid([]byte(in.AsJSON)) {
-		return fmt.Errorf("ginkgoreport: report entry value %q is not JSON", in.AsJSON)
+		return fmt.Errorf("jsonreport: report entry value %q is not JSON", in.AsJSON)
 	}
 	*v = EntryValue(in)
 	return nil

@@ -1,4 +1,4 @@
-package ginkgoreport
+package jsonreport
 
 import (
 	"encoding/json"
