@@ -16,7 +16,7 @@
 #                     (browser-check). SUBJECTS='reactor baseline null' leaves the real
 #                     clients out
 #   make conformance PROCS=1     one Ginkgo process per suite (default 4, JAVA_PROCS 2, KAFKA_PROCS
-#                     2 on real Kafka); specs that judge CPU or timing (harness.Alone) always
+#                     2 on real Kafka); specs that judge CPU or timing (suite.Alone) always
 #                     run alone, after the suite's parallel specs
 #   make conformance RUNS=5      repeat the suites; the report shows min/median/max per figure
 #   make conformance LABEL_FILTER='covers:KAFKA-20253'
@@ -102,7 +102,7 @@ SUITES      ?= ./specs/...
 GINKGO_FLAGS ?=
 # Ginkgo processes per suite run. Most specs wait out timeouts and retry
 # schedules, so they run side by side; a spec that judges CPU or timing
-# (harness.Alone: Serial, label judges:cpu / judges:timing) runs alone after
+# (suite.Alone: Serial, label judges:cpu / judges:timing) runs alone after
 # them. The java subject starts a JVM per consumer: fewer at once. PROCS=1
 # runs everything in one process, as before.
 PROCS       ?= 4
@@ -112,9 +112,9 @@ JAVA_PROCS  ?= 2
 # bounds.
 KAFKA_PROCS ?= 2
 
-# Provenance for the test binaries (package harness reads these; they fall back
+# Provenance for the test binaries (package harness/suite reads these; they fall back
 # to running git themselves): commit, dirty flag and a hash of the uncommitted
-# changes (harness.DiffHash: sha256 over `git diff HEAD` and `git status --porcelain`).
+# changes (suite.DiffHash: sha256 over `git diff HEAD` and `git status --porcelain`).
 export KREACTOR_GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 export KREACTOR_GIT_DIRTY  ?= $(shell test -z "$$(git status --porcelain 2>/dev/null)" && echo 0 || echo 1)
 export KREACTOR_GIT_DIFF   ?= $(shell test -z "$$(git status --porcelain 2>/dev/null)" || { git diff HEAD; git status --porcelain; } | sha256sum | cut -c1-12)

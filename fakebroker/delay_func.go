@@ -25,7 +25,7 @@ import (
 // new sleeping request enqueued in between starts a second waiter on the
 // same queue, a data race the race detector reports (seen with thousands of
 // back-to-back delayed OffsetCommits on one connection). DelayKey shares
-// the limitation. harness.ResponseDelay delays answers on the client's side
+// the limitation. consume.ResponseDelay delays answers on the client's side
 // instead, without it.
 func (b *Broker) DelayKeyFunc(key kmsg.Key, d func() time.Duration, count int) (*Handle, error) {
 	const op = "DelayKeyFunc"

@@ -21,7 +21,7 @@ const (
 	// key, loop steps, CPU, call durations, fault windows).
 	EntrySeries = "kreactor.series"
 	// EntryProvenance holds a Provenance; it is attached to each suite's
-	// BeforeSuite node (harness.RecordProvenance).
+	// BeforeSuite node (suite.RecordProvenance).
 	EntryProvenance = "kreactor.provenance"
 	// EntrySignals holds a JSON array of strings: the expectation keys that
 	// express the covered Jira's symptom. A regression spec on the
@@ -113,7 +113,7 @@ type ConsumerSeries struct {
 	CPUMS []float64 `json:"cpu_ms,omitempty"`
 	// CPUScope says whose CPU CPUMS is: "process" (the test process: the
 	// in-process subject, the harness and an in-process kfake) or
-	// "subject" (a black-box subject's own process, harness.CPUSampler).
+	// "subject" (a black-box subject's own process, measure.CPUSampler).
 	CPUScope string `json:"cpu_scope,omitempty"`
 	// Threads are a black-box subject's named threads' CPU per bucket (ms),
 	// when its CPUSampler reports them (e.g. the Java consumer's background

@@ -277,7 +277,7 @@ func (ex *Expectations) controlRow(item string, rc *RegressionCheck, row Row) {
 	case ReasonOther:
 		ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the control subject %q on %s%s, but not on its signal (%s; failed: %s): not the Jira's reason", item, row.ID, row.Verdict, ex.Control, row.Target, runSuffix(row.Run), strings.Join(row.Signals, ", "), or(strings.Join(row.FailedKeys, ", "))))
 	case ReasonUndeclared:
-		ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the control subject %q on %s%s, but declares no signal (harness.Signals, a scenario's signals:): any failure would count", item, row.ID, row.Verdict, ex.Control, row.Target, runSuffix(row.Run)))
+		ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the control subject %q on %s%s, but declares no signal (suite.Signals, a scenario's signals:): any failure would count", item, row.ID, row.Verdict, ex.Control, row.Target, runSuffix(row.Run)))
 	}
 }
 

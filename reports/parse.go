@@ -29,7 +29,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/onsi/ginkgo/v2/types"
+	"github.com/kreactor/kreactor/internal/jsonreport"
 )
 
 // Label prefixes the suite uses.
@@ -65,23 +65,23 @@ func (v Verdict) Failed() bool {
 	return false
 }
 
-func verdictOf(s types.SpecState) (Verdict, bool) {
+func verdictOf(s jsonreport.SpecState) (Verdict, bool) {
 	switch s {
-	case types.SpecStatePassed:
+	case jsonreport.SpecStatePassed:
 		return VerdictPass, true
-	case types.SpecStateFailed:
+	case jsonreport.SpecStateFailed:
 		return VerdictFail, true
-	case types.SpecStateSkipped:
+	case jsonreport.SpecStateSkipped:
 		return VerdictSkipped, true
-	case types.SpecStatePending:
+	case jsonreport.SpecStatePending:
 		return VerdictPending, true
-	case types.SpecStatePanicked:
+	case jsonreport.SpecStatePanicked:
 		return VerdictPanicked, true
-	case types.SpecStateInterrupted:
+	case jsonreport.SpecStateInterrupted:
 		return VerdictInterrupted, true
-	case types.SpecStateTimedout:
+	case jsonreport.SpecStateTimedout:
 		return VerdictTimedout, true
-	case types.SpecStateAborted:
+	case jsonreport.SpecStateAborted:
 		return VerdictAborted, true
 	}
 	return "", false
@@ -196,7 +196,7 @@ type Options struct {
 	StrictProvenance bool
 }
 
-// Parse reads Ginkgo's --json-report output (a JSON array of types.Report) in strict mode and
+// Parse reads Ginkgo's --json-report output (a JSON array of jsonreport.Report) in strict mode and
 // returns one Row per It (suite-level nodes are skipped). See Decode.
 func Parse(r io.Reader) ([]Row, error) {
 	run, err := Decode(r, Options{})
@@ -212,7 +212,7 @@ func Parse(r io.Reader) ([]Row, error) {
 // EntryProvenance, ...) of an unknown version or shape, or suites in one input that recorded
 // different provenance; errors name opt.Source, the spec text and its location.
 func Decode(r io.Reader, opt Options) (Run, error) {
-	var reports []types.Report
+	var reports []jsonreport.Report
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&reports); err != nil {
 		return Run{}, fmt.Errorf("%sdecode Ginkgo JSON report: %w", prefix(opt.Source), err)
@@ -245,7 +245,7 @@ func Decode(r io.Reader, opt Options) (Run, error) {
 			suite.Problems = append(suite.Problems, reason)
 		}
 		for _, sr := range rep.SpecReports {
-			if sr.LeafNodeType != types.NodeTypeIt {
+			if sr.LeafNodeType != jsonreport.NodeTypeIt {
 				errs = append(errs, suiteNode(&suite, rep, sr, root, opt)...)
 				continue
 			}
@@ -295,7 +295,7 @@ func Decode(r io.Reader, opt Options) (Run, error) {
 
 // suiteNode reads a suite-level node (BeforeSuite, ReportAfterSuite, ...)
 // into suite: the load it recorded, and its failure as a problem.
-func suiteNode(suite *Suite, rep types.Report, sr types.SpecReport, root string, opt Options) []error {
+func suiteNode(suite *Suite, rep jsonreport.Report, sr jsonreport.SpecReport, root string, opt Options) []error {
 	var errs []error
 	for _, e := range sr.ReportEntries {
 		if e.Name != EntryLoad {
@@ -308,7 +308,7 @@ func suiteNode(suite *Suite, rep types.Report, sr types.SpecReport, root string,
 		}
 		suite.LoadEnd = l
 	}
-	if sr.State.Is(types.SpecStateFailureStates) {
+	if sr.State.Failed() {
 		suite.Problems = append(suite.Problems, fmt.Sprintf("%s %s at %s: %s",
 			sr.LeafNodeType, sr.State, relLocation(root, rep.SuitePath, sr.Failure.Location), firstLine(sr.Failure.Message)))
 	}
@@ -347,9 +347,9 @@ func (file *RunFile) addSuite(suite Suite, source string) error {
 }
 
 // suiteProvenance returns the provenance a suite-level node recorded, or nil.
-func suiteProvenance(rep types.Report) (*Provenance, error) {
+func suiteProvenance(rep jsonreport.Report) (*Provenance, error) {
 	for _, sr := range rep.SpecReports {
-		if sr.LeafNodeType == types.NodeTypeIt {
+		if sr.LeafNodeType == jsonreport.NodeTypeIt {
 			continue
 		}
 		for _, e := range sr.ReportEntries {
@@ -413,7 +413,7 @@ func ParseFiles(paths []string, opt Options) (Run, error) {
 			return Run{}, err
 		}
 		if run.Files[0].Provenance == nil && len(run.Files[0].Suites) > 0 {
-			run.Warnings = append(run.Warnings, fmt.Sprintf("%s: no provenance recorded (a suite without harness.SuiteSetup in its BeforeSuite?): commit, versions and flags are unknown", displayPath(p)))
+			run.Warnings = append(run.Warnings, fmt.Sprintf("%s: no provenance recorded (a suite without suite.Setup in its BeforeSuite?): commit, versions and flags are unknown", displayPath(p)))
 		}
 		runs = append(runs, run)
 		files = append(files, run.Files...)
@@ -488,7 +488,7 @@ func where(r Row) string {
 	return r.SpecLocation
 }
 
-func rowOf(rep types.Report, sr types.SpecReport, opt Options, root string) (Row, string, error) {
+func rowOf(rep jsonreport.Report, sr jsonreport.SpecReport, opt Options, root string) (Row, string, error) {
 	row := Row{
 		Text:         sr.FullText(),
 		SpecLocation: relLocation(root, rep.SuitePath, sr.LeafNodeLocation),
@@ -594,7 +594,7 @@ func (row *Row) applyLabels(labels []string, opt Options, bad func(string, ...an
 // addEntries reads the spec's report entries: the structured ones
 // (series, signals, failed and liveness keys, harness errors, evidence
 // floors), figures and plain-text entries.
-func (row *Row) addEntries(entries types.ReportEntries) error {
+func (row *Row) addEntries(entries []jsonreport.ReportEntry) error {
 	for _, e := range entries {
 		if isStructured(e.Name) {
 			var err error
@@ -614,7 +614,7 @@ func (row *Row) addEntries(entries types.ReportEntries) error {
 			case EntryEvidence:
 				row.Floors, err = decodeFloors(e.Value.AsJSON)
 			case EntryProvenance:
-				err = fmt.Errorf("%s belongs to BeforeSuite (harness.SuiteSetup), not to a spec", EntryProvenance)
+				err = fmt.Errorf("%s belongs to BeforeSuite (suite.Setup), not to a spec", EntryProvenance)
 			}
 			if err != nil {
 				return err
@@ -661,7 +661,7 @@ func firstLine(s string) string {
 // relLocation renders file:line relative to the module root when it is known, else relative
 // to the suite directory when the file is inside it, else as relPath does (never an absolute
 // local path).
-func relLocation(root, suitePath string, loc types.CodeLocation) string {
+func relLocation(root, suitePath string, loc jsonreport.CodeLocation) string {
 	if loc.FileName == "" {
 		return ""
 	}

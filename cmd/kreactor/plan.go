@@ -155,7 +155,7 @@ func printPlan(asJSON bool, mine []plan.Shard, n int, stdout, stderr io.Writer) 
 	return nil
 }
 
-// planSubjects are the subjects a plan may name (harness.SelectSubject's).
+// planSubjects are the subjects a plan may name (subjects.Selected's).
 var planSubjects = []string{"reactor", "baseline", "null", "java", "kgo"}
 
 // splitList is a comma-separated flag's non-empty entries, trimmed.

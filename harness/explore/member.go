@@ -11,6 +11,7 @@ import (
 
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/harness"
+	oursubjects "github.com/kreactor/kreactor/harness/subjects/ours"
 	"github.com/kreactor/kreactor/reactor"
 )
 
@@ -148,7 +149,7 @@ func (r *runner) watch(m Member, probe harness.Probe, probed bool, c interface {
 }
 
 // validateTrace replays a reactor member's recorded protocol events and
-// decisions against the model (harness.ValidateTrace) and records the
+// decisions against the model (oursubjects.ValidateTrace) and records the
 // outcome as an op: CheckModelTrace reports a violation. Other subjects'
 // engines (the baseline runs effects before publication on purpose) are
 // not the model's.
@@ -160,7 +161,7 @@ func (r *runner) validateTrace(member string, probe harness.Probe) {
 	if !ok || r.subj.Name() != "reactor" {
 		return
 	}
-	err := harness.ValidateTrace(t)
+	err := oursubjects.ValidateTrace(t, "")
 	r.op(Op{Member: member, Kind: OpOther, What: opTraceValidation, Start: r.since(), End: r.since(), Err: errText(err)})
 }
 

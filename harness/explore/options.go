@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Runnable lists the subjects explore runs (harness.Subjects less the java
+// Runnable lists the subjects explore runs (harness/subjects less the java
 // subjects, which need a JVM and the wall clock outside a bubble).
 var Runnable = []string{"reactor", "baseline", "kgo", "null"}
 

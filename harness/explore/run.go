@@ -18,7 +18,9 @@ import (
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/fakebroker"
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/measure"
 	"github.com/kreactor/kreactor/harness/sim"
+	"github.com/kreactor/kreactor/harness/subjects"
 )
 
 // SampleEvery is how often a member's loop counters are sampled.
@@ -26,7 +28,7 @@ const SampleEvery = 100 * time.Millisecond
 
 // RunOptions says how to run a schedule.
 type RunOptions struct {
-	// Subject names the subject (harness.Subjects): reactor, baseline,
+	// Subject names the subject (subjects.Lookup): reactor, baseline,
 	// kgo, null. java is not supported (its driver is a process on real
 	// sockets; the fake cluster here is on an in-memory network).
 	Subject string
@@ -49,7 +51,7 @@ type RunOptions struct {
 // WallFor reports whether subject must run on the wall clock: the
 // baseline busy-loops by design during a coordinator outage (KAFKA-20253),
 // which stops a bubble's clock for good.
-func WallFor(subject string) bool { return subject == harness.Baseline{}.Name() }
+func WallFor(subject string) bool { return subject == "baseline" }
 
 // Run executes s on the subject and returns the trace. t is needed for a
 // bubble (synctest); it may be nil with Wall. A harness failure (the
@@ -59,12 +61,12 @@ func Run(t *testing.T, s Schedule, o RunOptions) (*Trace, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	subj, ok := harness.Subjects[o.Subject]
-	if !ok || o.Subject == harness.SubjectJava || strings.HasPrefix(o.Subject, "java") {
+	subj, ok := subjects.Lookup(o.Subject)
+	if !ok || o.Subject == subjects.SubjectJava || strings.HasPrefix(o.Subject, "java") {
 		return nil, fmt.Errorf("explore: subject %q: not runnable here (known: reactor, baseline, kgo, null)", o.Subject)
 	}
 	r := &runner{s: s, subj: subj, stopOnSpin: o.StopOnSpin, tr: &Trace{Subject: o.Subject, Bubble: !o.Wall, Probed: map[string]bool{},
-		Retry: harness.Schedule(consumer.DefaultConfig())}}
+		Retry: measure.Schedule(consumer.DefaultConfig())}}
 	cfg := sim.Config{
 		Seed:       o.Seed,
 		Cluster:    fakebroker.Config{Brokers: s.Brokers, Topics: topicMap(s)},

@@ -14,7 +14,7 @@ type Scenario struct {
 	File  string `yaml:"-"` // path as given
 	Title string `yaml:"-"` // the opening "# ..." line, without "#"
 	// ID is the spec id (label "id:"): lower-case words and digits joined
-	// by '-' or '.' (harness.CheckSpecID), unique across files.
+	// by '-' or '.' (reports.CheckSpecID), unique across files.
 	ID string `yaml:"id"`
 	// Covers are catalogue items (labels "covers:").
 	Covers []string `yaml:"covers"`

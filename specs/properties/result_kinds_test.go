@@ -15,14 +15,13 @@ import (
 	"fmt"
 	"time"
 
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
-
 	"github.com/kreactor/kreactor/consumer"
-	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/suite"
 	"github.com/kreactor/kreactor/internal/client"
 	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/managers/group"
@@ -212,25 +211,25 @@ type want struct {
 type step func(r *rig) reactor.Result
 
 var _ = Describe("Request manager results", func() {
-	BeforeEach(func() { harness.OnReferenceOnly(subject, "the managers on a core of the spec's own") })
+	BeforeEach(func() { suite.OnReferenceOnly(subject, "the managers on a core of the spec's own") })
 
 	// Entries cover P2 only: each checks one manager poll, which is the
 	// shape a Jira named in its text had, not the end-to-end regression.
 	entry := func(name, id string, s step, w want) TableEntry {
-		return Entry(name, harness.Spec("result-kinds."+id, []string{"P2"}, subject.Name(), target.Name()), s, w)
+		return Entry(name, suite.Spec("result-kinds."+id, []string{"P2"}, subject.Name(), target.Name()), s, w)
 	}
 
 	DescribeTable("say what enables progress: Ready with requests, RetryAt a finite time, Await named inputs, or Idle",
 		func(s step, w want) {
 			r := newRig(false)
 			res := s(r)
-			harness.Note("result", res.String())
+			suite.Note("result", res.String())
 			wait := time.Duration(0)
 			if !res.At.IsZero() {
 				wait = res.At.Sub(r.now)
 			}
-			harness.Figure("requests", float64(len(res.Requests)), "requests", "")
-			harness.Figure("wait", float64(wait.Milliseconds()), "ms", boundText(w))
+			suite.Figure("requests", float64(len(res.Requests)), "requests", "")
+			suite.Figure("wait", float64(wait.Milliseconds()), "ms", boundText(w))
 
 			// The contract every result keeps, whatever the entry.
 			switch res.Kind {

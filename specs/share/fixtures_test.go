@@ -10,6 +10,7 @@ import (
 
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/suite"
 	"github.com/kreactor/kreactor/managers"
 )
 
@@ -17,8 +18,8 @@ import (
 // reading it from the earliest offset.
 func newShareGroup(ctx context.Context, topic string, partitions int32) (harness.Cluster, string) {
 	GinkgoHelper()
-	cl := harness.StartCluster(ctx, target, harness.TargetConfig{Brokers: 3, Topics: map[string]int32{topic: partitions}})
-	group := harness.UniqueName("share")
+	cl := suite.StartCluster(ctx, target, harness.TargetConfig{Brokers: 3, Topics: map[string]int32{topic: partitions}})
+	group := suite.UniqueName("share")
 	Expect(cl.SetGroupConfigs(ctx, group, map[string]string{"share.auto.offset.reset": "earliest"})).To(Succeed())
 	return cl, group
 }
@@ -28,17 +29,17 @@ func newShareGroup(ctx context.Context, topic string, partitions int32) (harness
 // a subject without share consumers).
 func newShareConsumer(cl harness.Cluster, group, clientID, topic string) harness.ShareConsumer {
 	GinkgoHelper()
-	c := harness.NewShareConsumer(subject, harness.ShareConsumerConfig(cl, group, clientID))
+	c := suite.NewShareConsumer(subject, suite.ShareConsumerConfig(cl, group, clientID))
 	Expect(c.Subscribe(topic)).To(Succeed())
 	return c
 }
 
 // newExplicitShareConsumer is newShareConsumer for a spec that acknowledges
 // records itself: explicit acknowledgement mode on every subject
-// (harness.NewExplicitShareConsumer).
+// (suite.NewExplicitShareConsumer).
 func newExplicitShareConsumer(cl harness.Cluster, group, clientID, topic string) harness.ShareConsumer {
 	GinkgoHelper()
-	c := harness.NewExplicitShareConsumer(subject, harness.ShareConsumerConfig(cl, group, clientID))
+	c := suite.NewExplicitShareConsumer(subject, suite.ShareConsumerConfig(cl, group, clientID))
 	Expect(c.Subscribe(topic)).To(Succeed())
 	return c
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kreactor/kreactor/consumer"
+	"github.com/kreactor/kreactor/harness"
 	"github.com/kreactor/kreactor/managers"
 )
 
@@ -310,6 +311,19 @@ func (c *Consumer) Rebalances() []Rebalance {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]Rebalance(nil), c.rebalances...)
+}
+
+// RebalanceCalls returns the listener calls as harness.RebalanceReporter
+// reports them: Java runs them on its application thread, during the
+// command named in Rebalance.During (a poll or a close: inside the
+// application's call).
+func (c *Consumer) RebalanceCalls() []harness.RebalanceCall {
+	rs := c.Rebalances()
+	out := make([]harness.RebalanceCall, len(rs))
+	for i, r := range rs {
+		out[i] = harness.RebalanceCall{Method: r.Kind, Partitions: r.Partitions, InPoll: r.During == "poll" || r.During == "close"}
+	}
+	return out
 }
 
 func msDur(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
