@@ -2,6 +2,9 @@ package suite
 
 import (
 	"github.com/onsi/ginkgo/v2"
+
+	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/subjects"
 )
 
 // What a spec judges that another spec running beside it could change.
@@ -31,12 +34,13 @@ const LabelJudges = "judges:"
 //
 // Ginkgo's Serial (the spec runs on process 1 after every parallel spec of
 // the suite finished) and one `judges:<kind>` label per kind. Ginkgo unrolls
-// the returned slice. It panics on an unknown kind.
+// the returned slice. On a subject judged on liveness alone (the null
+// control) the spec keeps its labels but not Serial. It panics on an unknown
+// kind.
 func Alone(kinds ...string) []any {
 	if len(kinds) == 0 {
 		panic("suite.Alone: name what the spec judges (JudgesCPU, JudgesTiming)")
 	}
-	decorators := []any{ginkgo.Serial}
 	var labels ginkgo.Labels
 	for _, k := range kinds {
 		if k != JudgesCPU && k != JudgesTiming {
@@ -44,5 +48,17 @@ func Alone(kinds ...string) []any {
 		}
 		labels = append(labels, LabelJudges+k)
 	}
-	return append(decorators, labels)
+	if s, err := subjects.Selected(); err == nil && livenessOnly(s) {
+		return []any{labels}
+	}
+	return []any{ginkgo.Serial, labels}
+}
+
+// livenessOnly reports whether subject s is judged on liveness keys alone
+// (the null control: it sends nothing), so that what other processes do
+// beside its specs cannot change a verdict on it and its specs that judge
+// CPU or timing need not wait to run alone.
+func livenessOnly(s harness.Subject) bool {
+	l, ok := s.(interface{ LivenessOnly() bool })
+	return ok && l.LivenessOnly()
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/onsi/ginkgo/v2"
+
+	"github.com/kreactor/kreactor/harness/subjects"
 )
 
 func TestAlone(t *testing.T) {
@@ -25,5 +27,20 @@ func TestAlone(t *testing.T) {
 			}()
 			Alone(kinds...)
 		}()
+	}
+}
+
+func TestAloneOnLivenessOnlySubject(t *testing.T) {
+	t.Setenv(subjects.Env, "null")
+	d := Alone(JudgesCPU)
+	if len(d) != 1 {
+		t.Fatalf("Alone on the null subject = %v, want the labels alone (no Serial)", d)
+	}
+	if labels, ok := d[0].(ginkgo.Labels); !ok || !slices.Equal(labels, ginkgo.Labels{"judges:cpu"}) {
+		t.Fatalf("labels %v", d[0])
+	}
+	t.Setenv(subjects.Env, "baseline")
+	if d := Alone(JudgesCPU); len(d) != 2 || d[0] != ginkgo.Serial {
+		t.Fatalf("Alone on the baseline = %v, want Serial and the labels", d)
 	}
 }

@@ -20,6 +20,12 @@ type Null struct{}
 // Name is "null".
 func (Null) Name() string { return "null" }
 
+// LivenessOnly reports true: the null subject is judged on its liveness keys
+// alone (it sends nothing, so no CPU, timing or request-rate bound can tell
+// it apart), so a spec that judges CPU or timing need not run alone on it
+// (suite.Alone).
+func (Null) LivenessOnly() bool { return true }
+
 // NullSmallestBackoff is the retry.backoff.ms the null subject runs with
 // when asked for 0. The null subject accepts every configuration the Java
 // consumer accepts, so that no spec passes on it by refusing one: the only
