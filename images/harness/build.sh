@@ -19,8 +19,8 @@
 #
 # Environment: KREACTOR_HARNESS_IMAGE (default kreactor/harness:dev),
 # KREACTOR_IMAGE_WORK (scratch folder, default /tmp/kreactor-harness-image).
-# Needs: a Docker engine (make docker), git, go, busybox-static (installed
-# with apt-get when missing).
+# Needs: a Docker engine (make docker), git, go, busybox-static (.ci/install
+# installs it).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -36,9 +36,8 @@ if ! docker info >/dev/null 2>&1; then
 	exit 1
 fi
 if [ ! -x /bin/busybox ] || ! /bin/busybox --list | grep -qx sh; then
-	say "installing busybox-static (apt-get)"
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq busybox-static >/dev/null
+	say "no static /bin/busybox (the image's shell): install Debian's busybox-static (.ci/install does)"
+	exit 1
 fi
 start=$(date +%s)
 commit="$(git -C "$SRC" rev-parse HEAD)"

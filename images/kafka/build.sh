@@ -12,7 +12,7 @@
 # KREACTOR_IMAGE_WORK (scratch folder, default /tmp/kreactor-kafka-image),
 # JAVA_HOME (the JDK whose jlink builds the runtime; default the machine's 17).
 # Needs: a Docker engine (make docker), mvn, a JDK 17+ with jmods, and
-# busybox-static (installed with apt-get when missing). Maven's ~/.m2 caches
+# busybox-static (.ci/install installs it). Maven's ~/.m2 caches
 # the jars between builds.
 set -euo pipefail
 
@@ -38,9 +38,8 @@ if [ -z "${JAVA_HOME:-}" ]; then
 fi
 [ -d "$JAVA_HOME/jmods" ] || { say "$JAVA_HOME has no jmods/ for jlink (set JAVA_HOME to a full JDK 17+)"; exit 1; }
 if [ ! -x /bin/busybox ] || ! /bin/busybox --list | grep -qx sh; then
-	say "installing busybox-static (apt-get)"
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq busybox-static >/dev/null
+	say "no static /bin/busybox (the image's shell): install Debian's busybox-static (.ci/install does)"
+	exit 1
 fi
 
 rm -rf "$WORK"
