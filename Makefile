@@ -61,15 +61,16 @@
 #                     Kafka 4.4.0 (Docker), added to the report: its agreement section
 #                     sets each client's verdict on kafka next to the one on kfake.
 #                     In .ci/run
-#   make java-matrix  the release matrix: the regression suite with KREACTOR_SUBJECT=java
+#   make java-matrix  the release matrix: the specs of the regression suite that cover a
+#                     regression item, with KREACTOR_SUBJECT=java
 #                     on kfake RUNS times (default 5) per kafka-clients release in
 #                     MATRIX_RELEASES (every 4.x release, 4.0.0-4.4.0), then the table
 #                     regression x release (rate k/n with its 95% Wilson interval;
 #                     reproduces / does not / inconclusive / n/a) on stdout, in
 #                     reports/out/release-matrix.json (+ .md); make report shows it,
 #                     kreactor report -findings names the release a shape starts or
-#                     stops in. MATRIX_FOCUS='covers:KAFKA-18641' restricts it (1,289 s).
-#                     The whole suite: about 3.6 h on 2 cores; not in make test or .ci/run
+#                     stops in. MATRIX_FOCUS='covers:KAFKA-18641' restricts it further.
+#                     Hours on 2 cores; not in make test or .ci/run
 #   make java-releases
 #                     the java subject's release test on the latest patch of 4.0-4.4
 #                     (JAVA_RELEASES), each resolved from Maven Central once
@@ -341,10 +342,10 @@ java-releases: java-driver
 # Wilson interval and the decision (reproduces / does not reproduce /
 # inconclusive / n/a) on stdout, as $(MATRIX_OUT) (JSON; `make report` and
 # `kreactor report -findings` read it) and as .md next to it. MATRIX_FOCUS is
-# a Ginkgo label filter that restricts it (e.g. 'covers:KAFKA-18641'). It fails
-# only on harness errors (a driver crash): what the releases do is evidence.
-# The whole suite: about 219 s per release and run on 2 cores (1,093 s for one
-# run over 5 releases), so 12 releases x 5 runs is about 3.6 h; not in .ci/run.
+# a Ginkgo label filter (default: the specs covering a regression item of the
+# catalogue, `kreactor catalogue -kind regression -format label-filter`; e.g.
+# 'covers:KAFKA-18641' for one). It fails only on harness errors (a driver
+# crash): what the releases do is evidence. Not in .ci/run (hours on 2 cores).
 MATRIX_DIR ?= $(REPORT_DIR)/matrix
 MATRIX_OUT ?= $(REPORT_DIR)/release-matrix.json
 MATRIX_SUITES ?= ./specs/regressions
@@ -359,7 +360,8 @@ java-matrix: java-driver
 	@mkdir -p $(MATRIX_DIR); rm -f $(MATRIX_DIR)/ginkgo-java-*.json
 	@for v in $(MATRIX_RELEASES); do subjects/java/build.sh clients $$v >/dev/null || exit 1; done
 	@start=$$(date +%s); color=$$( [ -t 1 ] || echo --no-color ); files=; \
-	filter=$$( [ -n "$(MATRIX_FOCUS)" ] && printf -- "--label-filter=%s" "$(MATRIX_FOCUS)" ); \
+	focus='$(MATRIX_FOCUS)'; [ -n "$$focus" ] || focus=$$($(GO) run ./cmd/kreactor catalogue -kind regression -format label-filter) || exit 1; \
+	filter=$$(printf -- "--label-filter=%s" "$$focus"); \
 	dirs=$$($(GO) list -f '{{if .TestGoFiles}}{{.Dir}}{{end}}' $(MATRIX_SUITES)); \
 	bins=$$(for d in $$dirs; do printf '%s/%s.test ' "$$d" "$$(basename "$$d")"; done); trap 'rm -f $$bins' EXIT; \
 	$(GINKGO) build $$dirs >/dev/null || exit 1; \

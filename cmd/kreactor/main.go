@@ -456,14 +456,36 @@ func writeFile(path string, write func(io.Writer) error) error {
 }
 
 func runCatalogue(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("catalogue", "[-format text|markdown]", stderr)
-	format := fs.String("format", "text", "output format: text (aligned columns) or markdown (a table)")
+	fs := newFlagSet("catalogue", "[-kind KIND] [-format text|markdown|label-filter]", stderr)
+	format := fs.String("format", "text", "output format: text (aligned columns), markdown (a table) or label-filter (a Ginkgo label filter selecting the specs that cover the items: covers:A || covers:B)")
+	kind := fs.String("kind", "", "only the items of this kind (regression, property, contract, ...)")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
 	cat, err := catalogue.Load()
 	if err != nil {
 		return err
+	}
+	if *kind != "" {
+		var items []catalogue.Item
+		for _, it := range cat.Items {
+			if string(it.Kind) == *kind {
+				items = append(items, it)
+			}
+		}
+		if len(items) == 0 {
+			fmt.Fprintf(stderr, "-kind %q: no catalogue item is of that kind\n", *kind)
+			return errUsage
+		}
+		cat.Items = items
+	}
+	if *format == "label-filter" {
+		covers := make([]string, len(cat.Items))
+		for i, it := range cat.Items {
+			covers[i] = "covers:" + it.ID
+		}
+		fmt.Fprintln(stdout, strings.Join(covers, " || "))
+		return nil
 	}
 	excluded := func(it catalogue.Item) string {
 		var ts []string
@@ -493,7 +515,7 @@ func runCatalogue(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	fmt.Fprintf(stderr, "unknown -format %q (want text or markdown)\n", *format)
+	fmt.Fprintf(stderr, "unknown -format %q (want text, markdown or label-filter)\n", *format)
 	fs.Usage()
 	return errUsage
 }
