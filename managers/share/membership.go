@@ -159,16 +159,9 @@ func (m *Membership) resolve(tx *reactor.Tx, meta *managers.Metadata) {
 	if meta == nil {
 		return // resolved at the next poll, which has the view
 	}
-	var tps []managers.TopicPartition
-	for id, ps := range m.target {
-		name, ok := meta.TopicName(id)
-		if !ok {
-			meta.RequestRefresh(tx)
-			return
-		}
-		for _, p := range ps {
-			tps = append(tps, managers.TopicPartition{Topic: name, Partition: p})
-		}
+	tps, ok := managers.NamePartitions(tx, meta, m.target)
+	if !ok {
+		return
 	}
 	m.target = nil
 	m.setAssigned(tps)
