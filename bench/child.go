@@ -140,29 +140,36 @@ func consume(ctx context.Context, j Job, c client, r *Result) error {
 	}
 	sink := 0
 	err := timed(j, c, r, func() error {
-		for r.Untimed+r.Records < j.Records { // records the await's polls returned count too
-			n, err := c.poll(ctx, func(v []byte) {
-				sink += len(v)
-				if lat != nil && len(v) >= j.StampAt+8 {
-					lat = append(lat, time.Duration(time.Now().UnixNano()-int64(binary.BigEndian.Uint64(v[j.StampAt:]))))
-				}
-			})
-			r.Polls++
-			r.Records += n
-			if err != nil {
-				return err
+		return pollAll(ctx, j, c, r, func(v []byte) {
+			sink += len(v)
+			if lat != nil && len(v) >= j.StampAt+8 {
+				lat = append(lat, time.Duration(time.Now().UnixNano()-int64(binary.BigEndian.Uint64(v[j.StampAt:]))))
 			}
-			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("%d of %d records within the job's timeout: %w", r.Records, j.Records, err)
-			}
-		}
-		return nil
+		})
 	})
 	if lat != nil {
 		r.Latency = quantiles(lat)
 	}
 	_ = sink
 	return err
+}
+
+// pollAll polls c until the job's records are read (those the await's
+// polls returned count too), handing each record's value to fn and
+// counting polls and records in r; it fails when ctx ends first.
+func pollAll(ctx context.Context, j Job, c client, r *Result, fn func(v []byte)) error {
+	for r.Untimed+r.Records < j.Records {
+		n, err := c.poll(ctx, fn)
+		r.Polls++
+		r.Records += n
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("%d of %d records within the job's timeout: %w", r.Records, j.Records, err)
+		}
+	}
+	return nil
 }
 
 // backlog polls once, stops polling for j.Settle, reads the memory, then
@@ -184,20 +191,7 @@ func backlog(ctx context.Context, j Job, c client, r *Result) error {
 	if _, ok := c.(*javaDriver); !ok {
 		r.HeapUsed, r.HeapLive = goHeap()
 	}
-	err = timed(j, c, r, func() error {
-		for r.Untimed+r.Records < j.Records {
-			n, err := c.poll(ctx, func([]byte) {})
-			r.Polls++
-			r.Records += n
-			if err != nil {
-				return err
-			}
-			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("%d of %d records within the job's timeout: %w", r.Records, j.Records, err)
-			}
-		}
-		return nil
-	})
+	err = timed(j, c, r, func() error { return pollAll(ctx, j, c, r, func([]byte) {}) })
 	if err != nil {
 		return err
 	}
