@@ -27,6 +27,23 @@ func (p *parser) errf(line int, key, format string, args ...any) error {
 	return &Error{File: p.file, Line: line, Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
+// sized checks that n is a non-empty node of kind (a mapping counts its
+// pairs) with at most max entries. Its errors are at key: want, or that n
+// has more entries (noun) than maxName allows.
+func (p *parser) sized(n *yaml.Node, kind yaml.Kind, key, want, noun string, max int, maxName string) error {
+	if n.Kind != kind || len(n.Content) == 0 {
+		return p.errf(n.Line, key, "%s", want)
+	}
+	entries := len(n.Content)
+	if kind == yaml.MappingNode {
+		entries /= 2
+	}
+	if entries > max {
+		return p.errf(n.Line, key, "%d %s, more than %s (%d)", entries, noun, maxName, max)
+	}
+	return nil
+}
+
 // nodeDecoder is implemented (on the pointer) by field types with a syntax
 // of their own (an API key by name, a Kafka error by name, an at: anchor, a
 // body selector).
@@ -240,11 +257,8 @@ func (p *parser) decodeValue(n *yaml.Node, key string, r fieldRule, f reflect.Va
 		}
 		f.SetInt(v)
 	case reflect.Slice:
-		if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-			return p.errf(n.Line, key, "want a non-empty list, got %s", describe(n))
-		}
-		if len(n.Content) > MaxListLen {
-			return p.errf(n.Line, key, "%d entries, more than MaxListLen (%d)", len(n.Content), MaxListLen)
+		if err := p.sized(n, yaml.SequenceNode, key, fmt.Sprintf("want a non-empty list, got %s", describe(n)), "entries", MaxListLen, "MaxListLen"); err != nil {
+			return err
 		}
 		s := reflect.MakeSlice(f.Type(), len(n.Content), len(n.Content))
 		for i, c := range n.Content {
@@ -254,11 +268,8 @@ func (p *parser) decodeValue(n *yaml.Node, key string, r fieldRule, f reflect.Va
 		}
 		f.Set(s)
 	case reflect.Map:
-		if n.Kind != yaml.MappingNode || len(n.Content) == 0 {
-			return p.errf(n.Line, key, "want a non-empty mapping, got %s", describe(n))
-		}
-		if len(n.Content)/2 > MaxListLen {
-			return p.errf(n.Line, key, "%d entries, more than MaxListLen (%d)", len(n.Content)/2, MaxListLen)
+		if err := p.sized(n, yaml.MappingNode, key, fmt.Sprintf("want a non-empty mapping, got %s", describe(n)), "entries", MaxListLen, "MaxListLen"); err != nil {
+			return err
 		}
 		m := reflect.MakeMap(f.Type())
 		for i := 0; i+1 < len(n.Content); i += 2 {

@@ -57,11 +57,8 @@ func (sc *Scenario) Floors() []reports.Floor {
 
 // evidenceMap parses `evidence: {key: min, ...}`.
 func (p *parser) evidenceMap(n *yaml.Node, sc *Scenario) error {
-	if n.Kind != yaml.MappingNode || len(n.Content) == 0 {
-		return p.errf(n.Line, "evidence", "want a mapping of figure keys to minimum values, e.g. {commits.observed: 1}")
-	}
-	if len(n.Content)/2 > MaxListLen {
-		return p.errf(n.Line, "evidence", "%d entries, more than MaxListLen (%d)", len(n.Content)/2, MaxListLen)
+	if err := p.sized(n, yaml.MappingNode, "evidence", "want a mapping of figure keys to minimum values, e.g. {commits.observed: 1}", "entries", MaxListLen, "MaxListLen"); err != nil {
+		return err
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]

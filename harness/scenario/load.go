@@ -236,11 +236,8 @@ func (p *parser) top(n *yaml.Node, sc *Scenario) error {
 }
 
 func (p *parser) strList(n *yaml.Node, key string, out *[]string) error {
-	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-		return p.errf(n.Line, key, "want a non-empty list of strings")
-	}
-	if len(n.Content) > MaxListLen {
-		return p.errf(n.Line, key, "%d entries, more than MaxListLen (%d)", len(n.Content), MaxListLen)
+	if err := p.sized(n, yaml.SequenceNode, key, "want a non-empty list of strings", "entries", MaxListLen, "MaxListLen"); err != nil {
+		return err
 	}
 	for _, c := range n.Content {
 		var s string
@@ -261,11 +258,8 @@ func (p *parser) consumers(n *yaml.Node, sc *Scenario, single bool) error {
 		sc.Consumers = []*ConsumerSpec{c}
 		return nil
 	}
-	if n.Kind != yaml.MappingNode || len(n.Content) == 0 {
-		return p.errf(n.Line, "consumers", "want a mapping of consumer names to their settings")
-	}
-	if len(n.Content)/2 > MaxConsumers {
-		return p.errf(n.Line, "consumers", "%d consumers, more than MaxConsumers (%d)", len(n.Content)/2, MaxConsumers)
+	if err := p.sized(n, yaml.MappingNode, "consumers", "want a mapping of consumer names to their settings", "consumers", MaxConsumers, "MaxConsumers"); err != nil {
+		return err
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
