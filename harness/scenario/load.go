@@ -258,15 +258,8 @@ func (p *parser) consumers(n *yaml.Node, sc *Scenario, single bool) error {
 		sc.Consumers = []*ConsumerSpec{c}
 		return nil
 	}
-	if err := p.sized(n, yaml.MappingNode, "consumers", "want a mapping of consumer names to their settings", "consumers", MaxConsumers, "MaxConsumers"); err != nil {
-		return err
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		var name string
-		if err := p.str(k, "consumers", true, &name); err != nil {
-			return err
-		}
+	const want = "want a mapping of consumer names to their settings"
+	return p.namedMap(n, "consumers", want, "consumers", MaxConsumers, "MaxConsumers", func(name string, k, v *yaml.Node) error {
 		if name == "all" {
 			return p.errf(k.Line, name, "\"all\" names every consumer in expectations: pick another name")
 		}
@@ -279,8 +272,8 @@ func (p *parser) consumers(n *yaml.Node, sc *Scenario, single bool) error {
 		}
 		c.Line = k.Line
 		sc.Consumers = append(sc.Consumers, c)
-	}
-	return nil
+		return nil
+	})
 }
 
 func (p *parser) cluster(n *yaml.Node, c *ClusterSpec) error {
