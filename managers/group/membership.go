@@ -20,7 +20,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/internal/mutant"
@@ -198,13 +197,7 @@ func (m *Membership) ownedTopics() []kmsg.ConsumerGroupHeartbeatRequestTopic {
 }
 
 func (m *Membership) onResponse(tx *reactor.Tx, node, sentEpoch int32, sentState managers.MemberState, sentOwned, sentSubs bool, resp any, err error) {
-	var r *kmsg.ConsumerGroupHeartbeatResponse
-	if err == nil {
-		r, err = managers.As[*kmsg.ConsumerGroupHeartbeatResponse](kmsg.ConsumerGroupHeartbeat, node, resp)
-	}
-	if err == nil {
-		err = kerr.ErrorForCode(r.ErrorCode)
-	}
+	r, err := managers.Reply(kmsg.ConsumerGroupHeartbeat, node, resp, err, func(r *kmsg.ConsumerGroupHeartbeatResponse) int16 { return r.ErrorCode })
 	switch m.life.Answered(tx.Now, node, sentState, err) {
 	case managers.AnswerRejoin:
 		m.giveUp()

@@ -21,7 +21,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/managers"
@@ -125,13 +124,7 @@ func (m *Membership) send(tx *reactor.Tx, v View, reason string) reactor.Result 
 }
 
 func (m *Membership) onResponse(tx *reactor.Tx, node int32, sentState managers.MemberState, sentSubs bool, resp any, err error) {
-	var r *kmsg.ShareGroupHeartbeatResponse
-	if err == nil {
-		r, err = managers.As[*kmsg.ShareGroupHeartbeatResponse](kmsg.ShareGroupHeartbeat, node, resp)
-	}
-	if err == nil {
-		err = kerr.ErrorForCode(r.ErrorCode)
-	}
+	r, err := managers.Reply(kmsg.ShareGroupHeartbeat, node, resp, err, func(r *kmsg.ShareGroupHeartbeatResponse) int16 { return r.ErrorCode })
 	switch m.life.Answered(tx.Now, node, sentState, err) {
 	case managers.AnswerRejoin:
 		m.giveUp()
