@@ -270,6 +270,26 @@ func runJava(ctx context.Context, j Job, r *Result, ready func(Ready)) error {
 		defer cancel()
 		_ = c.Close(cctx)
 	}()
+	if err := javaAwait(ctx, c, j, r); err != nil {
+		return err
+	}
+	ready(Ready{Ready: true, Untimed: r.Untimed})
+	switch j.Kind {
+	case KindThroughput, KindLatency:
+		return javaRead(ctx, c, j, r)
+	case KindBacklog:
+		return javaBacklog(ctx, c, j, r)
+	case KindIdle:
+		return javaIdle(ctx, c, j, r)
+	}
+	return nil
+}
+
+// javaAwait subscribes c and waits, polling inside the JVM, until it is
+// assigned j's partitions (the records read meanwhile are r.Untimed); for
+// a latency job, until it fetches as well (as runClient: produce once Java
+// is fetching).
+func javaAwait(ctx context.Context, c *java.Consumer, j Job, r *Result) error {
 	if err := c.Subscribe(j.Topic); err != nil {
 		return err
 	}
@@ -281,7 +301,7 @@ func runJava(ctx context.Context, j Job, r *Result, ready func(Ready)) error {
 		return fmt.Errorf("assignment of %d partitions: %w", j.Partitions, context.DeadlineExceeded)
 	}
 	r.Untimed = int(w.Untimed)
-	if j.Kind == KindLatency { // as runClient: produce once Java is fetching
+	if j.Kind == KindLatency {
 		sctx, scancel := context.WithTimeout(ctx, latencySettle)
 		_, err := c.Consume(sctx, java.ConsumeArgs{Records: 1, StampAt: -1})
 		scancel()
@@ -289,85 +309,97 @@ func runJava(ctx context.Context, j Job, r *Result, ready func(Ready)) error {
 			return fmt.Errorf("latency settle: %w", err)
 		}
 	}
-	ready(Ready{Ready: true, Untimed: r.Untimed})
-	take := func(res java.ConsumeResult) {
-		r.Records += int(res.Count)
-		r.Polls += res.Polls
-		r.Wall, r.CPU, r.Allocs, r.AllocBytes = res.Elapsed, res.CPU, -1, res.AllocBytes
+	return nil
+}
+
+// javaTake adds a timed consume's figures to r (allocation counts are not
+// measured in the JVM: -1).
+func javaTake(r *Result, res java.ConsumeResult) {
+	r.Records += int(res.Count)
+	r.Polls += res.Polls
+	r.Wall, r.CPU, r.Allocs, r.AllocBytes = res.Elapsed, res.CPU, -1, res.AllocBytes
+}
+
+// javaRead is a throughput or latency job: the job's records, timed (with
+// their latency for a latency job). The warm Java subject reads them once
+// untimed first (warming the JIT) and then again from the start, timed.
+func javaRead(ctx context.Context, c *java.Consumer, j Job, r *Result) error {
+	stamp := -1
+	if j.Kind == KindLatency {
+		stamp = j.StampAt
 	}
-	switch j.Kind {
-	case KindThroughput, KindLatency:
-		stamp := -1
-		if j.Kind == KindLatency {
-			stamp = j.StampAt
+	if j.Subject == SubjectJavaWarm {
+		first, err := c.Consume(ctx, java.ConsumeArgs{Records: j.Records - r.Untimed, StampAt: -1})
+		if err != nil || first.TimedOut {
+			return fmt.Errorf("warm-up pass: %d records, %v", first.Count, err)
 		}
-		if j.Subject == SubjectJavaWarm {
-			// The first pass warms the JIT; the second, over the same
-			// records from the start, is timed.
-			first, err := c.Consume(ctx, java.ConsumeArgs{Records: j.Records - r.Untimed, StampAt: -1})
-			if err != nil || first.TimedOut {
-				return fmt.Errorf("warm-up pass: %d records, %v", first.Count, err)
-			}
-			if err := c.SeekToBeginning(c.Assignment()...); err != nil {
-				return err
-			}
-			r.Untimed = 0
-		}
-		res, err := c.Consume(ctx, java.ConsumeArgs{Records: j.Records, StampAt: stamp})
-		if err != nil {
+		if err := c.SeekToBeginning(c.Assignment()...); err != nil {
 			return err
 		}
-		take(res)
-		if l := res.Latency; l != nil {
-			r.Latency = &LatencyQuantiles{N: l.N, P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max}
-		}
-		if res.TimedOut {
-			return fmt.Errorf("%d of %d records within the job's timeout", res.Count, j.Records)
-		}
-	case KindBacklog:
-		first, err := c.Consume(ctx, java.ConsumeArgs{Records: 1, StampAt: -1})
-		if err != nil {
-			return err
-		}
-		select {
-		case <-time.After(j.Settle):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		if r.RSS, _, err = procMemory(strconv.Itoa(c.PID())); err != nil {
-			return err
-		}
-		heap, err := c.Consume(ctx, java.ConsumeArgs{StampAt: -1})
-		if err != nil {
-			return err
-		}
-		r.HeapUsed = heap.HeapUsed
-		rest, err := c.Consume(ctx, java.ConsumeArgs{Records: j.Records - int(first.Count), StampAt: -1})
-		if err != nil {
-			return err
-		}
-		take(rest)
-		r.Records += int(first.Count)
-		if rest.TimedOut {
-			return fmt.Errorf("%d of %d records within the job's timeout", r.Records, j.Records)
-		}
-		if err := peak(strconv.Itoa(c.PID()), r); err != nil {
-			return err
-		}
-	case KindIdle:
-		sctx, scancel := context.WithTimeout(ctx, idleSettle)
-		_, err := c.Consume(sctx, java.ConsumeArgs{Records: 1, Poll: idlePoll, StampAt: -1})
-		scancel()
-		if err != nil {
-			return fmt.Errorf("idle settle: %w", err)
-		}
-		wctx, cancel := context.WithTimeout(ctx, j.Window)
-		defer cancel()
-		res, err := c.Consume(wctx, java.ConsumeArgs{Records: max(j.Records, 1), Poll: idlePoll, StampAt: -1})
-		if err != nil {
-			return err
-		}
-		take(res)
+		r.Untimed = 0
 	}
+	res, err := c.Consume(ctx, java.ConsumeArgs{Records: j.Records, StampAt: stamp})
+	if err != nil {
+		return err
+	}
+	javaTake(r, res)
+	if l := res.Latency; l != nil {
+		r.Latency = &LatencyQuantiles{N: l.N, P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max}
+	}
+	if res.TimedOut {
+		return fmt.Errorf("%d of %d records within the job's timeout", res.Count, j.Records)
+	}
+	return nil
+}
+
+// javaBacklog is a backlog job: one record read, polling stopped for
+// j.Settle, the resident set and the JVM heap read, then the backlog
+// drained, timed, and the peak resident set read.
+func javaBacklog(ctx context.Context, c *java.Consumer, j Job, r *Result) error {
+	first, err := c.Consume(ctx, java.ConsumeArgs{Records: 1, StampAt: -1})
+	if err != nil {
+		return err
+	}
+	select {
+	case <-time.After(j.Settle):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if r.RSS, _, err = procMemory(strconv.Itoa(c.PID())); err != nil {
+		return err
+	}
+	heap, err := c.Consume(ctx, java.ConsumeArgs{StampAt: -1})
+	if err != nil {
+		return err
+	}
+	r.HeapUsed = heap.HeapUsed
+	rest, err := c.Consume(ctx, java.ConsumeArgs{Records: j.Records - int(first.Count), StampAt: -1})
+	if err != nil {
+		return err
+	}
+	javaTake(r, rest)
+	r.Records += int(first.Count)
+	if rest.TimedOut {
+		return fmt.Errorf("%d of %d records within the job's timeout", r.Records, j.Records)
+	}
+	return peak(strconv.Itoa(c.PID()), r)
+}
+
+// javaIdle is an idle job: after the settle, the consumer polls through
+// j.Window with nothing to read, timed.
+func javaIdle(ctx context.Context, c *java.Consumer, j Job, r *Result) error {
+	sctx, scancel := context.WithTimeout(ctx, idleSettle)
+	_, err := c.Consume(sctx, java.ConsumeArgs{Records: 1, Poll: idlePoll, StampAt: -1})
+	scancel()
+	if err != nil {
+		return fmt.Errorf("idle settle: %w", err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, j.Window)
+	defer cancel()
+	res, err := c.Consume(wctx, java.ConsumeArgs{Records: max(j.Records, 1), Poll: idlePoll, StampAt: -1})
+	if err != nil {
+		return err
+	}
+	javaTake(r, res)
 	return nil
 }
