@@ -3,7 +3,7 @@ package baseline
 // The baseline regular consumer: the same managers as consumer.New, built by
 // the same assembly seam (internal/client), on the baseline Loop, with an
 // application side that models today's AsyncKafkaConsumer (see
-// ../../shared/reference/java-consumer-today.md). Each modelled defect
+// docs/java-consumer-today.md). Each modelled defect
 // names its Jira.
 
 import (
