@@ -66,16 +66,34 @@ func runClient(ctx context.Context, j Job, r *Result, ready func(Ready)) (err er
 		}
 	}
 	ready(Ready{Ready: true, Untimed: r.Untimed})
+	return goKinds.run(ctx, j, c, r)
+}
+
+// kinds are the timed parts of a job by its kind, for one kind of client
+// C: read for throughput and latency, backlog, idle.
+type kinds[C any] struct {
+	read, backlog, idle func(ctx context.Context, j Job, c C, r *Result) error
+}
+
+// run runs j's timed part on c.
+func (k kinds[C]) run(ctx context.Context, j Job, c C, r *Result) error {
 	switch j.Kind {
 	case KindThroughput, KindLatency:
-		return consume(ctx, j, c, r)
+		return k.read(ctx, j, c, r)
 	case KindBacklog:
-		return backlog(ctx, j, c, r)
+		return k.backlog(ctx, j, c, r)
 	case KindIdle:
-		return idle(ctx, j, c, r)
+		return k.idle(ctx, j, c, r)
 	}
 	return fmt.Errorf("bench: kind %q", j.Kind)
 }
+
+// The timed parts on a Go client (or the Java driver's poll command), and
+// on Java's consumer polling inside the JVM.
+var (
+	goKinds   = kinds[client]{read: consume, backlog: backlog, idle: idle}
+	javaKinds = kinds[*java.Consumer]{read: javaRead, backlog: javaBacklog, idle: javaIdle}
+)
 
 // timed runs fn as the timed part: CPU and allocation profiles if asked,
 // the Go meter, the JVM's CPU for java-driver, loop steps for our
@@ -274,15 +292,7 @@ func runJava(ctx context.Context, j Job, r *Result, ready func(Ready)) error {
 		return err
 	}
 	ready(Ready{Ready: true, Untimed: r.Untimed})
-	switch j.Kind {
-	case KindThroughput, KindLatency:
-		return javaRead(ctx, c, j, r)
-	case KindBacklog:
-		return javaBacklog(ctx, c, j, r)
-	case KindIdle:
-		return javaIdle(ctx, c, j, r)
-	}
-	return nil
+	return javaKinds.run(ctx, j, c, r)
 }
 
 // javaAwait subscribes c and waits, polling inside the JVM, until it is
@@ -323,7 +333,7 @@ func javaTake(r *Result, res java.ConsumeResult) {
 // javaRead is a throughput or latency job: the job's records, timed (with
 // their latency for a latency job). The warm Java subject reads them once
 // untimed first (warming the JIT) and then again from the start, timed.
-func javaRead(ctx context.Context, c *java.Consumer, j Job, r *Result) error {
+func javaRead(ctx context.Context, j Job, c *java.Consumer, r *Result) error {
 	stamp := -1
 	if j.Kind == KindLatency {
 		stamp = j.StampAt
@@ -355,7 +365,7 @@ func javaRead(ctx context.Context, c *java.Consumer, j Job, r *Result) error {
 // javaBacklog is a backlog job: one record read, polling stopped for
 // j.Settle, the resident set and the JVM heap read, then the backlog
 // drained, timed, and the peak resident set read.
-func javaBacklog(ctx context.Context, c *java.Consumer, j Job, r *Result) error {
+func javaBacklog(ctx context.Context, j Job, c *java.Consumer, r *Result) error {
 	first, err := c.Consume(ctx, java.ConsumeArgs{Records: 1, StampAt: -1})
 	if err != nil {
 		return err
@@ -387,7 +397,7 @@ func javaBacklog(ctx context.Context, c *java.Consumer, j Job, r *Result) error 
 
 // javaIdle is an idle job: after the settle, the consumer polls through
 // j.Window with nothing to read, timed.
-func javaIdle(ctx context.Context, c *java.Consumer, j Job, r *Result) error {
+func javaIdle(ctx context.Context, j Job, c *java.Consumer, r *Result) error {
 	sctx, scancel := context.WithTimeout(ctx, idleSettle)
 	_, err := c.Consume(sctx, java.ConsumeArgs{Records: 1, Poll: idlePoll, StampAt: -1})
 	scancel()
