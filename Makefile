@@ -231,7 +231,7 @@ vet:
 
 # Real Kafka in Docker (package containers). Not part of `make test` yet.
 #   make docker       start a local Docker engine: images/kafka/docker.sh start
-#                     (installs docker.io when missing; waits <= 60 s for it)
+#                     (Debian's docker.io, which .ci/install installs; waits <= 60 s for it)
 #   make kafka-image  build $(KAFKA_IMAGE) from Maven Central jars unless the
 #                     image is present (FORCE=1 rebuilds); starts Docker first
 # testcontainers-go must not start its reaper (an image no registry here

@@ -219,21 +219,8 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return err
 	}
-	paths := splitList(*in)
-	if len(paths) == 0 {
-		fmt.Fprintln(stderr, "-in names no file")
-		fs.Usage()
-		return errUsage
-	}
-	cat, err := catalogue.Load()
+	cat, run, err := parseRuns(fs, stderr, *in, reports.Options{Lenient: *lenient, StrictProvenance: *strictProv})
 	if err != nil {
-		return err
-	}
-	run, err := reports.ParseFiles(paths, reports.Options{Lenient: *lenient, StrictProvenance: *strictProv})
-	if err != nil {
-		return err
-	}
-	if err := ranSomething(run); err != nil {
 		return err
 	}
 	rep := reports.BuildRun(cat, run)
@@ -258,7 +245,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		msg = stderr
 	}
 	if len(written) > 0 {
-		fmt.Fprintf(msg, "wrote %s (%d specs from %d file(s))\n", strings.Join(written, ", "), rep.Totals.Specs, len(paths))
+		fmt.Fprintf(msg, "wrote %s (%d specs from %d file(s))\n", strings.Join(written, ", "), rep.Totals.Specs, len(splitList(*in)))
 	}
 	if checkErr != nil {
 		return checkErr
@@ -392,6 +379,27 @@ func checkOutcome(ex *reports.Expectations, written []string, msg, stderr io.Wri
 	}
 	fmt.Fprintln(msg)
 	return nil
+}
+
+// parseRuns parses the Ginkgo JSON reports -in names (comma-separated) with
+// opt and loads the catalogue. An -in naming no file is a usage error, a
+// run without specs an error (ranSomething).
+func parseRuns(fs *flag.FlagSet, stderr io.Writer, in string, opt reports.Options) (catalogue.Catalogue, reports.Run, error) {
+	paths := splitList(in)
+	if len(paths) == 0 {
+		fmt.Fprintln(stderr, "-in names no file")
+		fs.Usage()
+		return catalogue.Catalogue{}, reports.Run{}, errUsage
+	}
+	cat, err := catalogue.Load()
+	if err != nil {
+		return cat, reports.Run{}, err
+	}
+	run, err := reports.ParseFiles(paths, opt)
+	if err != nil {
+		return cat, run, err
+	}
+	return cat, run, ranSomething(run)
 }
 
 // ranSomething fails when no spec ran in any merged file: a label filter that matches

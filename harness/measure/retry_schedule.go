@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kreactor/kreactor/consumer"
+	"github.com/kreactor/kreactor/consumer/config"
 )
 
 // RetrySchedule is Kafka's documented client retry backoff, written here
@@ -26,8 +27,24 @@ import (
 // a count derived from them is the most attempts any conforming client can
 // make, whatever its random draws.
 type RetrySchedule struct {
-	Initial time.Duration // retry.backoff.ms
-	Max     time.Duration // retry.backoff.max.ms
+	Initial time.Duration // consumer.Config.RetryBackoff
+	Max     time.Duration // consumer.Config.RetryBackoffMax
+}
+
+// The Java settings of the schedule, read from their declaration
+// (consumer/config).
+var (
+	retryBackoffName    = javaName("RetryBackoff")
+	retryBackoffMaxName = javaName("RetryBackoffMax")
+)
+
+// javaName is the Java setting of consumer.Config's field.
+func javaName(field string) string {
+	f, ok := config.Lookup[config.Consumer](field)
+	if !ok || f.Java == "" {
+		panic("measure: consumer.Config has no field " + field + " with a Java setting")
+	}
+	return f.Java
 }
 
 // KafkaBackoffJitter is the documented jitter factor of the retry backoff
@@ -87,7 +104,8 @@ func (s RetrySchedule) MaxAttemptsIn(window time.Duration) int {
 	}
 }
 
-// String renders the schedule for bound texts, e.g. "100ms x2 to 1s +-20%".
+// String renders the schedule for bound texts, naming the settings, e.g.
+// "retry.backoff.ms 100ms x2 to retry.backoff.max.ms 1s +-20%".
 func (s RetrySchedule) String() string {
-	return fmt.Sprintf("%s x%d to %s +-%d%%", s.Initial, kafkaBackoffGrowth, s.Max, int(KafkaBackoffJitter*100))
+	return fmt.Sprintf("%s %s x%d to %s %s +-%d%%", retryBackoffName, s.Initial, kafkaBackoffGrowth, retryBackoffMaxName, s.Max, int(KafkaBackoffJitter*100))
 }

@@ -30,7 +30,7 @@ func TestRetrySchedule(t *testing.T) {
 	if got := (RetrySchedule{Max: time.Second}).MaxAttemptsIn(time.Second); got != math.MaxInt {
 		t.Errorf("zero backoff bounds %d attempts, want none", got)
 	}
-	if s.String() != "100ms x2 to 1s +-20%" {
+	if s.String() != "retry.backoff.ms 100ms x2 to retry.backoff.max.ms 1s +-20%" {
 		t.Errorf("String = %q", s.String())
 	}
 }

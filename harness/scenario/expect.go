@@ -144,11 +144,8 @@ func expectDefOf(kind string) (expectDef, bool) {
 }
 
 func (p *parser) expectations(n *yaml.Node, out *[]*Expectation) error {
-	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-		return p.errf(n.Line, "expect", "want a non-empty list of expectations")
-	}
-	if len(n.Content) > MaxExpectations {
-		return p.errf(n.Line, "expect", "%d expectations, more than MaxExpectations (%d)", len(n.Content), MaxExpectations)
+	if err := p.sized(n, yaml.SequenceNode, "expect", "want a non-empty list of expectations", "expectations", MaxExpectations, "MaxExpectations"); err != nil {
+		return err
 	}
 	for _, item := range n.Content {
 		if item.Kind != yaml.MappingNode || len(item.Content) != 2 {

@@ -19,7 +19,7 @@ import (
 // with every decision (consumer.Snapshot).
 type Snapshot struct {
 	Assignment     []managers.TopicPartition // owned partitions, sorted
-	MemberState    group.MemberState
+	MemberState    managers.MemberState
 	MemberEpoch    int32
 	Buffered       int  // records buffered for the application
 	PendingCommits int  // commits queued or in flight

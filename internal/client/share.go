@@ -16,7 +16,7 @@ import (
 // (consumer.ShareSnapshot).
 type ShareSnapshot struct {
 	Assignment     []managers.TopicPartition
-	MemberState    share.MemberState
+	MemberState    managers.MemberState
 	MemberEpoch    int32
 	Buffered       int
 	Unacknowledged int

@@ -12,6 +12,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
+	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/managers/group"
 	"github.com/kreactor/kreactor/managers/internal/testrig"
 	"github.com/kreactor/kreactor/reactor"
@@ -34,12 +35,12 @@ func TestLeaveGoesWhileHeartbeatInFlight(t *testing.T) {
 	}
 	r.Answer(held, hbAnswer(kerr.UnknownMemberID.Code, 0, false), nil) // a stale answer: ignored
 	st := r.Step()
-	if got := len(r.Sent(st, m)); got != 0 || m.State() != group.MemberLeaving {
+	if got := len(r.Sent(st, m)); got != 0 || m.State() != managers.MemberLeaving {
 		t.Fatalf("after the held heartbeat's answer: %d requests, member %s; want none, still leaving", got, m.State())
 	}
 	r.Answer(leave, hbAnswer(0, -1, false), nil)
 	r.Step()
-	if !m.Done() || m.State() != group.MemberLeft {
+	if !m.Done() || m.State() != managers.MemberLeft {
 		t.Fatalf("member %s after the leave's answer, want left", m.State())
 	}
 }
@@ -105,13 +106,13 @@ func TestPollIntervalLeavesAndNextPollRejoins(t *testing.T) {
 	if got := r.Now.Sub(lastPoll); got != 3*interval {
 		t.Fatalf("leave %s after the last Poll, want max.poll.interval.ms (%s)", got, 3*interval)
 	}
-	if owned, _ := m.Owned(); len(owned) != 0 || m.State() != group.MemberLeaving {
+	if owned, _ := m.Owned(); len(owned) != 0 || m.State() != managers.MemberLeaving {
 		t.Fatalf("expired member %s owning %v, want leaving with nothing", m.State(), owned)
 	}
 	r.Answer(leave, hbAnswer(0, -1, false), nil)
 	for range 3 {
 		st := r.Step()
-		if n := len(r.Sent(st, m)); n != 0 || m.State() != group.MemberStale {
+		if n := len(r.Sent(st, m)); n != 0 || m.State() != managers.MemberStale {
 			t.Fatalf("stale member sent %d heartbeats, state %s", n, m.State())
 		}
 		if res := r.Result(st, m); res.Kind != reactor.KindIdle {

@@ -86,13 +86,7 @@ func (c *Consume) shareAcknowledge(tx *reactor.Tx, v View, node int32, addr stri
 }
 
 func (c *Consume) onShareAcknowledge(tx *reactor.Tx, node int32, s *session, epoch int32, sent map[managers.TopicPartition][]ackEntry, resp any, err error) map[managers.TopicPartition]error {
-	var r *kmsg.ShareAcknowledgeResponse
-	if err == nil {
-		r, err = managers.As[*kmsg.ShareAcknowledgeResponse](kmsg.ShareAcknowledge, node, resp)
-	}
-	if err == nil {
-		err = kerr.ErrorForCode(r.ErrorCode)
-	}
+	r, err := managers.Reply(kmsg.ShareAcknowledge, node, resp, err, func(r *kmsg.ShareAcknowledgeResponse) int16 { return r.ErrorCode })
 	if err != nil {
 		c.fail(tx, kmsg.ShareAcknowledge, s, err)
 		out, results := c.outcomes(sent, func(managers.TopicPartition) error { return err })

@@ -82,13 +82,7 @@ func (c *Consume) shareFetch(tx *reactor.Tx, v View, node int32, addr string, s 
 }
 
 func (c *Consume) onShareFetch(tx *reactor.Tx, node int32, s *session, epoch int32, fetch, forgotten []managers.TopicPartition, sent map[managers.TopicPartition][]ackEntry, resp any, err error) {
-	var r *kmsg.ShareFetchResponse
-	if err == nil {
-		r, err = managers.As[*kmsg.ShareFetchResponse](kmsg.ShareFetch, node, resp)
-	}
-	if err == nil {
-		err = kerr.ErrorForCode(r.ErrorCode)
-	}
+	r, err := managers.Reply(kmsg.ShareFetch, node, resp, err, func(r *kmsg.ShareFetchResponse) int16 { return r.ErrorCode })
 	if err != nil {
 		c.fail(tx, kmsg.ShareFetch, s, err)
 		out, _ := c.outcomes(sent, func(managers.TopicPartition) error { return err })

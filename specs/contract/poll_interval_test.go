@@ -141,7 +141,7 @@ var _ = Describe("max.poll.interval.ms", func() {
 			cfg.MaxPollInterval = pollInterval
 			c := suite.NewShareConsumer(subject, cfg)
 			Expect(c.Subscribe(topic)).To(Succeed())
-			pollShare(ctx, c, pollRecords, nil)
+			suite.PollShare(ctx, c, pollRecords, nil)
 			beats := observeHeartbeats(ctx, cl, kmsg.ShareGroupHeartbeat, group)
 			lastPoll := lastPollCall(ctx, func(ctx context.Context) error { _, err := c.Poll(ctx); return err })
 

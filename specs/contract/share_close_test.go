@@ -127,13 +127,13 @@ func shareCloseRun(ctx context.Context, cl harness.Cluster, topic string, shape 
 	} else {
 		c = suite.NewShareConsumer(subject, cfg)
 	}
-	acks := newAckLog(c)
+	acks := suite.NewAckLog(c)
 	Expect(c.Subscribe(topic)).To(Succeed())
 	var ack func(consumer.ShareRecord)
 	if shape.explicit {
 		ack = func(r consumer.ShareRecord) { Expect(c.Acknowledge(r, consumer.Accept)).To(Succeed()) }
 	}
-	recs := pollShare(ctx, c, shareCloseRecords, ack)
+	recs := suite.PollShare(ctx, c, shareCloseRecords, ack)
 	delivered := map[managers.TopicPartition][]int64{}
 	for _, r := range recs {
 		tp := managers.TopicPartition{Topic: r.Topic, Partition: r.Partition}
@@ -169,11 +169,11 @@ func shareCloseRun(ctx context.Context, cl harness.Cluster, topic string, shape 
 	// The client's own close, not a java driver's exit after it.
 	took = measure.CallTime(c, "close", time.Since(start))
 	Expect(took).To(BeNumerically("<=", shareCloseBudget+shareCloseSlack), "%s, delay %s: Close took %s", shape.name, delay, took)
-	accepted, failed, problems := acks.account(delivered)
+	accepted, failed, problems := acks.Account(delivered)
 	slices.Sort(problems)
-	GinkgoWriter.Printf("%s, delay %s: %d accepted, %d failed (%v), Close %s\n", shape.name, delay, accepted, failed, acks.errors(), took.Round(time.Millisecond))
+	GinkgoWriter.Printf("%s, delay %s: %d accepted, %d failed (%v), Close %s\n", shape.name, delay, accepted, failed, acks.Errors(), took.Round(time.Millisecond))
 	Expect(problems).To(BeEmpty(), "%s, delay %s: %d accepted, %d failed of %d delivered offsets (failures %v); not accounted for exactly once:\n%v",
-		shape.name, delay, accepted, failed, len(recs), acks.errors(), problems)
+		shape.name, delay, accepted, failed, len(recs), acks.Errors(), problems)
 	return accepted, failed, took
 }
 

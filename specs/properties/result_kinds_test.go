@@ -178,7 +178,7 @@ func (r *rig) join() {
 	resp.MemberEpoch = 1
 	resp.HeartbeatIntervalMillis = int32(rigInterval.Milliseconds())
 	r.complete(req, resp, nil)
-	Expect(r.member.State()).To(Equal(group.MemberStable), "member state after the join response")
+	Expect(r.member.State()).To(Equal(managers.MemberStable), "member state after the join response")
 }
 
 // assignWithPosition assigns rigTP manually and gives it position 0.

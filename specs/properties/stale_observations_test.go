@@ -253,12 +253,12 @@ var _ = Describe("Stale observations", func() {
 				epochBefore := r.member.Epoch()
 
 				r.member.Leave()
-				Expect(r.member.State()).To(Equal(group.MemberLeaving))
+				Expect(r.member.State()).To(Equal(managers.MemberLeaving))
 				r.complete(req, heartbeatAnswer(r, epochBefore+1), nil)
 
 				owned, _ := r.member.Owned()
 				suite.Note("state_after_stale_answer", r.member.State().String())
-				Expect(r.member.State()).To(Equal(group.MemberLeaving), "member state after a heartbeat answer from before Leave")
+				Expect(r.member.State()).To(Equal(managers.MemberLeaving), "member state after a heartbeat answer from before Leave")
 				Expect(r.member.Epoch()).To(Equal(epochBefore), "member epoch after a heartbeat answer from before Leave")
 				Expect(owned).To(BeEmpty(), "assignment after a heartbeat answer from before Leave")
 
@@ -286,7 +286,7 @@ var _ = Describe("Stale observations", func() {
 				r.complete(sent(r.poll(r.member)), heartbeatAnswer(r, older), nil)
 				suite.Figure("member_epoch", float64(r.member.Epoch()), "", fmt.Sprintf("== %d", newer))
 				Expect(r.member.Epoch()).To(BeEquivalentTo(newer), "member epoch after an answer with the older epoch %d", older)
-				Expect(r.member.State()).To(Equal(group.MemberStable))
+				Expect(r.member.State()).To(Equal(managers.MemberStable))
 			})
 
 		It("ignores an OffsetFetch answer for a partition revoked since the request was built",
@@ -343,7 +343,7 @@ var _ = Describe("Stale observations", func() {
 			var epochBefore int32
 			if probed {
 				before := probe.Snapshot()
-				Expect(before.MemberState).To(Equal(group.MemberStable))
+				Expect(before.MemberState).To(Equal(managers.MemberStable))
 				epochBefore = before.MemberEpoch
 			}
 
@@ -378,7 +378,7 @@ var _ = Describe("Stale observations", func() {
 				By("rejoining: the member takes a newer epoch")
 				Eventually(ctx, func(g Gomega) {
 					s := probe.Snapshot()
-					g.Expect(s.MemberState).To(Equal(group.MemberStable))
+					g.Expect(s.MemberState).To(Equal(managers.MemberStable))
 					g.Expect(s.MemberEpoch).To(BeNumerically(">", epochBefore))
 					g.Expect(s.Assignment).To(HaveLen(3))
 				}).WithTimeout(harness.WaitTimeout).WithPolling(harness.PollInterval).Should(Succeed(), "a stable member with a newer epoch than %d\n%s", epochBefore, harness.Diagnose(c))

@@ -46,9 +46,9 @@ var _ = Describe("A share consumer", func() {
 			_, err := cl.Produce(ctx, "orders", shareRecords, nil)
 			Expect(err).NotTo(HaveOccurred())
 			c := newShareConsumer(cl, group, suite.UniqueName("share-client"), "orders")
-			acks := newAckLog(c)
+			acks := suite.NewAckLog(c)
 			start := time.Now()
-			recs := pollShare(ctx, c, shareRecords, nil)
+			recs := suite.PollShare(ctx, c, shareRecords, nil)
 			suite.Figure("records", float64(len(recs)), "records", fmt.Sprintf("== %d", shareRecords))
 			suite.Figure("consume_duration", float64(time.Since(start).Milliseconds()), "ms", "")
 			seen := map[managers.TopicPartition]map[int64]bool{}
@@ -67,7 +67,7 @@ var _ = Describe("A share consumer", func() {
 			// the last poll returned): poll until the callback has reported
 			// every offset.
 			for end := time.Now().Add(harness.WaitTimeout); time.Now().Before(end); {
-				if accepted, failed, _ := acks.counts(); accepted+failed >= shareRecords {
+				if accepted, failed, _ := acks.Counts(); accepted+failed >= shareRecords {
 					break
 				}
 				pctx, pcancel := context.WithTimeout(ctx, harness.PollSlice)
@@ -83,9 +83,9 @@ var _ = Describe("A share consumer", func() {
 			closeTook := measure.CallTime(c, "close", time.Since(closeStart))
 			suite.Figure("close_duration", float64(closeTook.Milliseconds()), "ms", fmt.Sprintf("<= %d ms", harness.CloseBound.Milliseconds()))
 			Expect(closeTook).To(BeNumerically("<=", harness.CloseBound))
-			accepted, failed, dups := acks.counts()
+			accepted, failed, dups := acks.Counts()
 			suite.Figure("acknowledged_accepted", float64(accepted), "offsets", fmt.Sprintf("== %d", shareRecords))
-			Expect(failed).To(BeZero(), "acknowledgements failed: %v", acks.errs)
+			Expect(failed).To(BeZero(), "acknowledgements failed: %v", acks.Errors())
 			Expect(dups).To(BeZero())
 			Expect(accepted).To(Equal(shareRecords))
 			Eventually(ctx, func(ctx context.Context) (int, error) {
@@ -107,7 +107,7 @@ var _ = Describe("A share consumer", func() {
 			Expect(err).NotTo(HaveOccurred())
 			clientID := suite.UniqueName("share-client")
 			c := newShareConsumer(cl, group, clientID, "orders")
-			pollShare(ctx, c, 30, nil)
+			suite.PollShare(ctx, c, 30, nil)
 			f, err := cl.Inject(ctx, harness.FaultSpec{Kind: harness.FaultCoordinatorUnavailable, Group: group})
 			Expect(err).NotTo(HaveOccurred())
 			probe, probed := suite.RequireShareProbe(c, "loop_steps_and_spurious_wakeups_in_outage")
@@ -163,7 +163,7 @@ var _ = Describe("A share consumer", func() {
 			// Without a probe the spec says nothing: a held fetch is
 			// invisible from outside but for the Poll's own duration.
 			probe := suite.SkipWithoutShareProbe(c, "loop steps and application wakeups while a ShareFetch is held")
-			pollShare(ctx, c, 10, nil)
+			suite.PollShare(ctx, c, 10, nil)
 			f, err := cl.Inject(ctx, harness.FaultSpec{Kind: harness.FaultHold, Key: kmsg.ShareFetch})
 			Expect(err).NotTo(HaveOccurred())
 			defer f.Heal()
@@ -204,8 +204,8 @@ var _ = Describe("A share consumer", func() {
 				}
 				return consumer.Accept
 			}
-			pollShare(ctx, c, 10, func(r consumer.ShareRecord) { Expect(c.Acknowledge(r, typeOf(r))).To(Succeed()) })
-			again := pollShare(ctx, c, 1, func(r consumer.ShareRecord) { Expect(c.Acknowledge(r, consumer.Accept)).To(Succeed()) })
+			suite.PollShare(ctx, c, 10, func(r consumer.ShareRecord) { Expect(c.Acknowledge(r, typeOf(r))).To(Succeed()) })
+			again := suite.PollShare(ctx, c, 1, func(r consumer.ShareRecord) { Expect(c.Acknowledge(r, consumer.Accept)).To(Succeed()) })
 			Expect(again[0].Offset).To(BeEquivalentTo(3), "only the released record comes back")
 			Expect(again[0].DeliveryCount).To(BeEquivalentTo(2))
 			suite.Figure("redelivered_delivery_count", float64(again[0].DeliveryCount), "deliveries", "== 2")
@@ -229,12 +229,12 @@ var _ = Describe("A share consumer", func() {
 			_, err := cl.Produce(ctx, "orders", 5, nil)
 			Expect(err).NotTo(HaveOccurred())
 			holder := newShareConsumer(cl, group, suite.UniqueName("share-holder"), "orders")
-			first := pollShare(ctx, holder, 5, nil)
+			first := suite.PollShare(ctx, holder, 5, nil)
 			// The holder never acknowledges (it does not poll again), so its
 			// locks expire; a second member gets the records back.
 			other := newShareConsumer(cl, group, suite.UniqueName("share-other"), "orders")
 			start := time.Now()
-			back := pollShare(ctx, other, len(first), nil)
+			back := suite.PollShare(ctx, other, len(first), nil)
 			suite.Figure("lock_expiry_redelivery", float64(time.Since(start).Milliseconds()), "ms", "")
 			for _, r := range back {
 				Expect(r.DeliveryCount).To(BeNumerically(">=", 2), "%s/%d@%d", r.Topic, r.Partition, r.Offset)
@@ -250,7 +250,7 @@ var _ = Describe("A share consumer", func() {
 			Expect(err).NotTo(HaveOccurred())
 			clientID := suite.UniqueName("share-client")
 			c := newShareConsumer(cl, group, clientID, "orders")
-			acks := newAckLog(c)
+			acks := suite.NewAckLog(c)
 			type seen struct {
 				at    time.Time
 				key   kmsg.Key
@@ -277,7 +277,7 @@ var _ = Describe("A share consumer", func() {
 				return f
 			}
 			f1, f2 := obs(kmsg.ShareAcknowledge), obs(kmsg.ShareGroupHeartbeat)
-			delivered := pollShare(ctx, c, 60, nil)
+			delivered := suite.PollShare(ctx, c, 60, nil)
 			cctx, cancel := context.WithTimeout(ctx, harness.CloseTimeout)
 			defer cancel()
 			Expect(c.Close(cctx)).To(Succeed())
@@ -298,7 +298,7 @@ var _ = Describe("A share consumer", func() {
 			Expect(leave.IsZero()).To(BeFalse(), "no leave heartbeat seen")
 			suite.Figure("acks_before_leave", float64(leave.Sub(lastAck).Microseconds())/1000, "ms", "> 0")
 			Expect(lastAck.Before(leave)).To(BeTrue(), "closing ShareAcknowledge at %s, leave heartbeat at %s", lastAck, leave)
-			accepted, failed, dups := acks.counts()
+			accepted, failed, dups := acks.Counts()
 			suite.Figure("reported", float64(accepted+failed), "offsets", fmt.Sprintf("== %d", len(delivered)))
 			Expect(dups).To(BeZero())
 			Expect(accepted+failed).To(Equal(len(delivered)), "every delivered offset is reported exactly once")
@@ -311,8 +311,8 @@ var _ = Describe("A share consumer", func() {
 			_, err := cl.Produce(ctx, "orders", 30, nil)
 			Expect(err).NotTo(HaveOccurred())
 			c := newShareConsumer(cl, group, suite.UniqueName("share-client"), "orders")
-			acks := newAckLog(c)
-			delivered := pollShare(ctx, c, 30, nil)
+			acks := suite.NewAckLog(c)
+			delivered := suite.PollShare(ctx, c, 30, nil)
 			f, err := cl.Inject(ctx, harness.FaultSpec{Kind: harness.FaultBrokersDown})
 			Expect(err).NotTo(HaveOccurred())
 			defer f.Heal()
@@ -323,7 +323,7 @@ var _ = Describe("A share consumer", func() {
 			took := time.Since(start)
 			suite.Figure("close_duration", float64(took.Milliseconds()), "ms", fmt.Sprintf("<= %d ms", (closeBroken+closeSlack).Milliseconds()))
 			Expect(took).To(BeNumerically("<=", closeBroken+closeSlack))
-			accepted, failed, dups := acks.counts()
+			accepted, failed, dups := acks.Counts()
 			suite.Figure("reported_failed", float64(failed), "offsets", "")
 			suite.Figure("reported", float64(accepted+failed), "offsets", fmt.Sprintf("== %d", len(delivered)))
 			Expect(dups).To(BeZero())

@@ -36,7 +36,7 @@ var _ = Describe("A regular and a share consumer in one process", func() {
 			defer cancel()
 			recs, _, err := consume.PollUntil(wctx, reg, bothRecords)
 			Expect(err).NotTo(HaveOccurred(), harness.Diagnose(reg))
-			shared := pollShare(ctx, sh, bothRecords, nil)
+			shared := suite.PollShare(ctx, sh, bothRecords, nil)
 			suite.Figure("regular_records", float64(len(recs)), "records", fmt.Sprintf(">= %d", bothRecords))
 			suite.Figure("share_records", float64(len(shared)), "records", fmt.Sprintf(">= %d", bothRecords))
 
@@ -56,7 +56,7 @@ var _ = Describe("A regular and a share consumer in one process", func() {
 			_, err = cl.Produce(ctx, "shared", bothRecords, nil)
 			Expect(err).NotTo(HaveOccurred())
 			start := time.Now()
-			more := pollShare(ctx, sh, bothRecords, nil)
+			more := suite.PollShare(ctx, sh, bothRecords, nil)
 			took := time.Since(start)
 			suite.Figure("share_records_during_regular_outage", float64(len(more)), "records", fmt.Sprintf(">= %d", bothRecords))
 			suite.Figure("share_consume_during_regular_outage", float64(took.Milliseconds()), "ms", "")
