@@ -64,7 +64,7 @@ var ContractPoints = []ContractPoint{
 	{ID: "T-METADATA-AGE", Consumer: "regular", Setting: "metadata.max.age.ms",
 		Java: "metadata is refreshed at the latest this long after the previous refresh"},
 	{ID: "T-FETCH-WAIT", Consumer: "regular", Setting: "fetch.max.wait.ms",
-		Java:  "the broker holds a Fetch up to this long for fetch.min.bytes; an empty answer is not fetched again before the next poll asks for it",
+		Java:  "the broker holds a Fetch up to this long for fetch.min.bytes; a Fetch goes only for a poll event, and every answer, an empty one included, wakes poll, which asks for the next at once: one Fetch per round trip while the application polls (AbstractFetch.java:297; the reactor paces it to retry.backoff.ms, CONTRACT-EMPTY-FETCH-PACING's java_differs)",
 		Specs: []string{"scenario.contract-empty-fetch-pacing", "scenario.kafka-20854-fetch-held", "fetch-session-incremental"}},
 	{ID: "T-SHARE-POLL", Consumer: "share", Setting: "poll(Duration)",
 		Java:  "returns buffered records at once, else waits up to the timeout; a zero timeout still sends the ShareFetch that is due",
