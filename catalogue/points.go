@@ -85,5 +85,6 @@ var ContractPoints = []ContractPoint{
 		Java:  "measured from the last poll; when it passes the member leaves and joins again at the next poll",
 		Specs: []string{"contract-6-poll-interval-share"}},
 	{ID: "T-SHARE-ACK-RETRY", Consumer: "share", Setting: "ShareAcknowledge retries / default.api.timeout.ms",
-		Java: "acknowledgements are retried until their deadline (commitSync's timeout, else default.api.timeout.ms), then reported failed to the callback"},
+		Java:  "a commit's acknowledgements answered with a retriable error are sent again after the retry backoff until their deadline (commitSync's timeout, else default.api.timeout.ms; commitAsync default.api.timeout.ms), then reported failed with REQUEST_TIMED_OUT to the callback; the close's are not retried (ShareConsumeRequestManager.handlePartitionError, maybeBuildRequest)",
+		Specs: []string{"scenario.contract-share-ack-retry-deadline"}},
 }

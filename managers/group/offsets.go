@@ -9,7 +9,6 @@ package group
 // auto.offset.reset.
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -38,10 +37,10 @@ type offsetState struct {
 	since time.Time
 }
 
-// ErrRetryDeadline is wrapped by the error a retry path reports when it
-// gave up at the deadline of the Java setting that governs it
-// (default.api.timeout.ms for offsets).
-var ErrRetryDeadline = errors.New("retries did not succeed by their deadline")
+// ErrRetryDeadline is managers.ErrRetryDeadline: wrapped by the error a
+// retry path reports when it gave up at the deadline of the Java setting
+// that governs it (default.api.timeout.ms for offsets).
+var ErrRetryDeadline = managers.ErrRetryDeadline
 
 // Offsets finds the initial position of each partition that has none.
 // Loop goroutine only.
