@@ -343,8 +343,7 @@ func fetchRows() []Row {
 func metadataRows() []Row {
 	return slices.Concat(
 		rowsFor(Row{API: kmsg.Metadata, Scope: ScopeResponse, Class: ClassRetriable,
-			Java:    "NetworkClient: REBOOTSTRAP_REQUIRED (KIP-1102) makes the client rebootstrap from bootstrap.servers",
-			Differs: "retried after the backoff against the known brokers and then the bootstrap addresses; no rebootstrap"},
+			Java: "NetworkClient: REBOOTSTRAP_REQUIRED (KIP-1102) makes the client rebootstrap from bootstrap.servers (with metadata.recovery.strategy=rebootstrap; the update is retried after the backoff)"},
 			kerr.RebootstrapRequired),
 		other(kmsg.Metadata, ScopeResponse,
 			Row{Class: ClassIgnored, Java: "Metadata.handleMetadataResponse: the top-level code is not read; topics and brokers are applied"},

@@ -105,6 +105,7 @@ func newGroup(cfg config.Consumer, rnd *randoms, tr sender) *Group {
 	g.tr = tr
 	g.Coord = managers.NewCoordinator(cfg.GroupID, managers.KeyTypeGroup, rnd.backoff("coordinator", backoff))
 	g.Meta = managers.NewMetadata(cfg.BootstrapServers, cfg.MetadataMaxAge, rnd.backoff("metadata", backoff))
+	g.Meta.SetRebootstrap(cfg.MetadataRecoveryStrategy == "rebootstrap", cfg.MetadataRecoveryRebootstrapTrigger)
 	g.Member = group.NewMembership(cfg.GroupID, cfg.MaxPollInterval, rnd.backoff("membership", backoff), g.Coord)
 	if rnd != nil {
 		g.Member.UseMemberID(rnd.memberID)

@@ -67,6 +67,7 @@ func NewShare(cfg config.Share) *Share {
 	backoff := Backoff(cfg.RetryBackoff, cfg.RetryBackoffMax)
 	s.Coord = managers.NewCoordinator(cfg.GroupID, managers.KeyTypeGroup, rnd.backoff("coordinator", backoff))
 	s.Meta = managers.NewMetadata(cfg.BootstrapServers, cfg.MetadataMaxAge, rnd.backoff("metadata", backoff))
+	s.Meta.SetRebootstrap(cfg.MetadataRecoveryStrategy == "rebootstrap", cfg.MetadataRecoveryRebootstrapTrigger)
 	s.Member = share.NewMembership(cfg.GroupID, cfg.MaxPollInterval, rnd.backoff("share-membership", backoff), s.Coord)
 	if rnd != nil {
 		s.Member.UseMemberID(rnd.memberID)
