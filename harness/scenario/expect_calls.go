@@ -30,7 +30,7 @@ func (a *DurationOf) validate(c *checker, e *Expectation) error {
 	if err := a.DurBounds.validate(c, e); err != nil {
 		return err
 	}
-	return c.stepRef(e, "of", a.Of, "poll", "commit_sync", "close", "position", "consume", "poll_for", "wait_assigned", "produce", "join")
+	return c.stepRef(e, "of", a.Of, "poll", "commit_sync", "close", "position", "committed_offset", "consume", "poll_for", "wait_assigned", "produce", "join")
 }
 
 func (a *DurationOf) evaluate(r *run, e *Expectation) {
@@ -79,7 +79,7 @@ func (a *ErrorOf) validate(c *checker, e *Expectation) error {
 	if err := validIs(c, e, a.Is); err != nil {
 		return err
 	}
-	return c.stepRef(e, "of", a.Of, "poll", "commit_sync", "commit_async", "close", "position")
+	return c.stepRef(e, "of", a.Of, "poll", "commit_sync", "commit_async", "close", "position", "committed_offset")
 }
 
 func (a *ErrorOf) evaluate(r *run, e *Expectation) {
