@@ -65,6 +65,8 @@ var ContractPoints = []ContractPoint{
 	{ID: "T-METADATA-AGE", Consumer: "regular", Setting: "metadata.max.age.ms",
 		Java:  "metadata is refreshed at the latest this long after the previous successful refresh, measured from its answer (Metadata.timeToNextUpdate from lastSuccessfulRefreshMs, set when the answer is applied: Metadata.java:180, 349)",
 		Specs: []string{"scenario.contract-metadata-max-age"}},
+	{ID: "T-METADATA-REBOOTSTRAP", Consumer: "regular", Setting: "metadata.recovery.rebootstrap.trigger.ms (metadata.recovery.strategy=rebootstrap)",
+		Java: "a metadata update is retried after the backoff with no deadline of its own; one that has not succeeded for this long from when it fell due forgets the known brokers and asks bootstrap.servers again, as does a REBOOTSTRAP_REQUIRED answer (NetworkClient.DefaultMetadataUpdater.needsRebootstrap, rebootstrap). No spec yet: on a target whose bootstrap addresses are its brokers' own a rebootstrap cannot be told from a retry (managers/metadata_deadline_test.go checks it on the fixed-clock rig)"},
 	{ID: "T-FETCH-WAIT", Consumer: "regular", Setting: "fetch.max.wait.ms",
 		Java:  "the broker holds a Fetch up to this long for fetch.min.bytes; a Fetch goes only for a poll event, and every answer, an empty one included, wakes poll, which asks for the next at once: one Fetch per round trip while the application polls (AbstractFetch.java:297; the reactor paces it to retry.backoff.ms, CONTRACT-EMPTY-FETCH-PACING's java_differs)",
 		Specs: []string{"scenario.contract-empty-fetch-pacing", "scenario.kafka-20854-fetch-held", "fetch-session-incremental"}},
