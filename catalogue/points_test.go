@@ -10,12 +10,12 @@ import (
 
 // Every contract point has a unique id, a consumer and Java's contract, and
 // every spec it names exists: a scenario file's id or a Ginkgo spec's
-// harness.Spec id under specs/.
+// suite.Spec id under specs/.
 func TestContractPoints(t *testing.T) {
 	known := map[string]bool{}
 	root := filepath.Join("..", "specs")
 	idLine := regexp.MustCompile(`(?m)^id: ([a-z0-9._-]+)`)
-	specCall := regexp.MustCompile(`harness\.Spec\("([^"]+)"`)
+	specCall := regexp.MustCompile(`suite\.Spec\("([^"]+)"`)
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -53,7 +53,7 @@ func TestContractPoints(t *testing.T) {
 		seen[p.ID] = true
 		for _, s := range p.Specs {
 			if !known[s] {
-				t.Errorf("point %s names spec %q, which no scenario file or harness.Spec under specs/ has", p.ID, s)
+				t.Errorf("point %s names spec %q, which no scenario file or suite.Spec under specs/ has", p.ID, s)
 			}
 		}
 	}

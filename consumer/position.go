@@ -41,3 +41,16 @@ func (c *Consumer) Position(ctx context.Context, tp managers.TopicPartition) (in
 		}
 	}
 }
+
+// Committed returns the group's committed offsets for partitions, assigned
+// or not (Java's committed(partitions, Duration)): it sends an OffsetFetch
+// to the group coordinator and waits for the answer until ctx's deadline
+// (default.api.timeout.ms without one), retrying retriable answers
+// meanwhile. A partition without a committed offset is absent from the
+// map. A ctx whose deadline has already passed still lets the OffsetFetch
+// go once and returns ctx.Err() at once (Java's TimeoutException for
+// Duration.ZERO). Errors: ErrNoGroup, a *group.PartitionError or kerr error
+// the coordinator answered, ErrClosed, ErrConcurrentUse, ctx.Err().
+func (c *Consumer) Committed(ctx context.Context, partitions ...managers.TopicPartition) (map[managers.TopicPartition]managers.Position, error) {
+	return c.g.Committed(ctx, partitions...)
+}

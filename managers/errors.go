@@ -8,6 +8,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
+// ErrRetryDeadline is wrapped by the error a retry path reports when its
+// retries did not succeed by the deadline of the Java setting that governs
+// it: an offsets look-up's ListOffsets (default.api.timeout.ms, package
+// group), a share commit's acknowledgements (the CommitSync deadline, else
+// default.api.timeout.ms, package share).
+var ErrRetryDeadline = errors.New("retries did not succeed by their deadline")
+
 // ErrUnexpectedResponse is wrapped by ResponseError when a broker answers
 // with a response of the wrong type or shape.
 var ErrUnexpectedResponse = errors.New("unexpected response")

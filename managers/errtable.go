@@ -74,7 +74,8 @@ const (
 	javaShareCollect  = "ShareFetchCollector.handleInitializeErrors"
 	differsShareFetch = "the broker's next ShareFetch backs off (retry.backoff.ms doubling): Java refetches at the next poll"
 	javaShareAck      = "ShareConsumeRequestManager: the acknowledgements complete with the error (acknowledgement commit callback)"
-	differsAckRetry   = "the acknowledgements are reported failed at once: Java retries a ShareAcknowledge (commitSync, close) on a retriable partition error until its deadline; the broker redelivers the records when their acquisition lock expires"
+	javaAckRetry      = "ShareConsumeRequestManager.handlePartitionError: retriable, moved to incompleteAcknowledgements and sent again after the retry backoff until the request's deadline (commitSync's timeout, commitAsync's default.api.timeout.ms), then completed with REQUEST_TIMED_OUT (maybeBuildRequest, handleAcknowledgeTimedOut); a close request's are not retried"
+	javaFetchAck      = "ShareConsumeRequestManager.handleShareFetchSuccess: the acknowledgements the ShareFetch carried complete with the error, not retried"
 	javaShareSession  = "ShareSessionHandler.handleResponse: the next request opens a new share session (epoch 0); acknowledgements in flight complete with NETWORK_EXCEPTION"
 	differsSession    = "a session reset again before a request succeeds waits the growing retry backoff: Java resets at once every time"
 )
@@ -342,8 +343,7 @@ func fetchRows() []Row {
 func metadataRows() []Row {
 	return slices.Concat(
 		rowsFor(Row{API: kmsg.Metadata, Scope: ScopeResponse, Class: ClassRetriable,
-			Java:    "NetworkClient: REBOOTSTRAP_REQUIRED (KIP-1102) makes the client rebootstrap from bootstrap.servers",
-			Differs: "retried after the backoff against the known brokers and then the bootstrap addresses; no rebootstrap"},
+			Java: "NetworkClient: REBOOTSTRAP_REQUIRED (KIP-1102) makes the client rebootstrap from bootstrap.servers (with metadata.recovery.strategy=rebootstrap; the update is retried after the backoff)"},
 			kerr.RebootstrapRequired),
 		other(kmsg.Metadata, ScopeResponse,
 			Row{Class: ClassIgnored, Java: "Metadata.handleMetadataResponse: the top-level code is not read; topics and brokers are applied"},
@@ -429,8 +429,16 @@ func shareFetchRows() []Row {
 
 // acknowledgeRows classify acknowledgement error codes: ShareFetch's
 // AcknowledgeErrorCode and ShareAcknowledge's partition ErrorCode. Every
-// class here ends with the acknowledgements reported to the callback.
+// class here ends with the acknowledgements reported to the callback; the
+// retriable class of ShareAcknowledge first retries a commit's until its
+// deadline (managers/share/commit.go).
 func acknowledgeRows(api kmsg.Key) []Row {
+	retriable := Row{Class: ClassFailed, Java: javaFetchAck}
+	if api == kmsg.ShareAcknowledge {
+		retriable = Row{Class: ClassRetriable, Java: javaAckRetry}
+	}
+	storage := retriable
+	storage.API, storage.Scope = api, ScopeAcknowledge
 	return slices.Concat(
 		rowsFor(Row{API: api, Scope: ScopeAcknowledge, Class: ClassFailed, Java: javaShareAck},
 			kerr.InvalidRecordState, kerr.InvalidRequest, kerr.UnknownServerError),
@@ -439,12 +447,8 @@ func acknowledgeRows(api kmsg.Key) []Row {
 			kerr.NotLeaderForPartition, kerr.FencedLeaderEpoch, kerr.UnknownTopicOrPartition, kerr.UnknownTopicID),
 		rowsFor(Row{API: api, Scope: ScopeAcknowledge, Class: ClassAuthorization, Java: javaShareAck},
 			kerr.GroupAuthorizationFailed, kerr.TopicAuthorizationFailed),
-		rowsFor(Row{API: api, Scope: ScopeAcknowledge, Class: ClassFailed,
-			Java: "ShareConsumeRequestManager.handlePartitionError: retriable, the acknowledgements are sent again (ShareAcknowledge) until the deadline", Differs: differsAckRetry},
-			kerr.KafkaStorageError),
-		other(api, ScopeAcknowledge,
-			Row{Class: ClassFailed, Java: "ShareConsumeRequestManager.handlePartitionError: retriable, sent again until the deadline", Differs: differsAckRetry},
-			Row{Class: ClassFailed, Java: javaShareAck}),
+		rowsFor(storage, kerr.KafkaStorageError),
+		other(api, ScopeAcknowledge, retriable, Row{Class: ClassFailed, Java: javaShareAck}),
 	)
 }
 
@@ -462,15 +466,14 @@ func shareAcknowledgeRows() []Row {
 			kerr.GroupAuthorizationFailed, kerr.TopicAuthorizationFailed),
 		rowsFor(Row{API: kmsg.ShareAcknowledge, Scope: ScopeResponse, Class: ClassMetadata,
 			Java:    "ShareConsumeRequestManager.handleShareAcknowledgeSuccess: retriable, the acknowledgements are sent again until the deadline",
-			Differs: "the acknowledgements are reported failed, metadata is refreshed and the session backs off"},
+			Differs: "the acknowledgements are reported failed at once, metadata is refreshed and the session backs off: a top-level answer of this class says the session's broker no longer leads or hosts what it acquired, so the acquisition locks are not there to acknowledge (Java's partition-level handling, handlePartitionError, gives up on NOT_LEADER_OR_FOLLOWER and the unknown-topic codes for that reason, and retries KAFKA_STORAGE_ERROR only per partition, as here); the broker redelivers the records when their locks expire"},
 			kerr.NotLeaderForPartition, kerr.UnknownTopicOrPartition, kerr.UnknownTopicID, kerr.KafkaStorageError),
 		rowsFor(Row{API: kmsg.ShareAcknowledge, Scope: ScopeResponse, Class: ClassFailed,
 			Java:    "ShareConsumeRequestManager.handleShareAcknowledgeSuccess: the acknowledgements fail with the error",
 			Differs: "also raised from Poll"},
 			kerr.InvalidRecordState, kerr.InvalidRequest, kerr.UnknownServerError),
 		other(kmsg.ShareAcknowledge, ScopeResponse,
-			Row{Class: ClassRetriable, Java: "ShareConsumeRequestManager.handleShareAcknowledgeSuccess: retriable, the acknowledgements are sent again until the deadline",
-				Differs: "the acknowledgements are reported failed and the session backs off"},
+			Row{Class: ClassRetriable, Java: "ShareConsumeRequestManager.handleShareAcknowledgeSuccess: retriable, a commit's acknowledgements are sent again after the retry backoff until the request's deadline (moveAllToIncompleteAcks), then REQUEST_TIMED_OUT; a close request's fail"},
 			Row{Class: ClassFailed, Java: "ShareConsumeRequestManager.handleShareAcknowledgeSuccess: the acknowledgements fail with the error", Differs: "also raised from Poll"}),
 		[]Row{transport(kmsg.ShareAcknowledge, Row{Class: ClassMetadata,
 			Java:    "ShareConsumeRequestManager.handleShareAcknowledgeFailure: the acknowledgements fail with the error; the next request opens a new session",

@@ -7,8 +7,20 @@ package managers
 // recorded as state and published with the snapshot, so a waiting Poll sees
 // it), KAFKA-20854 (a fetch without a leader asks for a refresh and Awaits
 // metadata instead of reporting an empty result).
+//
+// Retries: a failed refresh is retried after the retry backoff
+// (retry.backoff.ms doubling to retry.backoff.max.ms), with no deadline of
+// its own, as Java's NetworkClient retries its metadata update: what needs
+// the metadata ends by its own deadline (Poll's timeout, Position's ctx, a
+// commit's, default.api.timeout.ms for offsets). What bounds how long the
+// known brokers are tried is metadata.recovery.rebootstrap.trigger.ms
+// (KIP-1102, SetRebootstrap): an update attempt that has not succeeded for
+// that long forgets the brokers and goes back to bootstrap.servers, as does
+// a REBOOTSTRAP_REQUIRED answer (NetworkClient.DefaultMetadataUpdater:
+// maybeUpdate, needsRebootstrap, rebootstrap, kafka-clients 4.4.0).
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"slices"
@@ -59,6 +71,18 @@ type Metadata struct {
 	// plus Backoff.Delay(refreshes), jittered once when the last one went.
 	refreshAllowed time.Time
 	version        uint64 // increments on each applied response
+	// rebootstrapOn is metadata.recovery.strategy=rebootstrap and
+	// rebootstrapAfter metadata.recovery.rebootstrap.trigger.ms
+	// (SetRebootstrap; off until set).
+	rebootstrapOn    bool
+	rebootstrapAfter time.Duration
+	// attemptSince is when the current update attempt began (an update
+	// fell due and no answer succeeded since); zero when none is due.
+	attemptSince time.Time
+	// rebootstrapNow: a REBOOTSTRAP_REQUIRED answer asks for it at the
+	// next attempt.
+	rebootstrapNow bool
+	rebootstraps   int
 }
 
 // NewMetadata returns a metadata manager using bootstrap addresses until
@@ -74,6 +98,17 @@ func NewMetadata(bootstrap []string, maxAge time.Duration, backoff Backoff) *Met
 		byID:      map[[16]byte]string{},
 	}
 }
+
+// SetRebootstrap sets metadata.recovery.strategy (on: rebootstrap, off:
+// none) and metadata.recovery.rebootstrap.trigger.ms (after): with it on,
+// an update attempt that has not succeeded for longer than after forgets
+// the known brokers and asks bootstrap.servers again.
+func (m *Metadata) SetRebootstrap(on bool, after time.Duration) {
+	m.rebootstrapOn, m.rebootstrapAfter = on, max(after, 0)
+}
+
+// Rebootstraps is the number of rebootstraps so far.
+func (m *Metadata) Rebootstraps() int { return m.rebootstraps }
 
 // Name is "metadata".
 func (m *Metadata) Name() string { return "metadata" }
@@ -153,6 +188,7 @@ func (m *Metadata) RequestRefresh(tx *reactor.Tx) {
 // Poll answers whether a Metadata request for topics can be sent now.
 func (m *Metadata) Poll(tx *reactor.Tx, topics []string) reactor.Result {
 	if len(topics) == 0 {
+		m.attemptSince = time.Time{} // nothing is due: no attempt runs
 		return reactor.Idle("no topics needed")
 	}
 	if m.inFlight {
@@ -173,12 +209,16 @@ func (m *Metadata) Poll(tx *reactor.Tx, topics []string) reactor.Result {
 			return reactor.RetryAt(due, "metadata max age")
 		}
 	}
+	if m.attemptSince.IsZero() {
+		m.attemptSince = tx.Now // an update fell due: the attempt's clock starts
+	}
 	if next, waiting := m.retry.Waiting(tx.Now); waiting {
 		return reactor.RetryAt(next, "Metadata backoff")
 	}
 	if onDemand && m.refreshes > 0 && tx.Now.Before(m.refreshAllowed) {
 		return reactor.RetryAt(m.refreshAllowed, "metadata refresh backoff")
 	}
+	m.maybeRebootstrap(tx.Now)
 	if onDemand {
 		m.refreshes++
 	}
@@ -216,11 +256,19 @@ func (m *Metadata) onResponse(tx *reactor.Tx, resp any, err error) {
 		err = kerr.ErrorForCode(r.ErrorCode) // v13+ (KIP-1102)
 	}
 	if err != nil && Class(kmsg.Metadata, ScopeResponse, err) != ClassIgnored {
+		if errors.Is(err, kerr.RebootstrapRequired) {
+			m.rebootstrapNow = true
+		}
+		// The update is still due: retried after the backoff, whether a
+		// refresh was asked for or the max age passed (Java's Metadata
+		// keeps needing an update until one succeeds).
+		m.stale = true
 		m.retry.Fail(tx.Now, err)
 		return
 	}
 	m.retry.Succeed()
 	m.fetched = tx.Now
+	m.attemptSince = time.Time{}
 	m.version++
 	if len(r.Brokers) > 0 {
 		clear(m.brokers)
@@ -262,6 +310,25 @@ func (m *Metadata) onResponse(tx *reactor.Tx, resp any, err error) {
 		m.retry.Fail(tx.Now, nil)
 		m.stale = true
 	}
+}
+
+// maybeRebootstrap forgets the known brokers, so the next request goes to
+// the bootstrap addresses, when the rebootstrap strategy is on and the
+// current update attempt has not succeeded for longer than the trigger, or
+// a REBOOTSTRAP_REQUIRED answer asked for it (Java's
+// DefaultMetadataUpdater.needsRebootstrap and rebootstrap). The attempt's
+// clock starts again.
+func (m *Metadata) maybeRebootstrap(now time.Time) {
+	if !m.rebootstrapOn || len(m.brokers) == 0 {
+		return
+	}
+	if !m.rebootstrapNow && now.Sub(m.attemptSince) <= m.rebootstrapAfter {
+		return
+	}
+	clear(m.brokers)
+	m.addrs = nil
+	m.attemptSince, m.rebootstrapNow = now, false
+	m.rebootstraps++
 }
 
 // TopicErrorForApplication reports whether a topic's Metadata error reaches

@@ -18,9 +18,11 @@ type PointRow struct {
 }
 
 // ContractPointTable joins catalogue.ContractPoints to rep's spec results.
-func ContractPointTable(rep Report) []PointRow {
-	out := make([]PointRow, 0, len(catalogue.ContractPoints))
-	for _, p := range catalogue.ContractPoints {
+func ContractPointTable(rep Report) []PointRow { return pointTable(rep, catalogue.ContractPoints) }
+
+func pointTable(rep Report, points []catalogue.ContractPoint) []PointRow {
+	out := make([]PointRow, 0, len(points))
+	for _, p := range points {
 		pr := PointRow{Point: p, Cells: make([]Status, len(rep.Columns))}
 		for i, col := range rep.Columns {
 			pr.Cells[i] = pointStatus(rep, p, col)

@@ -1,6 +1,11 @@
 package reports
 
-import "testing"
+import (
+	"slices"
+	"testing"
+
+	"github.com/kreactor/kreactor/catalogue"
+)
 
 // A point's cell is the worst verdict of its specs in the column, "not run"
 // where none of them ran, "uncovered" for a point naming no spec.
@@ -15,13 +20,19 @@ func TestContractPointTable(t *testing.T) {
 			{Column: base, Runs: []Row{{Verdict: VerdictPass}, {Verdict: VerdictFail}}},
 		},
 	}}}
+	// The catalogue's points, and one naming no spec (every real point
+	// names one).
+	points := append(slices.Clone(catalogue.ContractPoints), catalogue.ContractPoint{ID: "T-NONE", Consumer: "regular", Setting: "none", Java: "none"})
 	got := map[string][]Status{}
-	for _, pr := range ContractPointTable(rep) {
+	for _, pr := range pointTable(rep, points) {
 		got[pr.Point.ID] = pr.Cells
+	}
+	if n := len(ContractPointTable(rep)); n != len(catalogue.ContractPoints) {
+		t.Fatalf("ContractPointTable has %d rows, want one per catalogue.ContractPoints (%d)", n, len(catalogue.ContractPoints))
 	}
 	want := map[string][]Status{
 		"T-REBALANCE-COMMIT": {Status(VerdictPass), Status(VerdictFail), StatusNotRun},
-		"T-POSITION":         {StatusUncovered, StatusUncovered, StatusUncovered},
+		"T-NONE":             {StatusUncovered, StatusUncovered, StatusUncovered},
 		"T-HEARTBEAT":        {StatusNotRun, StatusNotRun, StatusNotRun},
 	}
 	for id, w := range want {

@@ -59,8 +59,19 @@ type Common struct {
 	// it as the rebalance timeout when joining (RebalanceTimeoutMs).
 	// Default 300000 ms.
 	MaxPollInterval time.Duration `java:"max.poll.interval.ms" default:"5m" check:"min=1ms"`
-	// MetadataMaxAge is metadata.max.age.ms. Default 300000 ms.
+	// MetadataMaxAge is metadata.max.age.ms: metadata is refreshed this
+	// long after the previous refresh's answer. Default 300000 ms.
 	MetadataMaxAge time.Duration `java:"metadata.max.age.ms" default:"5m" check:"min=1ms"`
+	// MetadataRecoveryStrategy is metadata.recovery.strategy (KIP-899,
+	// KIP-1102): "rebootstrap" (default) forgets the known brokers and
+	// asks bootstrap.servers again when a metadata update has not
+	// succeeded for longer than MetadataRecoveryRebootstrapTrigger, or a
+	// broker answers REBOOTSTRAP_REQUIRED; "none" keeps trying the known
+	// brokers. Failed updates are retried on the retry backoff either way.
+	MetadataRecoveryStrategy string `java:"metadata.recovery.strategy" default:"rebootstrap" check:"oneof=rebootstrap none"`
+	// MetadataRecoveryRebootstrapTrigger is
+	// metadata.recovery.rebootstrap.trigger.ms. Default 300000 ms.
+	MetadataRecoveryRebootstrapTrigger time.Duration `java:"metadata.recovery.rebootstrap.trigger.ms" default:"5m" check:"min=0"`
 
 	// MaxPollRecords is max.poll.records (a share consumer's ShareFetch
 	// MaxRecords too). Default 500.

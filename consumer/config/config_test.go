@@ -17,7 +17,8 @@ func TestTags(t *testing.T) {
 		"ReconnectBackoff": "reconnect.backoff.ms", "ReconnectBackoffMax": "reconnect.backoff.max.ms",
 		"SocketConnectionSetupTimeout": "socket.connection.setup.timeout.ms", "SocketConnectionSetupTimeoutMax": "socket.connection.setup.timeout.max.ms",
 		"RequestTimeout": "request.timeout.ms", "DefaultAPITimeout": "default.api.timeout.ms", "MaxPollInterval": "max.poll.interval.ms",
-		"MetadataMaxAge": "metadata.max.age.ms", "MaxPollRecords": "max.poll.records", "FetchMaxWait": "fetch.max.wait.ms",
+		"MetadataMaxAge": "metadata.max.age.ms", "MetadataRecoveryStrategy": "metadata.recovery.strategy",
+		"MetadataRecoveryRebootstrapTrigger": "metadata.recovery.rebootstrap.trigger.ms", "MaxPollRecords": "max.poll.records", "FetchMaxWait": "fetch.max.wait.ms",
 		"FetchMaxBytes": "fetch.max.bytes", "MaxPartitionFetchBytes": "max.partition.fetch.bytes",
 		"Dial": "", "Logger": "", "Rand": "", "MaxBufferedRecords": "",
 		"GroupID": "group.id", "GroupInstanceID": "group.instance.id", "ClientID": "client.id",
@@ -31,11 +32,11 @@ func TestTags(t *testing.T) {
 			}
 		}
 	}
-	if n := len(Fields[Consumer]()); n != 27 {
-		t.Errorf("Consumer has %d fields, want 27", n)
+	if n := len(Fields[Consumer]()); n != 29 {
+		t.Errorf("Consumer has %d fields, want 29", n)
 	}
-	if n := len(Fields[Share]()); n != 21 {
-		t.Errorf("Share has %d fields, want 21", n)
+	if n := len(Fields[Share]()); n != 23 {
+		t.Errorf("Share has %d fields, want 23", n)
 	}
 	// A field without a java tag, or with a rule that does not parse, is refused.
 	for _, bad := range []any{
@@ -63,6 +64,7 @@ func TestDefaults(t *testing.T) {
 		RetryBackoff: 100 * time.Millisecond, RetryBackoffMax: time.Second, ReconnectBackoff: 50 * time.Millisecond,
 		ReconnectBackoffMax: time.Second, SocketConnectionSetupTimeout: 10 * time.Second, SocketConnectionSetupTimeoutMax: 30 * time.Second,
 		RequestTimeout: 30 * time.Second, DefaultAPITimeout: 60 * time.Second, MaxPollInterval: 5 * time.Minute, MetadataMaxAge: 5 * time.Minute,
+		MetadataRecoveryStrategy: "rebootstrap", MetadataRecoveryRebootstrapTrigger: 5 * time.Minute,
 		MaxPollRecords: 500, FetchMaxWait: 500 * time.Millisecond, FetchMaxBytes: 52428800, MaxPartitionFetchBytes: 1048576,
 	}
 	c := Consumer{Common: common, ClientID: "kreactor", AutoOffsetReset: "latest", EnableAutoCommit: true, AutoCommitInterval: 5 * time.Second,
@@ -97,6 +99,8 @@ func TestValidate(t *testing.T) {
 		{func(c *Consumer) { c.AutoOffsetReset = "first" }, `invalid AutoOffsetReset (auto.offset.reset) = "first": must be earliest, latest or none`},
 		{func(c *Consumer) { c.BootstrapServers = []string{"h:0"} }, `invalid BootstrapServers (bootstrap.servers) = "h:0": port must be a number in 1..65535`},
 		{func(c *Consumer) { c.GroupInstanceID = "i" }, `invalid GroupInstanceID (group.instance.id) = "i": needs a GroupID (group.id)`},
+		{func(c *Consumer) { c.MetadataRecoveryStrategy = "REBOOT" }, `invalid MetadataRecoveryStrategy (metadata.recovery.strategy) = "REBOOT": must be rebootstrap or none`},
+		{func(c *Consumer) { c.MetadataRecoveryRebootstrapTrigger = -time.Second }, `invalid MetadataRecoveryRebootstrapTrigger (metadata.recovery.rebootstrap.trigger.ms) = -1s: must be >= 0`},
 	} {
 		c := base
 		tc.set(&c)
@@ -136,11 +140,11 @@ func TestJavaProperties(t *testing.T) {
 	if _, ok := p["group.id"]; ok {
 		t.Error("an empty group.id is sent")
 	}
-	if len(p) != 21 {
-		t.Errorf("%d properties, want 21: %v", len(p), p)
+	if len(p) != 23 {
+		t.Errorf("%d properties, want 23: %v", len(p), p)
 	}
 	s := DefaultShare()
-	if p := s.JavaProperties(); len(p) != 17 || p["group.id"] != "" || p["client.id"] != "kreactor-share" {
+	if p := s.JavaProperties(); len(p) != 19 || p["group.id"] != "" || p["client.id"] != "kreactor-share" {
 		t.Errorf("share properties %v", p)
 	}
 }

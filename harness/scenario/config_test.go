@@ -20,6 +20,7 @@ func TestSettingKeys(t *testing.T) {
 		"reconnect_backoff_max=ReconnectBackoffMax", "socket_connection_setup_timeout=SocketConnectionSetupTimeout",
 		"socket_connection_setup_timeout_max=SocketConnectionSetupTimeoutMax", "request_timeout=RequestTimeout",
 		"default_api_timeout=DefaultAPITimeout", "max_poll_interval=MaxPollInterval", "metadata_max_age=MetadataMaxAge",
+		"metadata_recovery_strategy=MetadataRecoveryStrategy", "metadata_recovery_rebootstrap_trigger=MetadataRecoveryRebootstrapTrigger",
 		"max_poll_records=MaxPollRecords", "fetch_max_wait=FetchMaxWait", "fetch_max_bytes=FetchMaxBytes",
 		"max_partition_fetch_bytes=MaxPartitionFetchBytes", "group_instance_id=GroupInstanceID",
 		"auto_offset_reset=AutoOffsetReset", "enable_auto_commit=EnableAutoCommit", "auto_commit_interval=AutoCommitInterval",
@@ -30,7 +31,7 @@ func TestSettingKeys(t *testing.T) {
 	}
 	wantShare := []string{"retry_backoff", "retry_backoff_max", "reconnect_backoff", "reconnect_backoff_max",
 		"socket_connection_setup_timeout", "socket_connection_setup_timeout_max", "request_timeout", "default_api_timeout",
-		"max_poll_interval", "metadata_max_age", "max_poll_records", "fetch_max_wait", "fetch_max_bytes",
+		"max_poll_interval", "metadata_max_age", "metadata_recovery_strategy", "metadata_recovery_rebootstrap_trigger", "max_poll_records", "fetch_max_wait", "fetch_max_bytes",
 		"max_partition_fetch_bytes", "max_buffered_records"}
 	if !slices.Equal(share, wantShare) {
 		t.Errorf("share setting keys\n got %q\nwant %q", share, wantShare)

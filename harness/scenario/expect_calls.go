@@ -4,10 +4,13 @@ package scenario
 // callbacks, a refused configuration, the time to the first record.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/harness"
@@ -27,7 +30,7 @@ func (a *DurationOf) validate(c *checker, e *Expectation) error {
 	if err := a.DurBounds.validate(c, e); err != nil {
 		return err
 	}
-	return c.stepRef(e, "of", a.Of, "poll", "commit_sync", "close", "consume", "poll_for", "wait_assigned", "produce", "join")
+	return c.stepRef(e, "of", a.Of, "poll", "commit_sync", "close", "position", "committed_offset", "consume", "poll_for", "wait_assigned", "produce", "join")
 }
 
 func (a *DurationOf) evaluate(r *run, e *Expectation) {
@@ -61,7 +64,7 @@ type ErrorOf struct {
 }
 
 // ErrorKinds are the non-Kafka values of "is".
-var ErrorKinds = []string{"none", "any", "wakeup", "commit-failed", "close-deadline", "closed", "unacknowledged"}
+var ErrorKinds = []string{"none", "any", "wakeup", "commit-failed", "close-deadline", "closed", "unacknowledged", "timeout"}
 
 func (a *ErrorOf) key(_ *Scenario) string { return "error." + a.Of }
 
@@ -76,7 +79,7 @@ func (a *ErrorOf) validate(c *checker, e *Expectation) error {
 	if err := validIs(c, e, a.Is); err != nil {
 		return err
 	}
-	return c.stepRef(e, "of", a.Of, "poll", "commit_sync", "commit_async", "close", "position")
+	return c.stepRef(e, "of", a.Of, "poll", "commit_sync", "commit_async", "close", "position", "committed_offset")
 }
 
 func (a *ErrorOf) evaluate(r *run, e *Expectation) {
@@ -440,6 +443,11 @@ func errorIs(err error, is string) bool {
 		return errors.Is(err, consumer.ErrClosed)
 	case "unacknowledged":
 		return errors.Is(err, share.ErrUnacknowledged)
+	case "timeout":
+		// The call's deadline passed before it could answer: ctx's
+		// deadline on our consumers, Java's TimeoutException (the
+		// exception class of REQUEST_TIMED_OUT).
+		return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, kerr.RequestTimedOut)
 	}
 	ke, _ := kafkaError(is)
 	return ke != nil && errors.Is(err, ke)

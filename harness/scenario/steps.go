@@ -123,6 +123,8 @@ var stepDefs = []stepDef{
 		doc: "read the consumer's assignment (Java's assignment()) under the step's name, for an assignment expectation (as: required)", example: "- assignment: {as: before}"},
 	{kind: "position", new: func() StepArgs { return &OffsetLookup{} }, consumer: kindsRegular,
 		doc: "look up the fetch position of an assigned partition by `timeout` (Java's position(tp, Duration); `timeout: 0s` a zero timeout; absent 10 s); n/a for a subject without the look-up", example: "- position: {topic: t, partition: 0, timeout: 0s, as: pos}"},
+	{kind: "committed_offset", new: func() StepArgs { return &CommittedLookup{} }, consumer: kindsRegular,
+		doc: "look up the group's committed offset of a partition by `timeout` (Java's committed(partitions, Duration); `timeout: 0s` a zero timeout; absent 10 s); n/a for a subject without the look-up", example: "- committed_offset: {topic: t, partition: 0, timeout: 5s, as: committed}"},
 	{kind: "pause_all", new: func() StepArgs { return &PauseAll{} }, consumer: kindsRegular,
 		doc: "pause every assigned partition", example: "- pause_all:"},
 	{kind: "resume_all", new: func() StepArgs { return &ResumeAll{} }, consumer: kindsRegular,

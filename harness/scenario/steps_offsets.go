@@ -1,8 +1,9 @@
 package scenario
 
-// The position step (Java's position(tp, Duration)) and the offset
-// expectation on what it read. It needs the consumer's ability
-// (positioner); a subject without it is n/a.
+// The position step (Java's position(tp, Duration)), the committed_offset
+// step (Java's committed(partitions, Duration)) and the offset expectation
+// on what they read. They need the consumer's ability (positioner,
+// committer); a subject without it is n/a.
 
 import (
 	"context"
@@ -18,7 +19,15 @@ type positioner interface {
 	Position(ctx context.Context, tp managers.TopicPartition) (int64, error)
 }
 
-// offsetReadings are the offsets position steps read, by step name.
+// committer is the optional ability of a consumer that looks up the
+// group's committed offsets by ctx's deadline (Java's
+// committed(partitions, Duration)); a partition without one is absent.
+type committer interface {
+	Committed(ctx context.Context, partitions ...managers.TopicPartition) (map[managers.TopicPartition]managers.Position, error)
+}
+
+// offsetReadings are the offsets position and committed_offset steps read,
+// by step name (-1: nothing committed).
 type offsetReadings map[string]int64
 
 // OffsetLookup is the arguments of a position step: one partition, looked
@@ -61,23 +70,65 @@ func (a *OffsetLookup) run(ctx context.Context, r *run, st *Step) error {
 	return nil
 }
 
-// OffsetOf bounds the offset a position step read.
+// CommittedLookup is the arguments of a committed_offset step: the group's
+// committed offset of one partition, looked up by Timeout (absent: 10 s;
+// 0s: a zero timeout).
+type CommittedLookup struct {
+	OffsetLookup `yaml:",inline"`
+}
+
+func (a *CommittedLookup) run(ctx context.Context, r *run, st *Step) error {
+	m := r.member(st.Consumer)
+	tp := managers.TopicPartition{Topic: a.Topic, Partition: a.Partition}
+	cctx, cancel := context.WithTimeout(ctx, orDefault(a.Timeout, 10*time.Second))
+	defer cancel()
+	c, ok := ability[committer](m.c)
+	if !ok {
+		return notApplicable("subject %s's consumer has no committed-offsets look-up", r.subject.Name())
+	}
+	got, err := c.Committed(cctx, tp)
+	mk := r.marks[st.name()]
+	mk.err = err
+	r.mu.Lock()
+	if r.offsets == nil {
+		r.offsets = offsetReadings{}
+	}
+	if err == nil {
+		off := int64(-1)
+		if pos, ok := got[tp]; ok {
+			off = pos.Offset
+		}
+		r.offsets[st.name()] = off
+	}
+	r.mu.Unlock()
+	return nil
+}
+
+// OffsetOf bounds the offset a position or committed_offset step read, or
+// (None) says a committed_offset step found nothing committed.
 type OffsetOf struct {
-	Of  string `yaml:"of" sc:"required,name"`
-	Min *int64 `yaml:"min,omitempty"`
-	Max *int64 `yaml:"max,omitempty"`
+	Of   string `yaml:"of" sc:"required,name"`
+	Min  *int64 `yaml:"min,omitempty"`
+	Max  *int64 `yaml:"max,omitempty"`
+	None bool   `yaml:"none,omitempty"`
 }
 
 func (a *OffsetOf) key(*Scenario) string { return "offset." + a.Of }
 
 func (a *OffsetOf) validate(c *checker, e *Expectation) error {
+	if a.None {
+		if a.Min != nil || a.Max != nil {
+			return c.errf(e.line("none"), "none", "none takes no min or max")
+		}
+		return c.stepRef(e, "of", a.Of, "committed_offset")
+	}
 	if a.Min == nil && a.Max == nil {
-		return c.errf(e.Line, "offset", "give min, max or both")
+		return c.errf(e.Line, "offset", "give min, max or both, or none: true")
 	}
 	if a.Min != nil && a.Max != nil && *a.Min > *a.Max {
 		return c.errf(e.line("min"), "min", "above max")
 	}
-	return c.stepRef(e, "of", a.Of, "position")
+	return c.stepRef(e, "of", a.Of, "position", "committed_offset")
 }
 
 func (a *OffsetOf) evaluate(r *run, e *Expectation) {
@@ -89,6 +140,8 @@ func (a *OffsetOf) evaluate(r *run, e *Expectation) {
 	}
 	bound := ""
 	switch {
+	case a.None:
+		bound = "nothing committed (-1)"
 	case a.Min != nil && a.Max != nil && *a.Min == *a.Max:
 		bound = fmt.Sprintf("== %d", *a.Min)
 	case a.Min != nil && a.Max != nil:
@@ -98,7 +151,7 @@ func (a *OffsetOf) evaluate(r *run, e *Expectation) {
 	default:
 		bound = fmt.Sprintf("<= %d", *a.Max)
 	}
-	pass := ok && (a.Min == nil || off >= *a.Min) && (a.Max == nil || off <= *a.Max)
+	pass := ok && (a.Min == nil || off >= *a.Min) && (a.Max == nil || off <= *a.Max) && (!a.None || off == -1)
 	r.judge(e, a.key(r.sc), pass, Figure{Value: float64(off), Unit: "offset", Bound: bound},
 		"offset %d (read: %v), want %s", off, ok, bound)
 }

@@ -26,7 +26,7 @@ type mark struct {
 	records        int
 	reached        bool
 	// inside is the client's own time for a single-call step (poll,
-	// commit_sync, close) of a consumer in another process
+	// commit_sync, close, position, committed_offset) of a consumer in another process
 	// (measure.CallTimer: the java driver times the call inside the JVM);
 	// 0 when end - start is the call's time.
 	inside time.Duration
@@ -129,7 +129,7 @@ func (r *run) exec(ctx context.Context, st *Step) error {
 // mark.inside), else 0.
 func (r *run) callTime(st *Step) time.Duration {
 	switch st.Kind {
-	case "poll", "commit_sync", "close":
+	case "poll", "commit_sync", "close", "position", "committed_offset":
 	default:
 		return 0
 	}

@@ -105,6 +105,7 @@ func newGroup(cfg config.Consumer, rnd *randoms, tr sender) *Group {
 	g.tr = tr
 	g.Coord = managers.NewCoordinator(cfg.GroupID, managers.KeyTypeGroup, rnd.backoff("coordinator", backoff))
 	g.Meta = managers.NewMetadata(cfg.BootstrapServers, cfg.MetadataMaxAge, rnd.backoff("metadata", backoff))
+	g.Meta.SetRebootstrap(cfg.MetadataRecoveryStrategy == "rebootstrap", cfg.MetadataRecoveryRebootstrapTrigger)
 	g.Member = group.NewMembership(cfg.GroupID, cfg.MaxPollInterval, rnd.backoff("membership", backoff), g.Coord)
 	if rnd != nil {
 		g.Member.UseMemberID(rnd.memberID)
@@ -273,6 +274,52 @@ func (g *Group) CommitSyncOf(ctx context.Context, consumed func() map[managers.T
 	case <-ctx.Done():
 		g.Woke()
 		return ctx.Err()
+	}
+}
+
+// Committed looks up the group's committed offsets of partitions by ctx's
+// deadline (default.api.timeout.ms without one), waiting for the answer;
+// a partition without a committed offset is absent. A ctx whose deadline
+// has already passed still lets the OffsetFetch go once and returns
+// ctx.Err() at once (Java's committed(partitions, Duration.ZERO): a
+// TimeoutException). Errors: ErrNoGroup, the look-up's (a
+// *group.PartitionError, a kerr error, the deadline's), ErrClosed,
+// ErrConcurrentUse, ctx.Err().
+func (g *Group) Committed(ctx context.Context, partitions ...managers.TopicPartition) (map[managers.TopicPartition]managers.Position, error) {
+	if err := g.Acquire(); err != nil {
+		return nil, err
+	}
+	defer g.Release()
+	if g.Cfg.GroupID == "" {
+		return nil, ErrNoGroup
+	}
+	if len(partitions) == 0 {
+		return map[managers.TopicPartition]managers.Position{}, nil
+	}
+	type result struct {
+		offsets map[managers.TopicPartition]managers.Position
+		err     error
+	}
+	done := make(chan result, 1)
+	deadline := g.CommitDeadline(ctx)
+	tps := slices.Clone(partitions)
+	if err := g.Submit(ZeroDeadline(ctx), "committed", func(tx *reactor.Tx) {
+		g.Offsets.LookupCommitted(tx, tps, deadline, func(m map[managers.TopicPartition]managers.Position, err error) {
+			done <- result{m, err}
+		})
+	}); err != nil {
+		return nil, err
+	}
+	select {
+	case r := <-done:
+		g.Woke()
+		return r.offsets, r.err
+	case <-g.Eng.Done():
+		g.Woke()
+		return nil, ErrClosed
+	case <-ctx.Done():
+		g.Woke()
+		return nil, ctx.Err()
 	}
 }
 

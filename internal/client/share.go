@@ -67,6 +67,7 @@ func NewShare(cfg config.Share) *Share {
 	backoff := Backoff(cfg.RetryBackoff, cfg.RetryBackoffMax)
 	s.Coord = managers.NewCoordinator(cfg.GroupID, managers.KeyTypeGroup, rnd.backoff("coordinator", backoff))
 	s.Meta = managers.NewMetadata(cfg.BootstrapServers, cfg.MetadataMaxAge, rnd.backoff("metadata", backoff))
+	s.Meta.SetRebootstrap(cfg.MetadataRecoveryStrategy == "rebootstrap", cfg.MetadataRecoveryRebootstrapTrigger)
 	s.Member = share.NewMembership(cfg.GroupID, cfg.MaxPollInterval, rnd.backoff("share-membership", backoff), s.Coord)
 	if rnd != nil {
 		s.Member.UseMemberID(rnd.memberID)
@@ -197,7 +198,8 @@ func (s *Share) Poll(ctx context.Context) ([]ShareRecord, error) {
 }
 
 // CommitSync sends every acknowledgement made so far and waits for the
-// brokers' answers.
+// brokers' answers; retriable answers are retried until ctx's deadline
+// (else default.api.timeout.ms).
 func (s *Share) CommitSync(ctx context.Context) (map[managers.TopicPartition]error, error) {
 	if err := s.Acquire(); err != nil {
 		return nil, err
@@ -209,8 +211,9 @@ func (s *Share) CommitSync(ctx context.Context) (map[managers.TopicPartition]err
 		CommitResult
 	}
 	done := make(chan result, 1)
+	deadline := s.CommitDeadline(ctx)
 	if err := s.Submit(ZeroDeadline(ctx), "share-commit-sync", func(tx *reactor.Tx) {
-		s.App.commit(tx, func(m map[managers.TopicPartition]error, v uint64) {
+		s.App.commit(tx, deadline, func(m map[managers.TopicPartition]error, v uint64) {
 			done <- result{m, CommitResult{Version: v, Published: s.PublishedVersion()}}
 		})
 	}); err != nil {
@@ -233,13 +236,24 @@ func (s *Share) CommitSync(ctx context.Context) (map[managers.TopicPartition]err
 	}
 }
 
-// CommitAsync sends every acknowledgement made so far without waiting.
+// CommitAsync sends every acknowledgement made so far without waiting;
+// retriable answers are retried until default.api.timeout.ms.
 func (s *Share) CommitAsync() error {
 	if err := s.Acquire(); err != nil {
 		return err
 	}
 	defer s.Release()
-	return s.Submit(context.Background(), "share-commit-async", func(tx *reactor.Tx) { s.App.commit(tx, nil) })
+	deadline := time.Now().Add(s.Cfg.DefaultAPITimeout)
+	return s.Submit(context.Background(), "share-commit-async", func(tx *reactor.Tx) { s.App.commit(tx, deadline, nil) })
+}
+
+// CommitDeadline is the deadline of a CommitSync's retries: ctx's
+// deadline, or default.api.timeout.ms from now (Java's commitSync()).
+func (s *Share) CommitDeadline(ctx context.Context) time.Time {
+	if d, ok := ctx.Deadline(); ok {
+		return d
+	}
+	return time.Now().Add(s.Cfg.DefaultAPITimeout)
 }
 
 // Assignment returns the assigned partitions, as last published.

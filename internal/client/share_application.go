@@ -86,11 +86,11 @@ func (a *ShareApplication) SetDemand(now time.Time, inPoll bool) {
 	a.demand = inPoll
 }
 
-func (a *ShareApplication) commit(tx *reactor.Tx, done func(map[managers.TopicPartition]error, uint64)) {
+func (a *ShareApplication) commit(tx *reactor.Tx, deadline time.Time, done func(map[managers.TopicPartition]error, uint64)) {
 	if !a.explicit {
 		a.s.Consume.AcknowledgeAll(share.AckAccept)
 	}
-	a.s.Consume.Commit(tx, done)
+	a.s.Consume.Commit(tx, deadline, done)
 }
 
 // OnClose starts the close sequence at now with deadline: the delivered

@@ -9,7 +9,6 @@ package group
 // auto.offset.reset.
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -38,11 +37,6 @@ type offsetState struct {
 	since time.Time
 }
 
-// ErrRetryDeadline is wrapped by the error a retry path reports when it
-// gave up at the deadline of the Java setting that governs it
-// (default.api.timeout.ms for offsets).
-var ErrRetryDeadline = errors.New("retries did not succeed by their deadline")
-
 // Offsets finds the initial position of each partition that has none.
 // Loop goroutine only.
 type Offsets struct {
@@ -56,6 +50,11 @@ type Offsets struct {
 	listInFlight  map[int32]bool
 	retry         managers.Retry
 	apiTimeout    time.Duration // default.api.timeout.ms (SetAPITimeout); 0: no deadline
+
+	// Committed look-ups (committed.go), in the order asked; the head's
+	// OffsetFetch is the one in flight.
+	lookups     []*lookup
+	lookupRetry managers.Retry
 }
 
 // SetAPITimeout sets default.api.timeout.ms (d > 0): a partition's
@@ -63,22 +62,26 @@ type Offsets struct {
 // auto.offset.reset decides (Java's committed-offsets fetch expires with
 // the event's deadline), and its ListOffsets retries that have not
 // succeeded by then are reported to the application once
-// (ErrRetryDeadline) and start a new deadline. Without it, no deadline.
+// (managers.ErrRetryDeadline) and start a new deadline. Without it, no deadline.
 func (o *Offsets) SetAPITimeout(d time.Duration) { o.apiTimeout = d }
 
 // NewOffsets returns the offsets manager; positions go to fetch.
 func NewOffsets(reset string, backoff managers.Backoff, coord *managers.Coordinator, meta *managers.Metadata, fetch *Fetch) *Offsets {
 	return &Offsets{reset: reset, retry: managers.Retry{Backoff: backoff}, coord: coord, meta: meta, fetch: fetch,
-		state: map[managers.TopicPartition]*offsetState{}, listInFlight: map[int32]bool{}}
+		state: map[managers.TopicPartition]*offsetState{}, listInFlight: map[int32]bool{}, lookupRetry: managers.Retry{Backoff: backoff}}
 }
 
 // Name is "offsets".
 func (o *Offsets) Name() string { return "offsets" }
 
-// NeedsCoordinator reports whether committed offsets are still to be fetched.
+// NeedsCoordinator reports whether committed offsets are still to be
+// fetched, for positions or for a committed look-up.
 func (o *Offsets) NeedsCoordinator(v View) bool {
 	if v.GroupID == "" {
 		return false
+	}
+	if len(o.lookups) > 0 {
+		return true
 	}
 	for _, n := range o.fetch.NeedingPosition() {
 		if st, ok := o.state[n.TP]; !n.Reset && (!ok || !st.committedTried) {
@@ -88,8 +91,18 @@ func (o *Offsets) NeedsCoordinator(v View) bool {
 	return false
 }
 
-// Poll answers what the offsets manager can do now.
+// Poll answers what the offsets manager can do now: the positions still to
+// find, and the committed look-ups (committed.go).
 func (o *Offsets) Poll(tx *reactor.Tx, v View) reactor.Result {
+	res := o.pollPositions(tx, v)
+	if len(o.lookups) == 0 {
+		return res
+	}
+	return reactor.Combine(res, o.pollLookups(tx, v))
+}
+
+// pollPositions answers for the partitions without a position.
+func (o *Offsets) pollPositions(tx *reactor.Tx, v View) reactor.Result {
 	needs := o.fetch.NeedingPosition()
 	if len(needs) == 0 {
 		clear(o.state)
@@ -145,7 +158,7 @@ func (o *Offsets) expire(tx *reactor.Tx, n PositionNeed, st *offsetState, v View
 		o.retry.Succeed() // the reset path starts on its own schedule
 		return
 	}
-	err := fmt.Errorf("ListOffsets (auto.offset.reset=%s) after %s: %w", o.reset, o.apiTimeout, ErrRetryDeadline)
+	err := fmt.Errorf("ListOffsets (auto.offset.reset=%s) after %s: %w", o.reset, o.apiTimeout, managers.ErrRetryDeadline)
 	if last := o.retry.Err(); last != nil {
 		err = fmt.Errorf("%w (last: %w)", err, last)
 	}

@@ -120,7 +120,7 @@ func TestListOffsetsRetriesReportedAtAPITimeout(t *testing.T) {
 				}
 				r.Now = next.At
 			}
-			if len(owed) != 1 || !errors.Is(owed[0], group.ErrRetryDeadline) {
+			if len(owed) != 1 || !errors.Is(owed[0], managers.ErrRetryDeadline) {
 				t.Fatalf("owed %v after %s of %v, want one error wrapping ErrRetryDeadline", owed, r.Now.Sub(start), c.Err)
 			}
 			if waited := r.Now.Sub(start); waited < apiTimeout {

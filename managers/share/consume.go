@@ -123,11 +123,14 @@ type nodeWork struct {
 // the others wait.
 func (c *Consume) Poll(tx *reactor.Tx, v View) reactor.Result {
 	c.buf.sync(v)
+	for _, cr := range slices.Clone(c.commits) {
+		c.expire(tx, cr) // may finish it, and the commits after it
+	}
 	if !c.closing && len(c.buf.assigned) == 0 && len(c.pending) == 0 && len(c.commits) == 0 {
 		return reactor.Idle("no assignment")
 	}
 	if !v.InGroup && !c.closing {
-		return reactor.Await(reactor.InputMembership, "share member not joined")
+		return reactor.Await(reactor.InputMembership, "share member not joined").Until(c.retryDeadline())
 	}
 	polling := v.Polling || c.demand
 	if !c.closing && !polling && len(c.pending) == 0 && len(c.commits) == 0 {
@@ -205,7 +208,20 @@ func (c *Consume) plan(tx *reactor.Tx, polling bool) (map[int32]*nodeWork, []rea
 			waits = append(waits, reactor.Await(reactor.InputMetadata, "leader unknown for acknowledgements"))
 		}
 	}
-	for _, cr := range c.commits {
+	for _, cr := range slices.Clone(c.commits) {
+		if cr.finished || len(cr.acks) == 0 {
+			continue
+		}
+		// Backing off after a retriable answer, until the deadline: past
+		// it, what was never sent goes once (expire failed the rest).
+		if next, waiting := cr.retry.Waiting(tx.Now); waiting && (cr.deadline.IsZero() || tx.Now.Before(cr.deadline)) {
+			at := next
+			if !cr.deadline.IsZero() && cr.deadline.Before(at) {
+				at = cr.deadline
+			}
+			waits = append(waits, reactor.RetryAt(at, "commit's acknowledgements: retry backoff after a retriable answer"))
+			continue
+		}
 		for tp, es := range cr.acks {
 			if node, ok := c.leader(tx, tp); ok {
 				w := get(node)

@@ -3,6 +3,7 @@ package share_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -34,7 +35,7 @@ func acceptAll(t *testing.T, r *rig, c *share.Consume, recs []share.Record) {
 // results receives the commit's outcome, an effect.
 func commit(r *rig, c *share.Consume, results *map[managers.TopicPartition]error) {
 	r.Do("commit", func(tx *reactor.Tx) {
-		c.Commit(tx, func(res map[managers.TopicPartition]error, _ uint64) { *results = res })
+		c.Commit(tx, time.Time{}, func(res map[managers.TopicPartition]error, _ uint64) { *results = res })
 	})
 }
 
@@ -135,10 +136,15 @@ func TestShareFetchPartitionErrorsByClass(t *testing.T) {
 
 // Every acknowledgement error code (on a ShareFetch, and on the
 // ShareAcknowledge of a commit) is reported to the callback, once, with the
-// error; the commit's result, an effect of the next step, says the same.
+// error; the commit's result, an effect of the next step, says the same. A
+// retriable one on a commit's ShareAcknowledge is first retried until the
+// commit's deadline (ack_deadline_test.go).
 func TestAcknowledgementErrorsAreReported(t *testing.T) {
 	for _, api := range []kmsg.Key{kmsg.ShareFetch, kmsg.ShareAcknowledge} {
 		for _, c := range testrig.ErrorCases(t, api, managers.ScopeAcknowledge) {
+			if api == kmsg.ShareAcknowledge && c.Row.Class == managers.ClassRetriable {
+				continue
+			}
 			t.Run(kmsg.NameForKey(int16(api))+"/"+c.Name(), func(t *testing.T) {
 				r, cs := consumeRig(t)
 				acceptAll(t, r, cs, r.delivered(t, cs))
@@ -170,7 +176,9 @@ func TestAcknowledgementErrorsAreReported(t *testing.T) {
 }
 
 // Every top-level ShareAcknowledge error reports the commit's
-// acknowledgements failed and has the effect its class says.
+// acknowledgements failed and has the effect its class says; a retriable
+// one keeps them for a retry after the backoff (until the commit's
+// deadline: ack_deadline_test.go).
 func TestShareAcknowledgeErrorsByClass(t *testing.T) {
 	for _, c := range testrig.ErrorCases(t, kmsg.ShareAcknowledge, managers.ScopeResponse) {
 		t.Run(c.Name(), func(t *testing.T) {
@@ -180,6 +188,13 @@ func TestShareAcknowledgeErrorsByClass(t *testing.T) {
 			commit(r, cs, &results)
 			r.Complete(r.Request(cs), c, func(code int16) any { return shareAckAnswer(code, 0) })
 			st := r.Step() // runs the commit's completion
+			if c.Row.Class == managers.ClassRetriable {
+				if len(r.outcomes) != 0 || results != nil || cs.PendingCommits() != 1 {
+					t.Fatalf("after %v: outcomes %+v, results %v, %d commits pending; want the commit kept for a retry", c.Err, r.outcomes, results, cs.PendingCommits())
+				}
+				r.ExpectRetry(st, cs, c.Row.Class)
+				return
+			}
 			r.expectOutcome(t, c.Err)
 			if !errors.Is(results[tp0], c.Err) || cs.PendingCommits() != 0 {
 				t.Fatalf("commit result %v with %d pending, want %v", results, cs.PendingCommits(), c.Err)

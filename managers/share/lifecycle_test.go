@@ -9,6 +9,7 @@ package share_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -121,11 +122,11 @@ func TestShareCommitsCompleteInOrder(t *testing.T) {
 	acceptAll(t, r, cs, r.delivered(t, cs))
 	var order []string
 	r.Do("commit-async", func(tx *reactor.Tx) {
-		cs.Commit(tx, func(map[managers.TopicPartition]error, uint64) { order = append(order, "async") })
+		cs.Commit(tx, time.Time{}, func(map[managers.TopicPartition]error, uint64) { order = append(order, "async") })
 	})
 	req := r.Request(cs)
 	r.Do("commit-sync", func(tx *reactor.Tx) {
-		cs.Commit(tx, func(map[managers.TopicPartition]error, uint64) { order = append(order, "sync") })
+		cs.Commit(tx, time.Time{}, func(map[managers.TopicPartition]error, uint64) { order = append(order, "sync") })
 	})
 	r.Step()
 	if len(order) != 0 || cs.PendingCommits() != 2 {

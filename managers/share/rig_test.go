@@ -28,11 +28,14 @@ var tp0 = managers.TopicPartition{Topic: testrig.Topic, Partition: 0}
 
 // rig is the share consumer's rig. Its view is that of member, or, with
 // member nil, of a joined member owning t/0 with an application waiting in
-// Poll.
+// Poll (unless notPolling).
 type rig struct {
 	*testrig.Rig[share.View]
 	member   *share.Membership
 	outcomes []share.AckOutcome
+	// notPolling, with member nil, is an application not waiting in Poll
+	// (nothing is fetched): a test of acknowledgements alone.
+	notPolling bool
 }
 
 func newRig(t *testing.T) *rig { return &rig{Rig: testrig.New[share.View](t, managers.KeyTypeShare)} }
@@ -57,7 +60,7 @@ func (r *rig) view(time.Time) share.View {
 			InGroup: m.Joined(), MemberID: m.MemberID(), MemberEpoch: m.Epoch(), Assignment: assigned, AssignmentVersion: ver}
 	}
 	return share.View{Coordinator: coord, CoordinatorKnown: known, Meta: r.Meta, GroupID: testrig.GroupID,
-		InGroup: true, MemberID: "m", MemberEpoch: 1, Assignment: []managers.TopicPartition{tp0}, AssignmentVersion: 1, Polling: true}
+		InGroup: true, MemberID: "m", MemberEpoch: 1, Assignment: []managers.TopicPartition{tp0}, AssignmentVersion: 1, Polling: !r.notPolling}
 }
 
 // batch encodes n one-byte records from offset first as a v2 record batch.

@@ -185,14 +185,17 @@ func (b *base) logCall(c CallTiming) {
 }
 
 // callCommands are the driver commands of the harness's call kinds (the
-// names recorded call durations carry: poll, commit_sync, close).
-var callCommands = map[string]string{"poll": "poll", "commit_sync": "commitSync", "commit_async": "commitAsync", "close": "close"}
+// names recorded call durations carry: poll, commit_sync, close, position,
+// committed_offset).
+var callCommands = map[string]string{"poll": "poll", "commit_sync": "commitSync", "commit_async": "commitAsync", "close": "close",
+	"position": "position", "committed_offset": "committed"}
 
 // LastCallTime returns the time kafka-clients spent in the most recent
 // application call, measured inside the driver around the client call
 // (KafkaConsumer.poll, commitSync, close, ...: no JSON, pipe or process
 // exit), and the round trip seen from Go, if that call was of kind (poll,
-// commit_sync, commit_async, close) and reached Java. ok is false
+// commit_sync, commit_async, close, position, committed_offset) and
+// reached Java. ok is false
 // otherwise (another call came last, the consumer was closed, the driver
 // had died).
 func (b *base) LastCallTime(kind string) (inside, roundTrip time.Duration, ok bool) {
