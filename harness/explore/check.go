@@ -86,6 +86,9 @@ func Check(tr *Trace) []Anomaly {
 	} {
 		out = append(out, d(tr)...)
 	}
+	for _, d := range groupDetectors {
+		out = append(out, d(tr)...)
+	}
 	slices.SortStableFunc(out, func(a, b Anomaly) int {
 		return cmp.Or(cmp.Compare(a.At, b.At), strings.Compare(a.Name, b.Name))
 	})

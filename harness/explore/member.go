@@ -100,6 +100,9 @@ func (r *runner) member(ctx context.Context, m Member, at func(time.Duration), s
 			}
 		}
 		op := Op{Member: m.Name, Kind: OpPoll, Start: s, End: r.since(), Epoch: epoch, Timeout: timeout, Err: errText(err)}
+		for _, a := range now {
+			op.Assigned = append(op.Assigned, Rec{a.Topic, a.Partition, -1})
+		}
 		for _, rec := range recs {
 			op.Records = append(op.Records, Rec{rec.Topic, rec.Partition, rec.Offset})
 		}
@@ -241,7 +244,11 @@ func (r *runner) shareMember(ctx context.Context, m Member, at func(time.Duratio
 	}
 	cfg := r.env.ShareConfig(m.Name)
 	cfg.GroupID = Group
-	c, err := ss.NewShare(cfg)
+	newShare := ss.NewShare
+	if es, ok := r.subj.(harness.ExplicitShareSubject); ok { // kafka-clients 4.1+: Acknowledge needs explicit mode
+		newShare = es.NewExplicitShare
+	}
+	c, err := newShare(cfg)
 	if err != nil {
 		r.op(Op{Member: m.Name, Kind: OpOther, What: "new", Err: err.Error()})
 		return

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,8 +28,8 @@ const SampleEvery = 100 * time.Millisecond
 // RunOptions says how to run a schedule.
 type RunOptions struct {
 	// Subject names the subject (harness.Subjects): reactor, baseline,
-	// kgo, null. java is not supported (its driver is a process on real
-	// sockets; the fake cluster here is on an in-memory network).
+	// kgo, null, java, java-classic. The java subjects need Wall: their
+	// driver is a process that reaches the brokers over loopback sockets.
 	Subject string
 	// Wall runs on the wall clock (sim.RunWall) instead of in a bubble.
 	// A subject that busy-loops freezes a bubble's clock (the baseline
@@ -48,8 +49,19 @@ type RunOptions struct {
 
 // WallFor reports whether subject must run on the wall clock: the
 // baseline busy-loops by design during a coordinator outage (KAFKA-20253),
-// which stops a bubble's clock for good.
-func WallFor(subject string) bool { return subject == harness.Baseline{}.Name() }
+// which stops a bubble's clock for good; the java subjects are processes on
+// real sockets, outside any bubble.
+func WallFor(subject string) bool { return subject == harness.Baseline{}.Name() || IsProcess(subject) }
+
+// IsProcess reports whether subject runs in another process (the java
+// driver's JVM): on the wall clock, with brokers on loopback sockets.
+func IsProcess(subject string) bool {
+	return subject == harness.SubjectJava || subject == harness.SubjectJavaClassic
+}
+
+// ProcessStartSlack is what a schedule's run may take beyond its timeline
+// and closes on a process subject: a JVM per member to start.
+const ProcessStartSlack = 30 * time.Second
 
 // Run executes s on the subject and returns the trace. t is needed for a
 // bubble (synctest); it may be nil with Wall. A harness failure (the
@@ -60,8 +72,11 @@ func Run(t *testing.T, s Schedule, o RunOptions) (*Trace, error) {
 		return nil, err
 	}
 	subj, ok := harness.Subjects[o.Subject]
-	if !ok || o.Subject == harness.SubjectJava || strings.HasPrefix(o.Subject, "java") {
-		return nil, fmt.Errorf("explore: subject %q: not runnable here (known: reactor, baseline, kgo, null)", o.Subject)
+	if !ok || CheckSubject(o.Subject) != nil {
+		return nil, fmt.Errorf("explore: subject %q: not runnable here (known: %s)", o.Subject, strings.Join(Runnable, ", "))
+	}
+	if IsProcess(o.Subject) && !o.Wall {
+		return nil, fmt.Errorf("explore: subject %q runs in another process: it needs the wall clock (RunOptions.Wall)", o.Subject)
 	}
 	r := &runner{s: s, subj: subj, stopOnSpin: o.StopOnSpin, tr: &Trace{Subject: o.Subject, Bubble: !o.Wall, Probed: map[string]bool{},
 		Retry: harness.Schedule(consumer.DefaultConfig())}}
@@ -71,6 +86,10 @@ func Run(t *testing.T, s Schedule, o RunOptions) (*Trace, error) {
 		MaxVirtual: s.Length + 2*EndCloseTimeout + 10*time.Second,
 		Procs:      1,
 		OnFrozen:   o.OnFrozen,
+		Loopback:   IsProcess(o.Subject),
+	}
+	if cfg.Loopback {
+		cfg.MaxVirtual += ProcessStartSlack
 	}
 	var h *sim.History
 	var err error
@@ -135,9 +154,14 @@ func (r *runner) run(env *sim.Env) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { r.produce(ctx, at) })
 	wg.Go(func() { r.faults(at) })
+	var members sync.WaitGroup
 	for _, m := range r.s.Members {
-		wg.Go(func() { r.member(ctx, m, at, start) })
+		members.Go(func() { r.member(ctx, m, at, start) })
 	}
+	sampled := make(chan struct{})
+	wg.Go(func() { r.sampleGroup(sampled) })
+	members.Wait()
+	close(sampled)
 	wg.Wait()
 	r.tr.Leaked = leaked(r.tr.Bubble)
 	r.resolveAcks(b)
@@ -165,6 +189,7 @@ func (r *runner) observe(b *fakebroker.Broker) error {
 	}
 	ack := func(at time.Time, req kmsg.Request) {
 		var acks []Ack
+		var member string
 		add := func(key int16, topic [16]byte, p int32, first, last int64, types []int8) {
 			for o := first; o <= last; o++ {
 				typ := int8(0)
@@ -174,11 +199,14 @@ func (r *runner) observe(b *fakebroker.Broker) error {
 				case int(o-first) < len(types):
 					typ = types[o-first]
 				}
-				acks = append(acks, Ack{At: since(at), Key: key, Rec: Rec{Partition: p, Offset: o}, Type: typ, topic: topic})
+				acks = append(acks, Ack{At: since(at), Key: key, MemberID: member, Rec: Rec{Partition: p, Offset: o}, Type: typ, topic: topic})
 			}
 		}
 		switch q := req.(type) {
 		case *kmsg.ShareFetchRequest:
+			if q.MemberID != nil {
+				member = *q.MemberID
+			}
 			for _, t := range q.Topics {
 				for _, p := range t.Partitions {
 					for _, a := range p.AcknowledgementBatches {
@@ -187,6 +215,9 @@ func (r *runner) observe(b *fakebroker.Broker) error {
 				}
 			}
 		case *kmsg.ShareAcknowledgeRequest:
+			if q.MemberID != nil {
+				member = *q.MemberID
+			}
 			for _, t := range q.Topics {
 				for _, p := range t.Partitions {
 					for _, a := range p.AcknowledgementBatches {
@@ -213,6 +244,62 @@ func (r *runner) observe(b *fakebroker.Broker) error {
 		}
 	}
 	return nil
+}
+
+// GroupEvery is how often the group's state at the broker (committed
+// offsets, member ids) is sampled.
+const GroupEvery = 25 * time.Millisecond
+
+// sampleGroup reads the group at the broker every GroupEvery until done is
+// closed, then once more: each newly accepted commit becomes a CommitPoint
+// and each member id is named by its client id.
+func (r *runner) sampleGroup(done <-chan struct{}) {
+	t := time.NewTicker(GroupEvery)
+	defer t.Stop()
+	type seen struct {
+		tp
+		at     time.Time
+		offset int64
+	}
+	last := map[tp]seen{}
+	read := func() {
+		gi := r.env.Broker.GroupInfo(Group)
+		if gi == nil {
+			return
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.tr.MemberIDs == nil {
+			r.tr.MemberIDs = map[string]string{}
+		}
+		for _, m := range gi.Members {
+			r.tr.MemberIDs[m.MemberID] = m.ClientID
+		}
+		var fresh []CommitPoint
+		for topic, ps := range gi.Commits {
+			for p, c := range ps {
+				k := tp{topic, p}
+				if l, ok := last[k]; ok && l.at.Equal(c.At) && l.offset == c.Offset {
+					continue
+				}
+				last[k] = seen{k, c.At, c.Offset}
+				fresh = append(fresh, CommitPoint{At: c.At.Sub(r.env.Start()), Topic: topic, Partition: p, Offset: c.Offset})
+			}
+		}
+		slices.SortFunc(fresh, func(a, b CommitPoint) int {
+			return cmp.Or(cmp.Compare(a.At, b.At), strings.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
+		})
+		r.tr.Commits = append(r.tr.Commits, fresh...)
+	}
+	for {
+		select {
+		case <-done:
+			read()
+			return
+		case <-t.C:
+			read()
+		}
+	}
 }
 
 // resolveAcks names the topics of the acknowledgements (the observer may

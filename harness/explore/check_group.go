@@ -1,0 +1,382 @@
+package explore
+
+// Detectors across the members of one group: what a rebalance may cost
+// (a record delivered again by the partition's next owner) and what it may
+// not (a new owner starting below what the group had committed, a commit
+// going backwards, an old owner still delivering a partition another
+// member owns, an acknowledgement accepted for a record another share
+// member holds).
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Anomaly names of the group detectors.
+const (
+	AnomalyCrossDuplicate = "duplicate-across-members"
+	AnomalyCommitBackward = "commit-backwards"
+	AnomalyKeptRevoked    = "kept-after-revocation"
+	AnomalyAckForeign     = "share-ack-foreign"
+)
+
+// HeartbeatsToLearn is how many heartbeats of a member the brokers must
+// have read after a moment for the member to have learnt what the group
+// decided before it: a client keeps one heartbeat in flight, so the second
+// one read means the answer to the first had arrived (its new assignment,
+// or that it was fenced).
+const HeartbeatsToLearn = 2
+
+// heartbeatKeys are the heartbeat APIs of a regular group: KIP-848's and
+// the classic protocol's.
+var heartbeatKeys = []kmsg.Key{kmsg.ConsumerGroupHeartbeat, kmsg.Heartbeat}
+
+// delivery is one record handed to a member by one Poll.
+type delivery struct {
+	member     string
+	start, end time.Duration
+	epoch      EpochKey
+}
+
+// deliveries returns, per record, the Polls that handed it, in the order
+// they returned.
+func deliveries(tr *Trace) map[Rec][]delivery {
+	out := map[Rec][]delivery{}
+	for _, o := range tr.Ops {
+		if o.Kind != OpPoll {
+			continue
+		}
+		for _, r := range o.Records {
+			out[r] = append(out[r], delivery{o.Member, o.Start, o.End, o.Epoch})
+		}
+	}
+	for r := range out {
+		slices.SortStableFunc(out[r], func(a, b delivery) int { return cmp.Compare(a.end, b.end) })
+	}
+	return out
+}
+
+// sortedRecs is the keys of m in topic, partition, offset order.
+func sortedRecs[V any](m map[Rec]V) []Rec {
+	out := make([]Rec, 0, len(m))
+	for r := range m {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, cmpRec)
+	return out
+}
+
+// requestsOf returns the read times of client's requests of the keys, in
+// order.
+func requestsOf(tr *Trace, client string, keys ...kmsg.Key) []time.Duration {
+	var out []time.Duration
+	for _, r := range tr.History.Requests {
+		if r.ClientID == client && slices.Contains(keys, r.Key) {
+			out = append(out, r.At)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// committedBefore is the offset of partition k the group had committed at
+// the latest commit the brokers accepted strictly before t, or -1.
+func committedBefore(tr *Trace, k tp, t time.Duration) (int64, time.Duration) {
+	off, at := int64(-1), time.Duration(-1)
+	for _, c := range tr.Commits {
+		if c.At >= t {
+			break
+		}
+		if c.Topic == k.topic && c.Partition == k.partition {
+			off, at = c.Offset, c.At
+		}
+	}
+	return off, at
+}
+
+// CheckCrossDuplicates: a record delivered by one member and later by
+// another, below the offset the group had committed before the second
+// member could have fetched its starting position. A partition's next
+// owner starts at the committed offset: it may deliver again what the
+// previous owner delivered after its last commit (the window a rebalance
+// allows, at-least-once), never what was committed. The second member's
+// position comes from an OffsetFetch it sent after the first member last
+// delivered the partition (the first member revoked it after that); the
+// commit must have been accepted before the earliest such OffsetFetch was
+// read, so the check is conservative. Regular groups only.
+func CheckCrossDuplicates(tr *Trace) []Anomaly {
+	if tr.History == nil || tr.isShare() {
+		return nil
+	}
+	lastOf := func(member string, k tp, before time.Duration) time.Duration {
+		last := time.Duration(-1)
+		for _, o := range tr.Ops {
+			if o.Kind != OpPoll || o.Member != member || o.End > before {
+				continue
+			}
+			if slices.ContainsFunc(o.Records, func(r Rec) bool { return r.Topic == k.topic && r.Partition == k.partition }) {
+				last = max(last, o.End)
+			}
+		}
+		return last
+	}
+	type pair struct {
+		member string
+		k      tp
+	}
+	reported := map[pair]bool{}
+	var out []Anomaly
+	dels := deliveries(tr)
+	for _, r := range sortedRecs(dels) {
+		ds := dels[r]
+		k := tp{r.Topic, r.Partition}
+		for i := 1; i < len(ds); i++ {
+			x, y := ds[i-1], ds[i]
+			if x.member == y.member || reported[pair{y.member, k}] {
+				continue
+			}
+			xLast := lastOf(x.member, k, y.end)
+			var fetch time.Duration = -1
+			for _, at := range requestsOf(tr, y.member, kmsg.OffsetFetch) {
+				if at > xLast && at <= y.end {
+					fetch = at
+					break
+				}
+			}
+			if fetch < 0 {
+				continue // no position fetched after the handover: nothing to judge
+			}
+			committed, cAt := committedBefore(tr, k, fetch)
+			if r.Offset >= committed {
+				continue // within what a rebalance may redeliver
+			}
+			reported[pair{y.member, k}] = true
+			out = append(out, Anomaly{Name: AnomalyCrossDuplicate, Member: y.member, At: y.end, Evidence: fmt.Sprintf(
+				"%s@%d delivered by %s (+%s) and again by %s (+%s), but the group had committed %s at %d (+%s), before %s's first OffsetFetch after %s last delivered the partition (+%s, +%s): the new owner started below the committed offset",
+				k, r.Offset, x.member, x.end, y.member, y.end, k, committed, cAt, y.member, x.member, xLast, fetch)})
+		}
+	}
+	return out
+}
+
+// CheckCommitBackwards: a partition's committed offset, as the brokers
+// accepted it, going down. Nothing in a schedule seeks or resets a
+// position, so the group's progress on a partition only moves forward:
+// a lower commit means an owner committed a position it had not caught up
+// to (a previous owner's late commit, or a new owner below the committed
+// offset), and the records between are delivered again after the next
+// rebalance.
+func CheckCommitBackwards(tr *Trace) []Anomaly {
+	if tr.History == nil {
+		return nil
+	}
+	who := func(c CommitPoint) string {
+		var best *struct {
+			member string
+			epoch  int32
+			at     time.Duration
+		}
+		for _, q := range tr.History.CommitRequests {
+			if q.Group == Group && q.Topic == c.Topic && q.Partition == c.Partition && q.Offset == c.Offset && q.At <= c.At {
+				name := tr.MemberIDs[q.MemberID]
+				if name == "" {
+					name = "member id " + q.MemberID
+				}
+				best = &struct {
+					member string
+					epoch  int32
+					at     time.Duration
+				}{name, q.Epoch, q.At}
+			}
+		}
+		if best == nil {
+			return "an unknown member"
+		}
+		return fmt.Sprintf("%s (epoch %d, read +%s)", best.member, best.epoch, best.at)
+	}
+	high := map[tp]CommitPoint{}
+	reported := map[tp]bool{}
+	var out []Anomaly
+	for _, c := range tr.Commits {
+		k := tp{c.Topic, c.Partition}
+		h, ok := high[k]
+		if ok && c.Offset < h.Offset && !reported[k] {
+			reported[k] = true
+			out = append(out, Anomaly{Name: AnomalyCommitBackward, At: c.At, Evidence: fmt.Sprintf(
+				"%s committed offset went from %d (+%s, by %s) back to %d (+%s, by %s)",
+				k, h.Offset, h.At, who(h), c.Offset, c.At, who(c))})
+		}
+		if !ok || c.Offset > h.Offset {
+			high[k] = c
+		}
+	}
+	return out
+}
+
+// CheckKeptAfterRevocation: a member whose Poll, started after another
+// member had been delivering a partition and after it had itself learnt
+// the group's decision (HeartbeatsToLearn heartbeats read by then), still
+// returned records of that partition or still listed it in its
+// assignment, while the other member kept owning it across that Poll (its
+// assignment before and after the Poll holds the partition, with no
+// assignment change between). A partition moves to a new owner only once
+// the old one revoked it, or was fenced; either way the old one must not
+// deliver it again. Regular groups only.
+func CheckKeptAfterRevocation(tr *Trace) []Anomaly {
+	if tr.History == nil || tr.isShare() {
+		return nil
+	}
+	polls := map[string][]Op{}
+	for _, o := range tr.Ops {
+		if o.Kind == OpPoll {
+			polls[o.Member] = append(polls[o.Member], o)
+		}
+	}
+	holds := func(o Op, k tp) bool {
+		return slices.ContainsFunc(o.Assigned, func(r Rec) bool { return r.Topic == k.topic && r.Partition == k.partition })
+	}
+	delivers := func(o Op, k tp) bool {
+		return slices.ContainsFunc(o.Records, func(r Rec) bool { return r.Topic == k.topic && r.Partition == k.partition })
+	}
+	// stillOwns: owner's poll after `after` in epoch e holding k.
+	stillOwns := func(owner string, e EpochKey, from, after time.Duration, k tp) bool {
+		for _, o := range polls[owner] {
+			if o.End < from {
+				continue
+			}
+			if o.Epoch.Changes != e.Changes || !holds(o, k) {
+				return false
+			}
+			if o.End >= after {
+				return true
+			}
+		}
+		return false
+	}
+	type pair struct {
+		member string
+		k      tp
+	}
+	reported := map[pair]bool{}
+	var out []Anomaly
+	members := slices.Sorted(func(yield func(string) bool) {
+		for m := range polls {
+			if !yield(m) {
+				return
+			}
+		}
+	})
+	for _, owner := range members {
+		for _, pb := range polls[owner] {
+			seen := map[tp]bool{}
+			for _, r := range pb.Records {
+				k := tp{r.Topic, r.Partition}
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				for _, old := range members {
+					if old == owner || reported[pair{old, k}] {
+						continue
+					}
+					hbs := requestsOf(tr, old, heartbeatKeys...)
+					for _, pa := range polls[old] {
+						if pa.Start <= pb.End || !(delivers(pa, k) || holds(pa, k)) {
+							continue
+						}
+						learnt := 0
+						for _, h := range hbs {
+							if h > pb.End && h < pa.Start {
+								learnt++
+							}
+						}
+						if learnt < HeartbeatsToLearn || !stillOwns(owner, pb.Epoch, pb.End, pa.End, k) {
+							continue
+						}
+						what := "still listed it in its assignment"
+						if delivers(pa, k) {
+							what = "returned records of it"
+						}
+						reported[pair{old, k}] = true
+						out = append(out, Anomaly{Name: AnomalyKeptRevoked, Member: old, At: pa.End, Evidence: fmt.Sprintf(
+							"%s delivered %s from +%s and owned it until after +%s; %s's Poll of +%s..+%s %s, after %d of its heartbeats had been read since +%s",
+							owner, k, pb.End, pa.End, old, pa.Start, pa.End, what, learnt, pb.End)})
+						break
+					}
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Anomaly) int { return cmp.Compare(a.At, b.At) })
+	return out
+}
+
+// CheckAckForeign: a share member's acknowledgement callback reported an
+// accept as successful, though the record had been handed to another
+// member after this member last had it, and a broker read this member's
+// accept of it only after that handing: the record was the other member's
+// (acquired by it, or already acknowledged by it), so the broker must
+// refuse the accept (INVALID_RECORD_STATE) and the callback report it
+// failed. Share groups only.
+func CheckAckForeign(tr *Trace) []Anomaly {
+	if !tr.isShare() {
+		return nil
+	}
+	dels := deliveries(tr)
+	reported := map[Rec]bool{}
+	var out []Anomaly
+	for _, res := range tr.Ops {
+		if res.Kind != OpAckResult || res.Err != "" {
+			continue
+		}
+		for _, r := range res.Records {
+			if reported[r] {
+				continue
+			}
+			mine := time.Duration(-1)
+			for _, d := range dels[r] {
+				if d.member == res.Member && d.end <= res.End {
+					mine = d.end
+				}
+			}
+			if mine < 0 {
+				continue
+			}
+			accepted := slices.ContainsFunc(tr.Ops, func(o Op) bool {
+				return o.Kind == OpAck && o.Member == res.Member && o.AckType == 1 && o.Start >= mine && o.Start <= res.End && slices.Contains(o.Records, r)
+			})
+			if !accepted {
+				continue // a release, or acknowledged before it was handed again
+			}
+			for _, d := range dels[r] {
+				if d.member == res.Member || d.end <= mine || d.end >= res.End {
+					continue
+				}
+				var read time.Duration = -1
+				for _, a := range tr.Acks {
+					if a.Rec.Topic == r.Topic && a.Rec.Partition == r.Partition && a.Rec.Offset == r.Offset && a.Type == 1 &&
+						a.At > d.end && a.At <= res.End && (a.MemberID == "" || tr.MemberIDs[a.MemberID] == "" || tr.MemberIDs[a.MemberID] == res.Member) {
+						read = a.At
+						break
+					}
+				}
+				if read < 0 {
+					continue
+				}
+				reported[r] = true
+				out = append(out, Anomaly{Name: AnomalyAckForeign, Member: res.Member, At: res.End, Evidence: fmt.Sprintf(
+					"%s[%d]@%d: %s last had it at +%s and accepted it; %s was handed it at +%s; a broker read the accept at +%s and %s's acknowledgement callback reported it successful at +%s",
+					r.Topic, r.Partition, r.Offset, res.Member, mine, d.member, d.end, read, res.Member, res.End)})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// groupDetectors are this file's detectors, for Check.
+var groupDetectors = []func(*Trace) []Anomaly{CheckCrossDuplicates, CheckCommitBackwards, CheckKeptAfterRevocation, CheckAckForeign}

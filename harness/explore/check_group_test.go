@@ -1,0 +1,126 @@
+package explore
+
+import (
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kreactor/kreactor/harness/sim"
+)
+
+// The group detectors, each on a hand-made history that has its anomaly and
+// on the same history repaired.
+
+func req(client string, key kmsg.Key, at time.Duration) sim.Request {
+	return sim.Request{At: at, Key: key, ClientID: client}
+}
+
+func assigned(o Op, tps ...Rec) Op {
+	for _, r := range tps {
+		o.Assigned = append(o.Assigned, Rec{r.Topic, r.Partition, -1})
+	}
+	return o
+}
+
+func TestCheckCrossDuplicates(t *testing.T) {
+	e := EpochKey{1, 0}
+	// c1 delivers t0[0]@0..3 and commits 4; the partition moves to c2,
+	// whose OffsetFetch (+300ms) comes after the commit (+150ms): c2 must
+	// start at 4, and delivering 2 again is a duplicate no rebalance allows.
+	bad := &Trace{
+		Commits: []CommitPoint{{At: 150 * ms_, Topic: "t0", Partition: 0, Offset: 4}},
+		History: &sim.History{Requests: []sim.Request{req("c2", kmsg.OffsetFetch, 300*ms_)}},
+		Ops:     []Op{poll("c1", 100*ms_, e, recs("t0", 0, 0, 1, 2, 3)...), poll("c2", 400*ms_, e, recs("t0", 0, 2, 3, 4)...)},
+	}
+	expectOnly(t, CheckCrossDuplicates(bad), AnomalyCrossDuplicate, "t0[0]@2 delivered by c1 (+100ms) and again by c2 (+400ms)")
+
+	// Repaired: c2 starts at the committed offset.
+	good := *bad
+	good.Ops = []Op{poll("c1", 100*ms_, e, recs("t0", 0, 0, 1, 2, 3)...), poll("c2", 400*ms_, e, recs("t0", 0, 4, 5)...)}
+	expectNone(t, CheckCrossDuplicates(&good))
+	// Allowed: c1 committed only 2, so 2 and 3 may come again.
+	allowed := *bad
+	allowed.Commits = []CommitPoint{{At: 150 * ms_, Topic: "t0", Partition: 0, Offset: 2}}
+	expectNone(t, CheckCrossDuplicates(&allowed))
+	// Not judged: the commit was accepted after c2 fetched its position.
+	late := *bad
+	late.Commits = []CommitPoint{{At: 350 * ms_, Topic: "t0", Partition: 0, Offset: 4}}
+	expectNone(t, CheckCrossDuplicates(&late))
+}
+
+func TestCheckCommitBackwards(t *testing.T) {
+	h := &sim.History{CommitRequests: []sim.CommitRequest{
+		{At: 90 * ms_, Group: Group, MemberID: "m1", Epoch: 3, Topic: "t0", Offset: 10},
+		{At: 190 * ms_, Group: Group, MemberID: "m2", Epoch: 5, Topic: "t0", Offset: 6},
+	}}
+	bad := &Trace{History: h, MemberIDs: map[string]string{"m1": "c1", "m2": "c2"}, Commits: []CommitPoint{
+		{At: 100 * ms_, Topic: "t0", Offset: 10}, {At: 200 * ms_, Topic: "t0", Offset: 6},
+	}}
+	expectOnly(t, CheckCommitBackwards(bad), AnomalyCommitBackward, "t0[0] committed offset went from 10 (+100ms, by c1 (epoch 3, read +90ms)) back to 6 (+200ms, by c2")
+	good := *bad
+	good.Commits = []CommitPoint{{At: 100 * ms_, Topic: "t0", Offset: 6}, {At: 200 * ms_, Topic: "t0", Offset: 10}, {At: 300 * ms_, Topic: "t0", Offset: 10}}
+	expectNone(t, CheckCommitBackwards(&good))
+	other := *bad // another partition's lower offset is no step back
+	other.Commits = []CommitPoint{{At: 100 * ms_, Topic: "t0", Offset: 10}, {At: 200 * ms_, Topic: "t0", Partition: 1, Offset: 6}}
+	expectNone(t, CheckCommitBackwards(&other))
+}
+
+func TestCheckKeptAfterRevocation(t *testing.T) {
+	p0 := Rec{"t0", 0, -1}
+	e1, e2 := EpochKey{1, 0}, EpochKey{2, 0}
+	// c2 owns t0[0] from +200ms and still at +700ms; c1, after two of its
+	// heartbeats were read (+300, +400), polls at +500..+600 and returns a
+	// record of t0[0].
+	ops := func(c1Recs ...Rec) []Op {
+		return []Op{
+			assigned(poll("c1", 100*ms_, e1, recs("t0", 0, 0, 1)...), p0),
+			assigned(poll("c2", 200*ms_, e1, recs("t0", 0, 2)...), p0),
+			assigned(Op{Member: "c1", Kind: OpPoll, Start: 500 * ms_, End: 600 * ms_, Epoch: e1, Records: c1Recs}, p0),
+			assigned(poll("c2", 700*ms_, e1, recs("t0", 0, 3)...), p0),
+		}
+	}
+	hbs := &sim.History{Requests: []sim.Request{req("c1", kmsg.ConsumerGroupHeartbeat, 300*ms_), req("c1", kmsg.ConsumerGroupHeartbeat, 400*ms_)}}
+	bad := &Trace{History: hbs, Ops: ops(recs("t0", 0, 3)...)}
+	expectOnly(t, CheckKeptAfterRevocation(bad), AnomalyKeptRevoked, "c1's Poll of +500ms..+600ms returned records of it")
+	listed := &Trace{History: hbs, Ops: ops()}
+	expectOnly(t, CheckKeptAfterRevocation(listed), AnomalyKeptRevoked, "still listed it in its assignment")
+
+	// Repaired: c1's assignment no longer holds the partition.
+	good := &Trace{History: hbs, Ops: ops()}
+	good.Ops[2].Assigned = nil
+	expectNone(t, CheckKeptAfterRevocation(good))
+	// Not judged: c1 had only one heartbeat read (it may not know yet).
+	unaware := &Trace{History: &sim.History{Requests: hbs.Requests[:1]}, Ops: ops(recs("t0", 0, 3)...)}
+	expectNone(t, CheckKeptAfterRevocation(unaware))
+	// Not judged: c2's assignment changed before c1's Poll ended (the
+	// partition may have come back to c1).
+	moved := &Trace{History: hbs, Ops: ops(recs("t0", 0, 3)...)}
+	moved.Ops[3].Epoch = e2
+	expectNone(t, CheckKeptAfterRevocation(moved))
+}
+
+func TestCheckAckForeign(t *testing.T) {
+	r := Rec{"t0", 0, 5}
+	ops := []Op{
+		{Member: "c1", Kind: OpPoll, Start: 90 * ms_, End: 100 * ms_, Records: []Rec{r}},
+		{Member: "c1", Kind: OpAck, AckType: 1, Start: 100 * ms_, End: 100 * ms_, Records: []Rec{r}},
+		{Member: "c2", Kind: OpPoll, Start: 2900 * ms_, End: 3000 * ms_, Records: []Rec{r}}, // c1's lock expired
+		{Member: "c1", Kind: OpAckResult, Start: 3200 * ms_, End: 3200 * ms_, Records: []Rec{r}},
+	}
+	acks := []Ack{{At: 3100 * ms_, Key: int16(kmsg.ShareFetch), MemberID: "m1", Rec: r, Type: 1}}
+	bad := &Trace{Ops: ops, Acks: acks, MemberIDs: map[string]string{"m1": "c1", "m2": "c2"}}
+	expectOnly(t, CheckAckForeign(bad), AnomalyAckForeign, "c2 was handed it at +3s; a broker read the accept at +3.1s")
+
+	// Repaired: the callback reports the accept failed.
+	good := &Trace{Ops: append([]Op{}, ops...), Acks: acks, MemberIDs: bad.MemberIDs}
+	good.Ops[3].Err = "INVALID_RECORD_STATE"
+	expectNone(t, CheckAckForeign(good))
+	// Allowed: the accept was read before c2 had the record.
+	early := &Trace{Ops: ops, Acks: []Ack{{At: 150 * ms_, MemberID: "m1", Rec: r, Type: 1}}, MemberIDs: bad.MemberIDs}
+	expectNone(t, CheckAckForeign(early))
+	// Allowed: c1 released it (a release is no accept).
+	released := &Trace{Ops: append([]Op{}, ops...), Acks: acks, MemberIDs: bad.MemberIDs}
+	released.Ops[1].AckType = 2
+	expectNone(t, CheckAckForeign(released))
+}
