@@ -28,7 +28,7 @@ func (r *runner) member(ctx context.Context, m Member, at func(time.Duration), s
 		r.shareMember(ctx, m, at, start)
 		return
 	}
-	c, err := r.subj.New(r.consumerConfig(m))
+	c, err := r.newConsumer(m)
 	if err != nil {
 		r.op(Op{Member: m.Name, Kind: OpOther, What: "new", Err: err.Error()})
 		return
@@ -237,18 +237,7 @@ func errText(err error) string {
 // acknowledged (accept, or release after an ack-release action) before
 // the next call.
 func (r *runner) shareMember(ctx context.Context, m Member, at func(time.Duration), start time.Duration) {
-	ss, ok := r.subj.(harness.ShareSubject)
-	if !ok {
-		r.op(Op{Member: m.Name, Kind: OpOther, What: "new", Err: "subject has no share consumer"})
-		return
-	}
-	cfg := r.env.ShareConfig(m.Name)
-	cfg.GroupID = Group
-	newShare := ss.NewShare
-	if es, ok := r.subj.(harness.ExplicitShareSubject); ok { // kafka-clients 4.1+: Acknowledge needs explicit mode
-		newShare = es.NewExplicitShare
-	}
-	c, err := newShare(cfg)
+	c, err := r.newShareConsumer(m)
 	if err != nil {
 		r.op(Op{Member: m.Name, Kind: OpOther, What: "new", Err: err.Error()})
 		return
@@ -328,4 +317,73 @@ func (r *runner) shareMember(ctx context.Context, m Member, at func(time.Duratio
 		}
 	}
 	r.closeMember(m.Name, func(ctx context.Context) error { return c.Close(ctx) }, EndCloseTimeout)
+}
+
+// built is a member's consumer made before the timeline started (process
+// subjects: a JVM takes a second or more to start, which would eat the
+// schedule's first second).
+type built struct {
+	c   harness.Consumer
+	s   harness.ShareConsumer
+	err error
+}
+
+// prebuild makes every member's consumer at once, before the timeline
+// starts, for a subject in another process; a consumer made this way
+// sends nothing before its member subscribes at its start time.
+func (r *runner) prebuild() {
+	if !IsProcess(r.subj.Name()) {
+		return
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	r.built = map[string]built{}
+	for _, m := range r.s.Members {
+		wg.Go(func() {
+			var b built
+			if r.s.Share {
+				b.s, b.err = r.makeShare(m)
+			} else {
+				b.c, b.err = r.subj.New(r.consumerConfig(m))
+			}
+			mu.Lock()
+			r.built[m.Name] = b
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+}
+
+// newConsumer is member m's regular consumer: the one prebuild made, or a
+// new one.
+func (r *runner) newConsumer(m Member) (harness.Consumer, error) {
+	if b, ok := r.built[m.Name]; ok {
+		return b.c, b.err
+	}
+	return r.subj.New(r.consumerConfig(m))
+}
+
+// newShareConsumer is member m's share consumer: the one prebuild made, or
+// a new one.
+func (r *runner) newShareConsumer(m Member) (harness.ShareConsumer, error) {
+	if b, ok := r.built[m.Name]; ok {
+		return b.s, b.err
+	}
+	return r.makeShare(m)
+}
+
+// makeShare builds a share consumer for m, in explicit acknowledgement mode
+// where the subject must be told (kafka-clients 4.1+ refuses Acknowledge
+// otherwise).
+func (r *runner) makeShare(m Member) (harness.ShareConsumer, error) {
+	ss, ok := r.subj.(harness.ShareSubject)
+	if !ok {
+		return nil, errors.New("subject has no share consumer")
+	}
+	cfg := r.env.ShareConfig(m.Name)
+	cfg.GroupID = Group
+	if es, ok := r.subj.(harness.ExplicitShareSubject); ok {
+		return es.NewExplicitShare(cfg)
+	}
+	return ss.NewShare(cfg)
 }

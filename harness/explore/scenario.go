@@ -15,9 +15,13 @@ import (
 // Report is a finding as written to DIR/*.json: the shrunk schedule with
 // its seed and anomaly; `kreactor explore -replay FILE` runs it again.
 type Report struct {
-	Seed         uint64   `json:"seed"`
-	Subject      string   `json:"subject"`
-	Anomaly      string   `json:"anomaly"`
+	Seed    uint64 `json:"seed"`
+	Subject string `json:"subject"`
+	// Release is the subject's version when it was found (Release).
+	Release string `json:"release,omitempty"`
+	Anomaly string `json:"anomaly"`
+	// Rate is how often the schedule showed the anomaly over replays.
+	Rate         *Rate    `json:"rate,omitempty"`
 	OriginalSize int      `json:"original_size"`
 	Schedule     Schedule `json:"schedule"`
 }
