@@ -11,7 +11,8 @@ import (
 // TestReplayExitStatus runs TestExplore's replay in a child process (what
 // `kreactor explore -replay` runs) and checks its exit status: non-zero
 // with an ANOMALIES line when a replay shows an anomaly (the baseline's
-// spin finding), zero when none does (a fixed finding on the reactor).
+// share-ack-undelivered finding, shown in 4 of 4 replays when measured),
+// zero when none does (a fixed finding on the reactor).
 func TestReplayExitStatus(t *testing.T) {
 	if *flagSubject != "" || *flagReplay != "" {
 		t.Skip("inside an exploration")
