@@ -136,6 +136,12 @@ func TestCheckClose(t *testing.T) {
 	expectOnly(t, CheckClose(late), AnomalyClosePast, "500ms deadline returned after 600ms")
 	late.Ops[0].End = time.Second + 540*ms_ // within the tolerance
 	expectNone(t, CheckClose(late))
+	// A process subject: the round trip adds the driver's exit; the
+	// client's own time is what the deadline bounds.
+	proc := &Trace{Ops: []Op{{Member: "c1", Kind: OpClose, Start: time.Second, End: time.Second + 900*ms_, Inside: 520 * ms_, Timeout: 500 * ms_}}}
+	expectNone(t, CheckClose(proc))
+	proc.Ops[0].Inside = 800 * ms_
+	expectOnly(t, CheckClose(proc), AnomalyClosePast, "500ms deadline returned after 800ms")
 }
 
 func TestCheckRetries(t *testing.T) {

@@ -74,7 +74,7 @@ func (r *runner) member(ctx context.Context, m Member, at func(time.Duration), s
 			case ActStall:
 				r.sleep(min(a.Timeout, r.s.Length-(r.since()-start)))
 			case ActClose:
-				r.closeMember(m.Name, func(ctx context.Context) error { return c.Close(ctx) }, a.Timeout)
+				r.closeMember(m.Name, c, a.Timeout)
 				return
 			}
 			continue
@@ -111,16 +111,20 @@ func (r *runner) member(ctx context.Context, m Member, at func(time.Duration), s
 			time.Sleep(time.Millisecond) // an application polling with 0 still yields between polls
 		}
 	}
-	r.closeMember(m.Name, func(ctx context.Context) error { return c.Close(ctx) }, EndCloseTimeout)
+	r.closeMember(m.Name, c, EndCloseTimeout)
 }
 
-// closeMember runs a Close with deadline d and records it.
-func (r *runner) closeMember(name string, closeFn func(context.Context) error, d time.Duration) {
+// closeMember runs c's Close with deadline d and records it, with the time
+// the client itself spent in it where the subject measures that in its own
+// process (harness.CallTime: the java driver times close inside the JVM;
+// the round trip adds the driver's exit).
+func (r *runner) closeMember(name string, c interface{ Close(context.Context) error }, d time.Duration) {
 	cctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	s := r.since()
-	err := closeFn(cctx)
-	r.op(Op{Member: name, Kind: OpClose, Start: s, End: r.since(), Timeout: d, Err: errText(err)})
+	err := c.Close(cctx)
+	end := r.since()
+	r.op(Op{Member: name, Kind: OpClose, Start: s, End: end, Inside: harness.CallTime(c, "close", end-s), Timeout: d, Err: errText(err)})
 }
 
 // wakeups calls Wakeup at each wakeup action's time, from its own
@@ -283,7 +287,7 @@ func (r *runner) shareMember(ctx context.Context, m Member, at func(time.Duratio
 			case ActStall:
 				r.sleep(min(a.Timeout, r.s.Length-(r.since()-start)))
 			case ActClose:
-				r.closeMember(m.Name, func(ctx context.Context) error { return c.Close(ctx) }, a.Timeout)
+				r.closeMember(m.Name, c, a.Timeout)
 				return
 			}
 			continue
@@ -316,7 +320,7 @@ func (r *runner) shareMember(ctx context.Context, m Member, at func(time.Duratio
 			time.Sleep(time.Millisecond)
 		}
 	}
-	r.closeMember(m.Name, func(ctx context.Context) error { return c.Close(ctx) }, EndCloseTimeout)
+	r.closeMember(m.Name, c, EndCloseTimeout)
 }
 
 // built is a member's consumer made before the timeline started (process

@@ -93,7 +93,11 @@ type Op struct {
 	AckType  int8          // ack: 1 accept, 2 release
 	ID       int           // commit-async, callback: the commit's number
 	Timeout  time.Duration // close, commit-sync, poll: the deadline given
-	Err      string        // "" when nil
+	// Inside is, for a close, the time the client spent in it as its own
+	// process measured it (harness.CallTime; End-Start for in-process
+	// subjects).
+	Inside time.Duration
+	Err    string // "" when nil
 	// Failed lists partitions a share CommitSync reported failed.
 	Failed []Rec
 }
