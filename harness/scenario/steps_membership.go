@@ -193,11 +193,19 @@ func (a *WaitAssigned) run(ctx context.Context, r *run, st *Step) error {
 }
 
 // PauseAll pauses every assigned partition.
-type PauseAll struct{}
+type PauseAll struct {
+	// IfAssigned pauses what is assigned and does nothing when nothing
+	// is (an application pausing whatever it holds, as generated
+	// schedules do); without it an empty assignment stops the timeline.
+	IfAssigned bool `yaml:"if_assigned,omitempty"`
+}
 
 func (a *PauseAll) run(_ context.Context, r *run, st *Step) error {
 	m := r.member(st.Consumer)
 	tps := m.c.Assignment()
+	if len(tps) == 0 && a.IfAssigned {
+		return nil
+	}
 	if len(tps) == 0 {
 		return errors.New("no partitions assigned")
 	}
@@ -205,11 +213,17 @@ func (a *PauseAll) run(_ context.Context, r *run, st *Step) error {
 }
 
 // ResumeAll resumes every assigned partition.
-type ResumeAll struct{}
+type ResumeAll struct {
+	// IfAssigned: as PauseAll's.
+	IfAssigned bool `yaml:"if_assigned,omitempty"`
+}
 
 func (a *ResumeAll) run(_ context.Context, r *run, st *Step) error {
 	m := r.member(st.Consumer)
 	tps := m.c.Assignment()
+	if len(tps) == 0 && a.IfAssigned {
+		return nil
+	}
 	if len(tps) == 0 {
 		return errors.New("no partitions assigned")
 	}
