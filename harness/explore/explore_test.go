@@ -247,34 +247,76 @@ func TestShrinkStartsFromSeed(t *testing.T) {
 	}
 }
 
-// TestScenarioParses: findings written as scenario files load with
-// harness/scenario's parser (main's format).
-func TestScenarioParses(t *testing.T) {
-	g := Gen(GenOptions{Regular: true})
+// allAnomalies is every anomaly name Check can report.
+var allAnomalies = []string{
+	AnomalyLost, AnomalyDuplicate, AnomalyNonmonotonic, AnomalySkipped, AnomalyCommitPast, AnomalyCommitAfterLeft,
+	AnomalyCallbackTwice, AnomalyCallbackNever, AnomalyClosePast, AnomalyRetryStorm, AnomalySpin, AnomalyLeak,
+	AnomalyAckTwice, AnomalyAckLost, AnomalyAckUndelivered, AnomalyPanic, "model-trace",
+	AnomalyCrossDuplicate, AnomalyCommitBackward, AnomalyKeptRevoked, AnomalyAckForeign,
+}
+
+// TestScenarioRoundTrip: every generated schedule, regular or share, with
+// any anomaly, is written as a scenario file that harness/scenario's
+// loader (what `kreactor check` and `kreactor run` read) accepts; Format of
+// the parsed file parses to the same scenario again. Several members,
+// share groups, wakeups and node faults are among them.
+func TestScenarioRoundTrip(t *testing.T) {
+	g := Gen(GenOptions{Regular: true, Share: true})
 	dir := t.TempDir()
-	written := 0
-	for seed := 1; seed <= 400; seed++ {
+	seeds := 200
+	if testing.Short() {
+		seeds = 60
+	}
+	seen := map[string]int{}
+	for seed := 1; seed <= seeds; seed++ {
 		s := g.Example(seed)
-		for _, name := range []string{AnomalyCommitPast, AnomalyDuplicate, AnomalyCallbackNever, AnomalyClosePast, AnomalyRetryStorm, AnomalySpin} {
+		if len(s.Members) > 1 {
+			seen["several members"]++
+		}
+		if s.Share {
+			seen["share"]++
+		}
+		for _, m := range s.Members {
+			for _, a := range m.Actions {
+				if a.Kind == ActWakeup {
+					seen["wakeup"]++
+				}
+			}
+		}
+		for _, f := range s.Faults {
+			if f.Kind == FaultDrop || f.Kind == FaultStop || f.Kind == FaultBlackHole || f.Kind == FaultRefuse || f.Kind == FaultCoordinatorMove {
+				seen["node fault"]++
+			}
+		}
+		for j := range 2 { // two anomaly names per seed, in turn: every name over many schedules
+			name := allAnomalies[(2*seed+j)%len(allAnomalies)]
 			f := Finding{Seed: uint64(seed), Anomaly: Anomaly{Name: name, Evidence: "e"}, Original: s, Shrunk: s, ShrunkTo: Anomaly{Name: name, Evidence: "e"}}
 			y, err := Scenario(f, "reactor")
 			if err != nil {
-				continue
+				t.Fatalf("seed %d %s: %v", seed, name, err)
 			}
 			file := filepath.Join(dir, fmt.Sprintf("s%d-%s.yaml", seed, name))
 			if err := os.WriteFile(file, y, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := loadScenario(file); err != nil {
+			sc, err := loadScenario(file)
+			if err != nil {
 				t.Fatalf("seed %d %s: %v\n%s", seed, name, err, y)
 			}
-			written++
+			if len(sc.Consumers) != len(s.Members) {
+				t.Fatalf("seed %d %s: %d consumers for %d members", seed, name, len(sc.Consumers), len(s.Members))
+			}
+			if err := formatRoundTrip(sc); err != nil {
+				t.Fatalf("seed %d %s: %v\n%s", seed, name, err, y)
+			}
 		}
 	}
-	if written < 10 {
-		t.Fatalf("only %d expressible schedules in 400 seeds", written)
+	for _, k := range []string{"several members", "share", "wakeup", "node fault"} {
+		if seen[k] == 0 {
+			t.Errorf("%d seeds drew no schedule with %s", seeds, k)
+		}
 	}
-	t.Logf("%d scenario files written and loaded", written)
+	t.Logf("%d schedules, two of the %d anomaly names each, written and loaded; %v", seeds, len(allAnomalies), seen)
 }
 
 // TestDeleteItems: the one-item deletion pass keeps exactly what the

@@ -139,7 +139,7 @@ func drawMember(t *rapid.T, s Schedule, i int) Member {
 }
 
 func drawFault(t *rapid.T, s Schedule) Fault {
-	kinds := []FaultKind{FaultError, FaultDelay, FaultHold, FaultDrop, FaultStop, FaultCoordinatorDown, FaultCoordinatorMove, FaultBrokersDown}
+	kinds := []FaultKind{FaultError, FaultDelay, FaultHold, FaultDrop, FaultStop, FaultCoordinatorDown, FaultCoordinatorMove, FaultBrokersDown, FaultBlackHole, FaultRefuse}
 	f := Fault{
 		At:   ms(t, 0, int(s.Length/time.Millisecond), "fault_at"),
 		For:  ms(t, 1, int(MaxFaultFor/time.Millisecond), "fault_for"),
@@ -161,7 +161,7 @@ func drawFault(t *rapid.T, s Schedule) Fault {
 		f.Count = rapid.SampledFrom([]int{-1, 1, 2}).Draw(t, "count")
 	case FaultHold:
 		f.Key = int16(rapid.SampledFrom(keys).Draw(t, "key"))
-	case FaultDrop, FaultStop:
+	case FaultDrop, FaultStop, FaultBlackHole, FaultRefuse:
 		f.Node = int32(rapid.IntRange(0, s.Brokers-1).Draw(t, "node"))
 	}
 	return f

@@ -455,6 +455,10 @@ func (r *runner) installHandle(f Fault) (healer, error) {
 		return one(b.CoordinatorUnavailable(Group))
 	case FaultCoordinatorMove:
 		return one(b.StopNode(b.CoordinatorFor(Group)))
+	case FaultBlackHole:
+		return one(b.BlackHole(f.Node))
+	case FaultRefuse:
+		return one(b.Refuse(f.Node))
 	case FaultBrokersDown:
 		hs := make([]*fakebroker.Handle, 0, r.s.Brokers)
 		for n := range int32(r.s.Brokers) {
