@@ -139,7 +139,12 @@ func drawMember(t *rapid.T, s Schedule, i int) Member {
 }
 
 func drawFault(t *rapid.T, s Schedule) Fault {
-	kinds := []FaultKind{FaultError, FaultDelay, FaultHold, FaultDrop, FaultStop, FaultCoordinatorDown, FaultCoordinatorMove, FaultBrokersDown, FaultBlackHole, FaultRefuse}
+	// FaultRefuse is left out: healing it on the in-memory network
+	// (fakebroker's Refuse re-listening) blocks a bubble's goroutine in a
+	// way synctest does not count as durable, so the clock freezes (seen:
+	// a 500 ms refuse on one broker froze every run at its heal). It runs
+	// on the wall clock, in a schedule written by hand.
+	kinds := []FaultKind{FaultError, FaultDelay, FaultHold, FaultDrop, FaultStop, FaultCoordinatorDown, FaultCoordinatorMove, FaultBrokersDown, FaultBlackHole}
 	f := Fault{
 		At:   ms(t, 0, int(s.Length/time.Millisecond), "fault_at"),
 		For:  ms(t, 1, int(MaxFaultFor/time.Millisecond), "fault_for"),
@@ -161,7 +166,7 @@ func drawFault(t *rapid.T, s Schedule) Fault {
 		f.Count = rapid.SampledFrom([]int{-1, 1, 2}).Draw(t, "count")
 	case FaultHold:
 		f.Key = int16(rapid.SampledFrom(keys).Draw(t, "key"))
-	case FaultDrop, FaultStop, FaultBlackHole, FaultRefuse:
+	case FaultDrop, FaultStop, FaultBlackHole:
 		f.Node = int32(rapid.IntRange(0, s.Brokers-1).Draw(t, "node"))
 	}
 	return f

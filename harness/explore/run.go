@@ -80,6 +80,9 @@ func Run(t *testing.T, s Schedule, o RunOptions) (*Trace, error) {
 	if !ok || CheckSubject(o.Subject) != nil {
 		return nil, fmt.Errorf("explore: subject %q: not runnable here (known: %s)", o.Subject, strings.Join(Runnable, ", "))
 	}
+	if !o.Wall && slices.ContainsFunc(s.Faults, func(f Fault) bool { return f.Kind == FaultRefuse }) {
+		return nil, fmt.Errorf("explore: a %s fault freezes a bubble's clock at its heal: run the schedule on the wall clock", FaultRefuse)
+	}
 	if IsProcess(o.Subject) && !o.Wall {
 		return nil, fmt.Errorf("explore: subject %q runs in another process: it needs the wall clock (RunOptions.Wall)", o.Subject)
 	}
