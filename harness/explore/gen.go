@@ -139,12 +139,14 @@ func drawMember(t *rapid.T, s Schedule, i int) Member {
 }
 
 func drawFault(t *rapid.T, s Schedule) Fault {
-	// FaultRefuse is left out: healing it on the in-memory network
-	// (fakebroker's Refuse re-listening) blocks a bubble's goroutine in a
-	// way synctest does not count as durable, so the clock freezes (seen:
-	// a 500 ms refuse on one broker froze every run at its heal). It runs
-	// on the wall clock, in a schedule written by hand.
-	kinds := []FaultKind{FaultError, FaultDelay, FaultHold, FaultDrop, FaultStop, FaultCoordinatorDown, FaultCoordinatorMove, FaultBrokersDown, FaultBlackHole}
+	// FaultRefuse and FaultBlackHole are left out: on the in-memory network
+	// healing a refuse (fakebroker's Refuse re-listening), or installing a
+	// black hole on a node that had one before, blocks a bubble goroutine in
+	// a way synctest does not count as durable, and the clock freezes (seen:
+	// every run of a 500 ms refuse froze at its heal; a second black hole on
+	// node 1, 800 ms after the first healed, froze seed 132). They run on
+	// the wall clock, in schedules written by hand.
+	kinds := []FaultKind{FaultError, FaultDelay, FaultHold, FaultDrop, FaultStop, FaultCoordinatorDown, FaultCoordinatorMove, FaultBrokersDown}
 	f := Fault{
 		At:   ms(t, 0, int(s.Length/time.Millisecond), "fault_at"),
 		For:  ms(t, 1, int(MaxFaultFor/time.Millisecond), "fault_for"),
@@ -166,7 +168,7 @@ func drawFault(t *rapid.T, s Schedule) Fault {
 		f.Count = rapid.SampledFrom([]int{-1, 1, 2}).Draw(t, "count")
 	case FaultHold:
 		f.Key = int16(rapid.SampledFrom(keys).Draw(t, "key"))
-	case FaultDrop, FaultStop, FaultBlackHole:
+	case FaultDrop, FaultStop:
 		f.Node = int32(rapid.IntRange(0, s.Brokers-1).Draw(t, "node"))
 	}
 	return f

@@ -80,8 +80,8 @@ func Run(t *testing.T, s Schedule, o RunOptions) (*Trace, error) {
 	if !ok || CheckSubject(o.Subject) != nil {
 		return nil, fmt.Errorf("explore: subject %q: not runnable here (known: %s)", o.Subject, strings.Join(Runnable, ", "))
 	}
-	if !o.Wall && slices.ContainsFunc(s.Faults, func(f Fault) bool { return f.Kind == FaultRefuse }) {
-		return nil, fmt.Errorf("explore: a %s fault freezes a bubble's clock at its heal: run the schedule on the wall clock", FaultRefuse)
+	if !o.Wall && slices.ContainsFunc(s.Faults, func(f Fault) bool { return f.Kind == FaultRefuse || f.Kind == FaultBlackHole }) {
+		return nil, fmt.Errorf("explore: %s and %s faults can freeze a bubble's clock (see gen.go): run the schedule on the wall clock", FaultRefuse, FaultBlackHole)
 	}
 	if IsProcess(o.Subject) && !o.Wall {
 		return nil, fmt.Errorf("explore: subject %q runs in another process: it needs the wall clock (RunOptions.Wall)", o.Subject)
@@ -131,6 +131,7 @@ type runner struct {
 	noLeakCheck bool
 	built       map[string]built // by member name: consumers made before the timeline (prebuild); read-only after
 	abort       chan struct{}    // closed when the timeline ends early (a spin seen)
+	commitSeen  chan struct{}    // a broker read an OffsetCommit (buffer 1; sampleGroup reads the group)
 	abortOnce   sync.Once
 
 	mu sync.Mutex // guards tr's slices while the run goes on
@@ -146,6 +147,7 @@ func (r *runner) op(o Op) {
 func (r *runner) run(env *sim.Env) error {
 	r.env = env
 	r.abort = make(chan struct{}) // made in the bubble: waiting on it is durably blocking there
+	r.commitSeen = make(chan struct{}, 1)
 	b := env.Broker
 	if err := r.observe(b); err != nil {
 		return err
@@ -256,19 +258,34 @@ func (r *runner) observe(b *fakebroker.Broker) error {
 			return err
 		}
 	}
-	return nil
+	_, err := b.ObserveKey(kmsg.OffsetCommit, func(time.Time, kmsg.Request) {
+		select {
+		case r.commitSeen <- struct{}{}:
+		default:
+		}
+	})
+	return err
 }
 
 // GroupEvery is how often the group's state at the broker (committed
-// offsets, member ids) is sampled.
-const GroupEvery = 25 * time.Millisecond
+// offsets, member ids) is read besides right after each OffsetCommit a
+// broker reads (and CommitSettle later).
+const (
+	GroupEvery   = 100 * time.Millisecond
+	CommitSettle = 5 * time.Millisecond
+)
 
-// sampleGroup reads the group at the broker every GroupEvery until done is
-// closed, then once more: each newly accepted commit becomes a CommitPoint
-// and each member id is named by its client id.
+// sampleGroup reads the group at the broker when a broker has read an
+// OffsetCommit (at once and CommitSettle later: the commit is applied
+// after its observer returns) and every GroupEvery, until done is closed,
+// then once more: each newly accepted commit becomes a CommitPoint and
+// each member id is named by its client id.
 func (r *runner) sampleGroup(done <-chan struct{}) {
 	t := time.NewTicker(GroupEvery)
 	defer t.Stop()
+	settle := time.NewTimer(time.Hour)
+	settle.Stop()
+	defer settle.Stop()
 	type seen struct {
 		tp
 		at     time.Time
@@ -310,6 +327,11 @@ func (r *runner) sampleGroup(done <-chan struct{}) {
 			read()
 			return
 		case <-t.C:
+			read()
+		case <-r.commitSeen:
+			read()
+			settle.Reset(CommitSettle)
+		case <-settle.C:
 			read()
 		}
 	}
