@@ -167,7 +167,9 @@ func offsetList(o []int64) string {
 	return b.String()
 }
 
-// CheckOrder: within one member's assignment epoch, a record handed twice
+// CheckOrder: within one member's assignment epoch (its assignment as the
+// application saw it and, with a probe, its member epoch; a join the
+// brokers read, joinTimes, starts a new one), a record handed twice
 // (duplicate), an offset below the previous one of its partition
 // (nonmonotonic), or above the previous one plus one (skipped). Regular
 // groups only (a share group redelivers by design).
@@ -175,8 +177,10 @@ func CheckOrder(tr *Trace) []Anomaly {
 	type key struct {
 		member string
 		epoch  EpochKey
+		joins  int // the member's joins by then (joinsBy): a rejoin starts a new epoch
 		tp     tp
 	}
+	joins := joinTimes(tr)
 	type state struct {
 		last int64
 		seen map[int64]time.Duration
@@ -188,7 +192,7 @@ func CheckOrder(tr *Trace) []Anomaly {
 			continue
 		}
 		for _, r := range o.Records {
-			k := key{o.Member, o.Epoch, tp{r.Topic, r.Partition}}
+			k := key{o.Member, o.Epoch, joinsBy(joins[o.Member], o.End), tp{r.Topic, r.Partition}}
 			s := st[k]
 			if s == nil {
 				st[k] = &state{last: r.Offset, seen: map[int64]time.Duration{r.Offset: o.End}}
@@ -208,6 +212,39 @@ func CheckOrder(tr *Trace) []Anomaly {
 		}
 	}
 	return out
+}
+
+// joinTimes returns, per member, when a broker read it joining the group:
+// a heartbeat with member epoch 0 (KIP-848; its member id named by the
+// group samples) or a JoinGroup (the classic protocol; by client id). A
+// member fenced or timed out while the application was not looking joins
+// again with the same assignment, which the application may not see
+// change between two Polls; its positions restart from the committed
+// offsets, so records delivered before the join may come again.
+func joinTimes(tr *Trace) map[string][]time.Duration {
+	out := map[string][]time.Duration{}
+	for _, h := range tr.Heartbeats {
+		if name := tr.MemberIDs[h.MemberID]; name != "" && h.Epoch == 0 {
+			out[name] = append(out[name], h.At)
+		}
+	}
+	if tr.History != nil {
+		for _, r := range tr.History.Requests {
+			if r.Key == kmsg.JoinGroup {
+				out[r.ClientID] = append(out[r.ClientID], r.At)
+			}
+		}
+	}
+	for _, ts := range out {
+		slices.Sort(ts)
+	}
+	return out
+}
+
+// joinsBy counts the joins at or before t.
+func joinsBy(joins []time.Duration, t time.Duration) int {
+	n, _ := slices.BinarySearch(joins, t+1)
+	return n
 }
 
 func (tr *Trace) isShare() bool {

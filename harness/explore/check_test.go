@@ -86,6 +86,13 @@ func TestCheckOrder(t *testing.T) {
 		{"two members, one partition each time", "",
 			"", []Op{poll("c1", 10*ms_, e1, recs("t0", 0, 0, 1)...), poll("c2", 20*ms_, e1, recs("t0", 0, 1, 2)...)}},
 	}
+	// A rejoin the application did not see (the same assignment before
+	// and after): the records after it may repeat what came before.
+	rejoined := &Trace{MemberIDs: map[string]string{"m1": "c1"}, Heartbeats: []Heartbeat{{At: 5 * ms_, MemberID: "m1"}, {At: 15 * ms_, MemberID: "m1"}},
+		Ops: []Op{poll("c1", 10*ms_, e1, recs("t0", 0, 0, 1)...), poll("c1", 20*ms_, e1, recs("t0", 0, 0, 1, 2)...)}}
+	expectNone(t, CheckOrder(rejoined))
+	rejoined.Heartbeats[1].Epoch = 7 // an ordinary heartbeat: no join
+	expectOnly(t, CheckOrder(rejoined), AnomalyDuplicate, "handed again")
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			an := CheckOrder(&Trace{Ops: c.ops})
