@@ -229,6 +229,15 @@ func Explore(t *testing.T, o Options) (Summary, error) {
 			logf("seed %d: harness error: %v", r.seed, r.err)
 			return
 		}
+		for _, op := range r.tr.Ops {
+			if op.Kind == OpOther && op.What == "new" && op.Err != "" {
+				// A member that could not be built (a driver that did not
+				// start): the schedule did not run as drawn.
+				sum.RunErrors++
+				logf("seed %d: harness error: member %s not built: %s", r.seed, op.Member, op.Err)
+				break
+			}
+		}
 		seen := map[string]bool{}
 		for _, a := range Check(r.tr) {
 			if seen[a.Name] {
