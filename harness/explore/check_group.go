@@ -70,16 +70,18 @@ func sortedRecs[V any](m map[Rec]V) []Rec {
 	return out
 }
 
-// requestsOf returns the read times of client's requests of the keys, in
-// order.
-func requestsOf(tr *Trace, client string, keys ...kmsg.Key) []time.Duration {
-	var out []time.Duration
+// requestTimes returns, per client, the read times of its requests of the
+// keys, in order (one pass over the history).
+func requestTimes(tr *Trace, keys ...kmsg.Key) map[string][]time.Duration {
+	out := map[string][]time.Duration{}
 	for _, r := range tr.History.Requests {
-		if r.ClientID == client && slices.Contains(keys, r.Key) {
-			out = append(out, r.At)
+		if slices.Contains(keys, r.Key) {
+			out[r.ClientID] = append(out[r.ClientID], r.At)
 		}
 	}
-	slices.Sort(out)
+	for _, ts := range out {
+		slices.Sort(ts)
+	}
 	return out
 }
 
@@ -112,18 +114,38 @@ func CheckCrossDuplicates(tr *Trace) []Anomaly {
 	if tr.History == nil || tr.isShare() {
 		return nil
 	}
-	lastOf := func(member string, k tp, before time.Duration) time.Duration {
-		last := time.Duration(-1)
-		for _, o := range tr.Ops {
-			if o.Kind != OpPoll || o.Member != member || o.End > before {
-				continue
-			}
-			if slices.ContainsFunc(o.Records, func(r Rec) bool { return r.Topic == k.topic && r.Partition == k.partition }) {
-				last = max(last, o.End)
+	// handed is, per member and partition, the end of every Poll that
+	// returned its records, in order.
+	type mk struct {
+		member string
+		k      tp
+	}
+	handed := map[mk][]time.Duration{}
+	for _, o := range tr.Ops {
+		if o.Kind != OpPoll {
+			continue
+		}
+		seen := map[tp]bool{}
+		for _, r := range o.Records {
+			k := tp{r.Topic, r.Partition}
+			if !seen[k] {
+				seen[k] = true
+				handed[mk{o.Member, k}] = append(handed[mk{o.Member, k}], o.End)
 			}
 		}
-		return last
 	}
+	for _, ts := range handed {
+		slices.Sort(ts)
+	}
+	lastOf := func(member string, k tp, before time.Duration) time.Duration {
+		ts := handed[mk{member, k}]
+		i, _ := slices.BinarySearch(ts, before+1)
+		if i == 0 {
+			return -1
+		}
+		return ts[i-1]
+	}
+	fetches := requestTimes(tr, kmsg.OffsetFetch)
 	type pair struct {
 		member string
 		k      tp
@@ -141,7 +163,7 @@ func CheckCrossDuplicates(tr *Trace) []Anomaly {
 			}
 			xLast := lastOf(x.member, k, y.end)
 			var fetch time.Duration = -1
-			for _, at := range requestsOf(tr, y.member, kmsg.OffsetFetch) {
+			for _, at := range fetches[y.member] {
 				if at > xLast && at <= y.end {
 					fetch = at
 					break
@@ -236,26 +258,14 @@ func CheckKeptAfterRevocation(tr *Trace) []Anomaly {
 			polls[o.Member] = append(polls[o.Member], o)
 		}
 	}
+	for _, ps := range polls {
+		slices.SortStableFunc(ps, func(a, b Op) int { return cmp.Compare(a.End, b.End) })
+	}
 	holds := func(o Op, k tp) bool {
 		return slices.ContainsFunc(o.Assigned, func(r Rec) bool { return r.Topic == k.topic && r.Partition == k.partition })
 	}
 	delivers := func(o Op, k tp) bool {
 		return slices.ContainsFunc(o.Records, func(r Rec) bool { return r.Topic == k.topic && r.Partition == k.partition })
-	}
-	// stillOwns: owner's poll after `after` in epoch e holding k.
-	stillOwns := func(owner string, e EpochKey, from, after time.Duration, k tp) bool {
-		for _, o := range polls[owner] {
-			if o.End < from {
-				continue
-			}
-			if o.Epoch.Changes != e.Changes || !holds(o, k) {
-				return false
-			}
-			if o.End >= after {
-				return true
-			}
-		}
-		return false
 	}
 	type pair struct {
 		member string
@@ -263,6 +273,7 @@ func CheckKeptAfterRevocation(tr *Trace) []Anomaly {
 	}
 	reported := map[pair]bool{}
 	var out []Anomaly
+	heartbeats := requestTimes(tr, heartbeatKeys...)
 	members := slices.Sorted(func(yield func(string) bool) {
 		for m := range polls {
 			if !yield(m) {
@@ -271,42 +282,63 @@ func CheckKeptAfterRevocation(tr *Trace) []Anomaly {
 		}
 	})
 	for _, owner := range members {
-		for _, pb := range polls[owner] {
-			seen := map[tp]bool{}
-			for _, r := range pb.Records {
-				k := tp{r.Topic, r.Partition}
-				if seen[k] {
+		ps := polls[owner]
+		// Each run of the owner's Polls delivering a partition and holding
+		// it after, in one assignment epoch: from its first delivery (tB)
+		// to the last Poll still holding it (until).
+		type span struct {
+			k          tp
+			tB, until  time.Duration
+			firstIndex int
+		}
+		var spans []span
+		open := map[tp]int{} // partition -> index in spans of its open span
+		for i, o := range ps {
+			for k, si := range open {
+				sp := &spans[si]
+				if o.Epoch.Changes != ps[sp.firstIndex].Epoch.Changes || !holds(o, k) {
+					delete(open, k)
 					continue
 				}
-				seen[k] = true
-				for _, old := range members {
-					if old == owner || reported[pair{old, k}] {
-						continue
-					}
-					hbs := requestsOf(tr, old, heartbeatKeys...)
-					for _, pa := range polls[old] {
-						if pa.Start <= pb.End || !(delivers(pa, k) || holds(pa, k)) {
-							continue
-						}
-						learnt := 0
-						for _, h := range hbs {
-							if h > pb.End && h < pa.Start {
-								learnt++
-							}
-						}
-						if learnt < HeartbeatsToLearn || !stillOwns(owner, pb.Epoch, pb.End, pa.End, k) {
-							continue
-						}
-						what := "still listed it in its assignment"
-						if delivers(pa, k) {
-							what = "returned records of it"
-						}
-						reported[pair{old, k}] = true
-						out = append(out, Anomaly{Name: AnomalyKeptRevoked, Member: old, At: pa.End, Evidence: fmt.Sprintf(
-							"%s delivered %s from +%s and owned it until after +%s; %s's Poll of +%s..+%s %s, after %d of its heartbeats had been read since +%s",
-							owner, k, pb.End, pa.End, old, pa.Start, pa.End, what, learnt, pb.End)})
+				sp.until = o.End
+			}
+			for _, r := range o.Records {
+				k := tp{r.Topic, r.Partition}
+				if _, ok := open[k]; ok || !holds(o, k) {
+					continue
+				}
+				open[k] = len(spans)
+				spans = append(spans, span{k: k, tB: o.End, until: o.End, firstIndex: i})
+			}
+		}
+		for _, sp := range spans {
+			for _, old := range members {
+				if old == owner || reported[pair{old, sp.k}] {
+					continue
+				}
+				hbs := heartbeats[old]
+				for _, pa := range polls[old] {
+					if pa.End > sp.until {
 						break
 					}
+					if pa.Start <= sp.tB || !(delivers(pa, sp.k) || holds(pa, sp.k)) {
+						continue
+					}
+					lo, _ := slices.BinarySearch(hbs, sp.tB+1)
+					hi, _ := slices.BinarySearch(hbs, pa.Start)
+					learnt := hi - lo
+					if learnt < HeartbeatsToLearn {
+						continue
+					}
+					what := "still listed it in its assignment"
+					if delivers(pa, sp.k) {
+						what = "returned records of it"
+					}
+					reported[pair{old, sp.k}] = true
+					out = append(out, Anomaly{Name: AnomalyKeptRevoked, Member: old, At: pa.End, Evidence: fmt.Sprintf(
+						"%s delivered %s from +%s and owned it until after +%s; %s's Poll of +%s..+%s %s, after %d of its heartbeats had been read since +%s",
+						owner, sp.k, sp.tB, pa.End, old, pa.Start, pa.End, what, learnt, sp.tB)})
+					break
 				}
 			}
 		}
@@ -327,6 +359,24 @@ func CheckAckForeign(tr *Trace) []Anomaly {
 		return nil
 	}
 	dels := deliveries(tr)
+	type mr struct {
+		member string
+		r      Rec
+	}
+	accepts := map[mr][]time.Duration{} // the application's accepts, by member and record
+	for _, o := range tr.Ops {
+		if o.Kind == OpAck && o.AckType == 1 {
+			for _, r := range o.Records {
+				accepts[mr{o.Member, r}] = append(accepts[mr{o.Member, r}], o.Start)
+			}
+		}
+	}
+	reads := map[Rec][]Ack{} // the accepts brokers read, by record
+	for _, a := range tr.Acks {
+		if a.Type == 1 {
+			reads[a.Rec] = append(reads[a.Rec], a)
+		}
+	}
 	reported := map[Rec]bool{}
 	var out []Anomaly
 	for _, res := range tr.Ops {
@@ -346,9 +396,7 @@ func CheckAckForeign(tr *Trace) []Anomaly {
 			if mine < 0 {
 				continue
 			}
-			accepted := slices.ContainsFunc(tr.Ops, func(o Op) bool {
-				return o.Kind == OpAck && o.Member == res.Member && o.AckType == 1 && o.Start >= mine && o.Start <= res.End && slices.Contains(o.Records, r)
-			})
+			accepted := slices.ContainsFunc(accepts[mr{res.Member, r}], func(at time.Duration) bool { return at >= mine && at <= res.End })
 			if !accepted {
 				continue // a release, or acknowledged before it was handed again
 			}
@@ -357,9 +405,8 @@ func CheckAckForeign(tr *Trace) []Anomaly {
 					continue
 				}
 				var read time.Duration = -1
-				for _, a := range tr.Acks {
-					if a.Rec.Topic == r.Topic && a.Rec.Partition == r.Partition && a.Rec.Offset == r.Offset && a.Type == 1 &&
-						a.At > d.end && a.At <= res.End && (a.MemberID == "" || tr.MemberIDs[a.MemberID] == "" || tr.MemberIDs[a.MemberID] == res.Member) {
+				for _, a := range reads[r] {
+					if a.At > d.end && a.At <= res.End && (a.MemberID == "" || tr.MemberIDs[a.MemberID] == "" || tr.MemberIDs[a.MemberID] == res.Member) {
 						read = a.At
 						break
 					}

@@ -131,7 +131,7 @@ type runner struct {
 	noLeakCheck bool
 	built       map[string]built // by member name: consumers made before the timeline (prebuild); read-only after
 	abort       chan struct{}    // closed when the timeline ends early (a spin seen)
-	commitSeen  chan struct{}    // a broker read an OffsetCommit (buffer 1; sampleGroup reads the group)
+	commitSeen  chan struct{}    // a broker read an OffsetCommit or a join heartbeat (buffer 1; sampleGroup reads the group)
 	abortOnce   sync.Once
 
 	mu sync.Mutex // guards tr's slices while the run goes on
@@ -201,6 +201,12 @@ func (r *runner) observe(b *fakebroker.Broker) error {
 		r.mu.Lock()
 		r.tr.Heartbeats = append(r.tr.Heartbeats, h)
 		r.mu.Unlock()
+		if h.Epoch == 0 { // a join: read the group's member ids soon
+			select {
+			case r.commitSeen <- struct{}{}:
+			default:
+			}
+		}
 	}
 	ack := func(at time.Time, req kmsg.Request) {
 		var acks []Ack
@@ -267,22 +273,18 @@ func (r *runner) observe(b *fakebroker.Broker) error {
 	return err
 }
 
-// GroupEvery is how often the group's state at the broker (committed
-// offsets, member ids) is read besides right after each OffsetCommit a
-// broker reads (and CommitSettle later).
-const (
-	GroupEvery   = 100 * time.Millisecond
-	CommitSettle = 5 * time.Millisecond
-)
+// CommitSettle is how long after a broker read an OffsetCommit, or a join
+// heartbeat, the group is read again (the request is applied after its
+// observer returns).
+const CommitSettle = 5 * time.Millisecond
 
 // sampleGroup reads the group at the broker when a broker has read an
-// OffsetCommit (at once and CommitSettle later: the commit is applied
-// after its observer returns) and every GroupEvery, until done is closed,
-// then once more: each newly accepted commit becomes a CommitPoint and
-// each member id is named by its client id.
+// OffsetCommit or a heartbeat joining the group (at once and CommitSettle
+// later), until done is closed, then once more: each newly accepted commit
+// becomes a CommitPoint and each member id is named by its client id.
+// Reading only then keeps a bubble's extra wakeups to the group's own
+// events.
 func (r *runner) sampleGroup(done <-chan struct{}) {
-	t := time.NewTicker(GroupEvery)
-	defer t.Stop()
 	settle := time.NewTimer(time.Hour)
 	settle.Stop()
 	defer settle.Stop()
@@ -326,8 +328,6 @@ func (r *runner) sampleGroup(done <-chan struct{}) {
 		case <-done:
 			read()
 			return
-		case <-t.C:
-			read()
 		case <-r.commitSeen:
 			read()
 			settle.Reset(CommitSettle)

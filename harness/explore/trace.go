@@ -34,10 +34,11 @@ type Trace struct {
 	// still alive after every member closed.
 	Leaked []string
 	// Commits is the group's committed offsets as the brokers accepted
-	// them, sampled every GroupEvery (and once after the members closed):
-	// one CommitPoint per accepted commit seen, in acceptance order. A
-	// commit overwritten within one sampling period is missed (the
-	// detectors reading it are conservative about that).
+	// them, read right after each OffsetCommit a broker read and
+	// CommitSettle later (and once after the members closed): one
+	// CommitPoint per accepted commit seen, in acceptance order. A commit
+	// overwritten before a read is missed (the detectors reading it are
+	// conservative about that).
 	Commits []CommitPoint
 	// MemberIDs maps each member id the broker's group listed to the
 	// member's client id (the member's name), from the same samples.
