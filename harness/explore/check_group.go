@@ -3,9 +3,9 @@ package explore
 // Detectors across the members of one group: what a rebalance may cost
 // (a record delivered again by the partition's next owner) and what it may
 // not (a new owner starting below what the group had committed, a commit
-// going backwards, an old owner still delivering a partition another
-// member owns, an acknowledgement accepted for a record another share
-// member holds).
+// going backwards, a member still delivering a partition after it
+// acknowledged its revocation, an acknowledgement accepted for a record
+// another share member holds).
 
 import (
 	"cmp"
@@ -23,17 +23,6 @@ const (
 	AnomalyKeptRevoked    = "kept-after-revocation"
 	AnomalyAckForeign     = "share-ack-foreign"
 )
-
-// HeartbeatsToLearn is how many heartbeats of a member the brokers must
-// have read after a moment for the member to have learnt what the group
-// decided before it: a client keeps one heartbeat in flight, so the second
-// one read means the answer to the first had arrived (its new assignment,
-// or that it was fenced).
-const HeartbeatsToLearn = 2
-
-// heartbeatKeys are the heartbeat APIs of a regular group: KIP-848's and
-// the classic protocol's.
-var heartbeatKeys = []kmsg.Key{kmsg.ConsumerGroupHeartbeat, kmsg.Heartbeat}
 
 // delivery is one record handed to a member by one Poll.
 type delivery struct {
@@ -239,33 +228,33 @@ func CheckCommitBackwards(tr *Trace) []Anomaly {
 	return out
 }
 
-// CheckKeptAfterRevocation: a member whose Poll, started after another
-// member had been delivering a partition and after it had itself learnt
-// the group's decision (HeartbeatsToLearn heartbeats read by then), still
-// returned records of that partition or still listed it in its
-// assignment, while the other member kept owning it across that Poll (its
-// assignment before and after the Poll holds the partition, with no
-// assignment change between). A partition moves to a new owner only once
-// the old one revoked it, or was fenced; either way the old one must not
-// deliver it again. Regular groups only.
+// CheckKeptAfterRevocation: a member whose Poll, started after the member
+// had told the brokers it no longer owned a partition (a KIP-848
+// heartbeat whose owned partitions leave it out: its acknowledgement of
+// the revocation), returned records of that partition, or whose
+// assignment read after that Poll still listed it, with no heartbeat
+// claiming the partition again before the Poll ended. Once a member has
+// acknowledged a revocation the coordinator may give the partition to
+// another member at once; delivering it after that is delivering a
+// partition another member owns. Only what the member itself reported is
+// compared (the coordinator's own timing, and the classic protocol, which
+// reports no owned partitions, are not judged). Regular groups only.
 func CheckKeptAfterRevocation(tr *Trace) []Anomaly {
 	if tr.History == nil || tr.isShare() {
 		return nil
 	}
-	polls := map[string][]Op{}
-	for _, o := range tr.Ops {
-		if o.Kind == OpPoll {
-			polls[o.Member] = append(polls[o.Member], o)
+	// Each member's reports of what it owns, in order.
+	reports := map[string][]Heartbeat{}
+	for _, h := range tr.Heartbeats {
+		if name := tr.MemberIDs[h.MemberID]; name != "" && h.OwnedSent {
+			reports[name] = append(reports[name], h)
 		}
 	}
-	for _, ps := range polls {
-		slices.SortStableFunc(ps, func(a, b Op) int { return cmp.Compare(a.End, b.End) })
+	for _, hs := range reports {
+		slices.SortStableFunc(hs, func(a, b Heartbeat) int { return cmp.Compare(a.At, b.At) })
 	}
-	holds := func(o Op, k tp) bool {
-		return slices.ContainsFunc(o.Assigned, func(r Rec) bool { return r.Topic == k.topic && r.Partition == k.partition })
-	}
-	delivers := func(o Op, k tp) bool {
-		return slices.ContainsFunc(o.Records, func(r Rec) bool { return r.Topic == k.topic && r.Partition == k.partition })
+	owns := func(h Heartbeat, k tp) bool {
+		return slices.ContainsFunc(h.Owned, func(r Rec) bool { return r.Topic == k.topic && r.Partition == k.partition })
 	}
 	type pair struct {
 		member string
@@ -273,77 +262,58 @@ func CheckKeptAfterRevocation(tr *Trace) []Anomaly {
 	}
 	reported := map[pair]bool{}
 	var out []Anomaly
-	heartbeats := requestTimes(tr, heartbeatKeys...)
-	members := slices.Sorted(func(yield func(string) bool) {
-		for m := range polls {
-			if !yield(m) {
-				return
-			}
+	for _, o := range tr.Ops {
+		hs := reports[o.Member]
+		if o.Kind != OpPoll || len(hs) == 0 {
+			continue
 		}
-	})
-	for _, owner := range members {
-		ps := polls[owner]
-		// Each run of the owner's Polls delivering a partition and holding
-		// it after, in one assignment epoch: from its first delivery (tB)
-		// to the last Poll still holding it (until).
-		type span struct {
-			k          tp
-			tB, until  time.Duration
-			firstIndex int
+		// The last report read before the Poll started, and whether any
+		// report before it ended claims the partition again.
+		i, _ := slices.BinarySearchFunc(hs, o.Start, func(h Heartbeat, t time.Duration) int { return cmp.Compare(h.At, t) })
+		if i == 0 {
+			continue
 		}
-		var spans []span
-		open := map[tp]int{} // partition -> index in spans of its open span
-		for i, o := range ps {
-			for k, si := range open {
-				sp := &spans[si]
-				if o.Epoch.Changes != ps[sp.firstIndex].Epoch.Changes || !holds(o, k) {
-					delete(open, k)
-					continue
-				}
-				sp.until = o.End
-			}
-			for _, r := range o.Records {
-				k := tp{r.Topic, r.Partition}
-				if _, ok := open[k]; ok || !holds(o, k) {
-					continue
-				}
-				open[k] = len(spans)
-				spans = append(spans, span{k: k, tB: o.End, until: o.End, firstIndex: i})
-			}
-		}
-		for _, sp := range spans {
-			for _, old := range members {
-				if old == owner || reported[pair{old, sp.k}] {
-					continue
-				}
-				hbs := heartbeats[old]
-				for _, pa := range polls[old] {
-					if pa.End > sp.until {
-						break
-					}
-					if pa.Start <= sp.tB || !(delivers(pa, sp.k) || holds(pa, sp.k)) {
-						continue
-					}
-					lo, _ := slices.BinarySearch(hbs, sp.tB+1)
-					hi, _ := slices.BinarySearch(hbs, pa.Start)
-					learnt := hi - lo
-					if learnt < HeartbeatsToLearn {
-						continue
-					}
-					what := "still listed it in its assignment"
-					if delivers(pa, sp.k) {
-						what = "returned records of it"
-					}
-					reported[pair{old, sp.k}] = true
-					out = append(out, Anomaly{Name: AnomalyKeptRevoked, Member: old, At: pa.End, Evidence: fmt.Sprintf(
-						"%s delivered %s from +%s and owned it until after +%s; %s's Poll of +%s..+%s %s, after %d of its heartbeats had been read since +%s",
-						owner, sp.k, sp.tB, pa.End, old, pa.Start, pa.End, what, learnt, sp.tB)})
+		last := hs[i-1]
+		claimed := func(k tp) bool {
+			for _, h := range hs[i:] {
+				if h.At > o.End {
 					break
 				}
+				if owns(h, k) {
+					return true
+				}
 			}
+			return false
+		}
+		// The partition was owned before: some earlier report holds it.
+		ownedBefore := func(k tp) (Heartbeat, bool) {
+			for j := i - 2; j >= 0; j-- {
+				if owns(hs[j], k) {
+					return hs[j], true
+				}
+			}
+			return Heartbeat{}, false
+		}
+		check := func(k tp, what string) {
+			if reported[pair{o.Member, k}] || owns(last, k) || claimed(k) {
+				return
+			}
+			prev, ok := ownedBefore(k)
+			if !ok {
+				return
+			}
+			reported[pair{o.Member, k}] = true
+			out = append(out, Anomaly{Name: AnomalyKeptRevoked, Member: o.Member, At: o.End, Evidence: fmt.Sprintf(
+				"%s told the brokers it owned %s (+%s, epoch %d) and then that it did not (+%s, epoch %d: its revocation acknowledged); its Poll of +%s..+%s %s",
+				o.Member, k, prev.At, prev.Epoch, last.At, last.Epoch, o.Start, o.End, what)})
+		}
+		for _, r := range o.Records {
+			check(tp{r.Topic, r.Partition}, "returned records of it")
+		}
+		for _, a := range o.Assigned {
+			check(tp{a.Topic, a.Partition}, "left it in the assignment the application read")
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Anomaly) int { return cmp.Compare(a.At, b.At) })
 	return out
 }
 

@@ -67,37 +67,36 @@ func TestCheckCommitBackwards(t *testing.T) {
 }
 
 func TestCheckKeptAfterRevocation(t *testing.T) {
-	p0 := Rec{"t0", 0, -1}
-	e1, e2 := EpochKey{1, 0}, EpochKey{2, 0}
-	// c2 owns t0[0] from +200ms and still at +700ms; c1, after two of its
-	// heartbeats were read (+300, +400), polls at +500..+600 and returns a
+	p0, p1 := Rec{"t0", 0, -1}, Rec{"t0", 1, -1}
+	e := EpochKey{1, 0}
+	// c1 reports owning t0[0] and t0[1] (+100ms), then only t0[1] (+300ms:
+	// t0[0]'s revocation acknowledged); its Poll of +400..+500ms returns a
 	// record of t0[0].
-	ops := func(c1Recs ...Rec) []Op {
-		return []Op{
-			assigned(poll("c1", 100*ms_, e1, recs("t0", 0, 0, 1)...), p0),
-			assigned(poll("c2", 200*ms_, e1, recs("t0", 0, 2)...), p0),
-			assigned(Op{Member: "c1", Kind: OpPoll, Start: 500 * ms_, End: 600 * ms_, Epoch: e1, Records: c1Recs}, p0),
-			assigned(poll("c2", 700*ms_, e1, recs("t0", 0, 3)...), p0),
-		}
+	hbs := []Heartbeat{
+		{At: 100 * ms_, MemberID: "m1", Epoch: 1, OwnedSent: true, Owned: []Rec{p0, p1}},
+		{At: 200 * ms_, MemberID: "m1", Epoch: 1}, // owned partitions unchanged: not sent
+		{At: 300 * ms_, MemberID: "m1", Epoch: 2, OwnedSent: true, Owned: []Rec{p1}},
 	}
-	hbs := &sim.History{Requests: []sim.Request{req("c1", kmsg.ConsumerGroupHeartbeat, 300*ms_), req("c1", kmsg.ConsumerGroupHeartbeat, 400*ms_)}}
-	bad := &Trace{History: hbs, Ops: ops(recs("t0", 0, 3)...)}
-	expectOnly(t, CheckKeptAfterRevocation(bad), AnomalyKeptRevoked, "c1's Poll of +500ms..+600ms returned records of it")
-	listed := &Trace{History: hbs, Ops: ops()}
-	expectOnly(t, CheckKeptAfterRevocation(listed), AnomalyKeptRevoked, "still listed it in its assignment")
+	late := Op{Member: "c1", Kind: OpPoll, Start: 400 * ms_, End: 500 * ms_, Epoch: e, Records: recs("t0", 0, 7)}
+	bad := &Trace{History: &sim.History{}, MemberIDs: map[string]string{"m1": "c1"}, Heartbeats: hbs, Ops: []Op{late}}
+	expectOnly(t, CheckKeptAfterRevocation(bad), AnomalyKeptRevoked, "its Poll of +400ms..+500ms returned records of it")
+	listed := &Trace{History: &sim.History{}, MemberIDs: bad.MemberIDs, Heartbeats: hbs,
+		Ops: []Op{assigned(Op{Member: "c1", Kind: OpPoll, Start: 400 * ms_, End: 500 * ms_, Epoch: e}, p0, p1)}}
+	expectOnly(t, CheckKeptAfterRevocation(listed), AnomalyKeptRevoked, "left it in the assignment the application read")
 
-	// Repaired: c1's assignment no longer holds the partition.
-	good := &Trace{History: hbs, Ops: ops()}
-	good.Ops[2].Assigned = nil
+	// Repaired: the Poll returns only the partition it still owns.
+	good := &Trace{History: &sim.History{}, MemberIDs: bad.MemberIDs, Heartbeats: hbs,
+		Ops: []Op{{Member: "c1", Kind: OpPoll, Start: 400 * ms_, End: 500 * ms_, Epoch: e, Records: recs("t0", 1, 7)}}}
 	expectNone(t, CheckKeptAfterRevocation(good))
-	// Not judged: c1 had only one heartbeat read (it may not know yet).
-	unaware := &Trace{History: &sim.History{Requests: hbs.Requests[:1]}, Ops: ops(recs("t0", 0, 3)...)}
-	expectNone(t, CheckKeptAfterRevocation(unaware))
-	// Not judged: c2's assignment changed before c1's Poll ended (the
-	// partition may have come back to c1).
-	moved := &Trace{History: hbs, Ops: ops(recs("t0", 0, 3)...)}
-	moved.Ops[3].Epoch = e2
-	expectNone(t, CheckKeptAfterRevocation(moved))
+	// Not judged: the Poll started before the acknowledgement was read.
+	early := &Trace{History: &sim.History{}, MemberIDs: bad.MemberIDs, Heartbeats: hbs,
+		Ops: []Op{{Member: "c1", Kind: OpPoll, Start: 250 * ms_, End: 500 * ms_, Epoch: e, Records: recs("t0", 0, 7)}}}
+	expectNone(t, CheckKeptAfterRevocation(early))
+	// Allowed: the partition came back (a report owning it again before
+	// the Poll ended).
+	back := &Trace{History: &sim.History{}, MemberIDs: bad.MemberIDs, Ops: []Op{late},
+		Heartbeats: append(append([]Heartbeat{}, hbs...), Heartbeat{At: 450 * ms_, MemberID: "m1", Epoch: 3, OwnedSent: true, Owned: []Rec{p0, p1}})}
+	expectNone(t, CheckKeptAfterRevocation(back))
 }
 
 func TestCheckAckForeign(t *testing.T) {

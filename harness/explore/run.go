@@ -192,6 +192,15 @@ func (r *runner) observe(b *fakebroker.Broker) error {
 		switch q := req.(type) {
 		case *kmsg.ConsumerGroupHeartbeatRequest:
 			h = Heartbeat{MemberID: q.MemberID, Epoch: q.MemberEpoch}
+			if q.Topics != nil {
+				h.OwnedSent, h.topics = true, map[int32][16]byte{}
+				for _, t := range q.Topics {
+					for _, p := range t.Partitions {
+						h.topics[int32(len(h.Owned))] = t.TopicID
+						h.Owned = append(h.Owned, Rec{Partition: p, Offset: -1})
+					}
+				}
+			}
 		case *kmsg.ShareGroupHeartbeatRequest:
 			h = Heartbeat{MemberID: q.MemberID, Epoch: q.MemberEpoch}
 		default:
@@ -337,17 +346,25 @@ func (r *runner) sampleGroup(done <-chan struct{}) {
 	}
 }
 
-// resolveAcks names the topics of the acknowledgements (the observer may
-// not call the cluster).
+// resolveAcks names the topics of the acknowledgements and of the
+// partitions heartbeats said were owned (the observer may not call the
+// cluster).
 func (r *runner) resolveAcks(b *fakebroker.Broker) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	name := func(id [16]byte) string {
+		if ti := b.Cluster().TopicIDInfo(id); ti != nil {
+			return ti.Topic
+		}
+		return fmt.Sprintf("id:%x", id)
+	}
 	for i := range r.tr.Acks {
-		a := &r.tr.Acks[i]
-		if ti := b.Cluster().TopicIDInfo(a.topic); ti != nil {
-			a.Rec.Topic = ti.Topic
-		} else {
-			a.Rec.Topic = fmt.Sprintf("id:%x", a.topic)
+		r.tr.Acks[i].Rec.Topic = name(r.tr.Acks[i].topic)
+	}
+	for i := range r.tr.Heartbeats {
+		h := &r.tr.Heartbeats[i]
+		for j := range h.Owned {
+			h.Owned[j].Topic = name(h.topics[int32(j)])
 		}
 	}
 }

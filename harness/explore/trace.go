@@ -109,6 +109,13 @@ type Heartbeat struct {
 	At       time.Duration
 	MemberID string
 	Epoch    int32
+	// Owned is the partitions the member said it owns (KIP-848's
+	// topic partitions field), when it sent them (OwnedSent): a client
+	// sends them when they change, so one without a partition it had is
+	// its acknowledgement of that partition's revocation.
+	Owned     []Rec // Offset unused (-1)
+	OwnedSent bool
+	topics    map[int32][16]byte // Owned[i]'s topic id, resolved after the run
 }
 
 // Ack is one acknowledged offset a broker read (ShareFetch or
