@@ -343,3 +343,39 @@ func TestDeleteItems(t *testing.T) {
 		t.Fatalf("kept size %d (want 3: a member, its commit-async, the fault), batch %d, %d runs: %s", got.Size(), got.Produce.Batch, runs, got.JSON())
 	}
 }
+
+// TestScenarioNodeFaults: the faults the generator leaves out (they run on
+// the wall clock only) still have their scenario form, and a hand-made
+// schedule with them and a wakeup loads.
+func TestScenarioNodeFaults(t *testing.T) {
+	s := Schedule{Brokers: 2, Topics: []Topic{{Name: "t0", Partitions: 2}}, Length: 2 * time.Second,
+		Members: []Member{
+			{Name: "c1", MaxPollInterval: 5 * time.Second, PollTimeout: 100 * time.Millisecond, Actions: []Action{{At: 500 * time.Millisecond, Kind: ActWakeup}}},
+			{Name: "c2", Start: 200 * time.Millisecond, MaxPollInterval: 5 * time.Second, PollTimeout: 50 * time.Millisecond},
+		},
+		Faults: []Fault{
+			{At: 100 * time.Millisecond, For: 300 * time.Millisecond, Kind: FaultBlackHole, Node: 1},
+			{At: 600 * time.Millisecond, For: 300 * time.Millisecond, Kind: FaultRefuse, Node: 0},
+			{At: 1000 * time.Millisecond, For: 300 * time.Millisecond, Kind: FaultCoordinatorMove},
+		}}
+	f := Finding{Seed: 1, Anomaly: Anomaly{Name: AnomalySpin}, Original: s, Shrunk: s, ShrunkTo: Anomaly{Name: AnomalySpin}}
+	y, err := Scenario(f, "java")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"kind: black-hole, node: 1", "kind: refuse, node: 0", "kind: stop-broker, node: coordinator", "wakeup: {consumer: c1, at: 500ms}"} {
+		if !strings.Contains(string(y), want) {
+			t.Errorf("file lacks %q:\n%s", want, y)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "f.yaml")
+	if err := os.WriteFile(file, y, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadScenario(file); err != nil {
+		t.Fatalf("%v\n%s", err, y)
+	}
+	if _, err := Run(t, s, RunOptions{Subject: "reactor"}); err == nil || !strings.Contains(err.Error(), "freeze a bubble") {
+		t.Fatalf("a bubble run of a schedule with a black hole: %v, want refused", err)
+	}
+}
