@@ -558,9 +558,16 @@ func CheckShareAcks(tr *Trace) []Anomaly {
 					}
 					if !lost[r] && !slices.ContainsFunc(accepts[r], func(x Ack) bool { return x.At <= o.End }) {
 						lost[r] = true
+						later := "no broker read it later either"
+						if len(accepts[r]) > 0 {
+							later = fmt.Sprintf("a broker first read it at +%s, after the call returned", accepts[r][0].At)
+						}
+						if at, ok := reportedFailed[r]; ok {
+							later += fmt.Sprintf("; the callback reported it failed at +%s", at)
+						}
 						out = append(out, Anomaly{Name: AnomalyAckLost, Member: o.Member, At: o.End, Evidence: fmt.Sprintf(
-							"%s[%d]@%d accepted by the application at +%s; %s returned without error for its partition at +%s, but no broker had read its acknowledgement and the acknowledgement callback had not reported it failed",
-							r.Topic, r.Partition, r.Offset, a.End, o.Kind, o.End)})
+							"%s[%d]@%d accepted by the application at +%s; %s returned without error for its partition at +%s, but no broker had read its acknowledgement and the acknowledgement callback had not reported it failed (%s)",
+							r.Topic, r.Partition, r.Offset, a.End, o.Kind, o.End, later)})
 					}
 				}
 			}
