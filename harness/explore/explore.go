@@ -187,41 +187,32 @@ func Explore(t *testing.T, o Options) (Summary, error) {
 		sum.NotChecked = append(sum.NotChecked, AnomalyLeak)
 	}
 	g := Gen(o.Gen)
-	results := make(chan outcome, par)
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range par {
-		wg.Go(func() {
-			for i := range next {
-				seed := o.FirstSeed + uint64(i)
-				s := g.Example(int(seed))
-				tr, err := Run(t, s, RunOptions{Subject: o.Subject, Wall: wall, Seed: seed, OnFrozen: frozenWriter(o, seed, s), StopOnSpin: true, NoLeakCheck: noLeaks})
-				results <- outcome{i, seed, s, tr, err}
-			}
-		})
-	}
-	go func() {
-		defer close(next)
-		for i := range o.Seeds {
-			if o.Budget > 0 && time.Since(start) > o.Budget {
-				logf("budget %s spent after %d schedules", o.Budget, i)
-				return
-			}
-			next <- i
+	// finish shrinks a first finding, replays it for its rate and writes
+	// it.
+	finish := func(f Finding) error {
+		if o.ShrinkTime >= 0 {
+			f = shrink(t, o, f, wall, par)
+			logf("seed %d: %s shrunk from size %d to %d in %d runs: %s", f.Seed, f.Anomaly.Name, f.Original.Size(), f.Shrunk.Size(), f.ShrinkRuns, f.ShrunkTo)
 		}
-	}()
-	go func() {
-		wg.Wait()
-		close(results)
-	}()
-	// Outcomes are taken in seed order (a reorder buffer), so the first
-	// schedule showing each anomaly is the same at any parallelism.
-	pending := map[int]outcome{}
-	want := 0
-	type first struct {
-		f Finding
+		if o.Replays >= 0 {
+			n := o.Replays
+			if n == 0 {
+				n = DefaultReplays
+			}
+			f.Rate = replayRate(t, o.Subject, f.Shrunk, f.Seed, f.Anomaly.Name, n, par)
+			logf("seed %d: %s shown by the shrunk schedule in %s", f.Seed, f.Anomaly.Name, f.Rate)
+		}
+		if o.Out != "" {
+			files, err := writeFinding(o.Out, o.Subject, sum.Release, f)
+			if err != nil {
+				return err
+			}
+			f.Files = files
+		}
+		sum.Findings = append(sum.Findings, f)
+		return nil
 	}
-	var firsts []first
+	var firsts []Finding
 	take := func(r outcome) {
 		sum.Schedules++
 		if r.tr == nil || r.tr.History == nil {
@@ -250,12 +241,68 @@ func Explore(t *testing.T, o Options) (Summary, error) {
 			}
 			sum.FirstAt[a.Name] = r.i + 1
 			logf("seed %d (schedule %d, %s): %s", r.seed, r.i+1, r.s, a)
-			firsts = append(firsts, first{Finding{Seed: r.seed, Anomaly: a, Original: r.s, Shrunk: r.s, ShrunkTo: a}})
+			firsts = append(firsts, Finding{Seed: r.seed, Anomaly: a, Original: r.s, Shrunk: r.s, ShrunkTo: a})
 		}
 		if sum.Schedules%100 == 0 {
 			logf("%d schedules in %s, %d with anomalies", sum.Schedules, time.Since(start).Round(time.Second), sum.AnomalyCount())
 		}
 	}
+	runOne := func(i int) outcome {
+		seed := o.FirstSeed + uint64(i)
+		s := g.Example(int(seed))
+		tr, err := Run(t, s, RunOptions{Subject: o.Subject, Wall: wall, Seed: seed, OnFrozen: frozenWriter(o, seed, s), StopOnSpin: true, NoLeakCheck: noLeaks})
+		return outcome{i, seed, s, tr, err}
+	}
+	if par == 1 {
+		// One at a time on the test's goroutine, each first finding shrunk
+		// and written at once: a later schedule that freezes its bubble
+		// ends the process, and what was found before it is kept.
+		for i := range o.Seeds {
+			if o.Budget > 0 && time.Since(start) > o.Budget {
+				logf("budget %s spent after %d schedules", o.Budget, i)
+				break
+			}
+			w := time.Now()
+			take(runOne(i))
+			sum.RunWall += time.Since(w)
+			for _, f := range firsts {
+				if err := finish(f); err != nil {
+					return sum, err
+				}
+			}
+			firsts = nil
+		}
+		sum.Wall = time.Since(start)
+		return sum, nil
+	}
+	results := make(chan outcome, par)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range par {
+		wg.Go(func() {
+			for i := range next {
+				results <- runOne(i)
+			}
+		})
+	}
+	go func() {
+		defer close(next)
+		for i := range o.Seeds {
+			if o.Budget > 0 && time.Since(start) > o.Budget {
+				logf("budget %s spent after %d schedules", o.Budget, i)
+				return
+			}
+			next <- i
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	// Outcomes are taken in seed order (a reorder buffer), so the first
+	// schedule showing each anomaly is the same at any parallelism.
+	pending := map[int]outcome{}
+	want := 0
 	for r := range results {
 		pending[r.i] = r
 		for {
@@ -272,28 +319,10 @@ func Explore(t *testing.T, o Options) (Summary, error) {
 		take(pending[i])
 	}
 	sum.RunWall = time.Since(start)
-	for _, fi := range firsts {
-		f := fi.f
-		if o.ShrinkTime >= 0 {
-			f = shrink(t, o, f, wall, par)
-			logf("seed %d: %s shrunk from size %d to %d in %d runs: %s", f.Seed, f.Anomaly.Name, f.Original.Size(), f.Shrunk.Size(), f.ShrinkRuns, f.ShrunkTo)
+	for _, f := range firsts {
+		if err := finish(f); err != nil {
+			return sum, err
 		}
-		if o.Replays >= 0 {
-			n := o.Replays
-			if n == 0 {
-				n = DefaultReplays
-			}
-			f.Rate = replayRate(t, o.Subject, f.Shrunk, f.Seed, f.Anomaly.Name, n, par)
-			logf("seed %d: %s shown by the shrunk schedule in %s", f.Seed, f.Anomaly.Name, f.Rate)
-		}
-		if o.Out != "" {
-			files, err := writeFinding(o.Out, o.Subject, sum.Release, f)
-			if err != nil {
-				return sum, err
-			}
-			f.Files = files
-		}
-		sum.Findings = append(sum.Findings, f)
 	}
 	sum.Wall = time.Since(start)
 	return sum, nil
