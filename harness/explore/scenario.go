@@ -108,7 +108,7 @@ func Scenario(f Finding, subject string) ([]byte, error) {
 	w.timed()
 	w.members()
 	b.WriteString("expect:\n")
-	b.WriteString(w.expect(f))
+	b.WriteString(w.expect(f, subject))
 	return b.Bytes(), nil
 }
 
@@ -340,7 +340,7 @@ var AnomalyExpectations = map[string]string{
 }
 
 // expect is the expectations that catch f's anomaly.
-func (w *writer) expect(f Finding) string {
+func (w *writer) expect(f Finding, subject string) string {
 	s := w.s
 	var b strings.Builder
 	line := func(format string, args ...any) { fmt.Fprintf(&b, "  "+format+"\n", args...) }
@@ -387,8 +387,12 @@ func (w *writer) expect(f Finding) string {
 	case name == AnomalyClosePast:
 		for i := range s.Members {
 			for j, c := range w.closes[i] {
-				line("# the close's deadline plus explore's CloseToleranceWall (%s: kreactor run is on the wall clock)", dur(CloseToleranceWall))
-				line("- duration: {of: %s, max: %s}", c, dur(w.closeDLs[i][j]+CloseToleranceWall))
+				tol := CloseToleranceWall
+				if IsProcess(subject) {
+					tol = CloseToleranceProcess
+				}
+				line("# the close's deadline plus explore's close tolerance on the wall clock for %s (%s)", subject, dur(tol))
+				line("- duration: {of: %s, max: %s}", c, dur(w.closeDLs[i][j]+tol))
 			}
 		}
 	case name == AnomalyRetryStorm:
