@@ -49,8 +49,9 @@ var ClassificationKinds = []string{
 	"known-jira",       // the client's known bug (Jira names it)
 	"kfake-difference", // does not reproduce on real Kafka: the fake broker answers differently
 	"harness",          // the harness caused it (a driver timeout, a checker assumption the client's contract does not make)
-	"new",              // reproduces on real Kafka and no Jira names it
+	"new",              // no Jira names it and neither the harness nor the fake broker causes it
 	"fixed",            // our bug, fixed (the .json is a regression file)
+	"not-reproduced",   // the shrunk schedule did not show it again at a clear rate
 }
 
 // Name is the anomaly's name (the Anomaly field's first word).
