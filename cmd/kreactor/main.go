@@ -50,7 +50,7 @@ var commands = []command{
 	{"check", "validate scenario files with the rules run and the suite apply, naming file, line and key", checkScenarios},
 	{"mutants", "run the regression specs and scenario files on each mutant of the reactor path (build tag mutants) and write the kill matrix", runMutants},
 	{"bench", "side-by-side benchmark: reactor, baseline, kgo and Java on kfake and real Kafka (benchstat lines, perf JSON)", runBench},
-	{"explore", "simulation runs: random fault schedules from seeds on a subject (kfake in a synctest bubble), a history checker, failing schedules shrunk to files", runExplore},
+	{"explore", "simulation runs: random fault schedules from seeds on a subject (kfake in a synctest bubble; java on the wall clock over loopback), a history checker, failing schedules shrunk to .json and scenario .yaml files; exit 1 on any anomaly", runExplore},
 	{"broker", "serve a fake Kafka cluster until SIGTERM with an HTTP control API (faults, request log, groups, topics)", runBroker},
 	{"proxy", "front a real Kafka cluster until SIGTERM, recording requests and injecting faults, with the same HTTP control API", runProxy},
 	{"matrix", "release matrix: regression x release of a real client (make java-matrix) from its per-release run files, as JSON and Markdown", runMatrix},
