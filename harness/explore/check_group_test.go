@@ -76,6 +76,7 @@ func TestCheckKeptAfterRevocation(t *testing.T) {
 		{At: 100 * ms_, MemberID: "m1", Epoch: 1, OwnedSent: true, Owned: []Rec{p0, p1}},
 		{At: 200 * ms_, MemberID: "m1", Epoch: 1}, // owned partitions unchanged: not sent
 		{At: 300 * ms_, MemberID: "m1", Epoch: 2, OwnedSent: true, Owned: []Rec{p1}},
+		{At: 600 * ms_, MemberID: "m1", Epoch: 2, OwnedSent: true, Owned: []Rec{p1}}, // still without t0[0] after the Poll
 	}
 	late := Op{Member: "c1", Kind: OpPoll, Start: 400 * ms_, End: 500 * ms_, Epoch: e, Records: recs("t0", 0, 7)}
 	bad := &Trace{History: &sim.History{}, MemberIDs: map[string]string{"m1": "c1"}, Heartbeats: hbs, Ops: []Op{late}}
@@ -92,11 +93,14 @@ func TestCheckKeptAfterRevocation(t *testing.T) {
 	early := &Trace{History: &sim.History{}, MemberIDs: bad.MemberIDs, Heartbeats: hbs,
 		Ops: []Op{{Member: "c1", Kind: OpPoll, Start: 250 * ms_, End: 500 * ms_, Epoch: e, Records: recs("t0", 0, 7)}}}
 	expectNone(t, CheckKeptAfterRevocation(early))
-	// Allowed: the partition came back (a report owning it again before
-	// the Poll ended).
+	// Allowed: the partition came back (the next report, after the Poll
+	// ended, owns it again: the client listed it before reporting it).
 	back := &Trace{History: &sim.History{}, MemberIDs: bad.MemberIDs, Ops: []Op{late},
-		Heartbeats: append(append([]Heartbeat{}, hbs...), Heartbeat{At: 450 * ms_, MemberID: "m1", Epoch: 3, OwnedSent: true, Owned: []Rec{p0, p1}})}
+		Heartbeats: append(append([]Heartbeat{}, hbs[:3]...), Heartbeat{At: 700 * ms_, MemberID: "m1", Epoch: 3, OwnedSent: true, Owned: []Rec{p0, p1}})}
 	expectNone(t, CheckKeptAfterRevocation(back))
+	// Not judged: no report after the Poll.
+	unknown := &Trace{History: &sim.History{}, MemberIDs: bad.MemberIDs, Ops: []Op{late}, Heartbeats: hbs[:3]}
+	expectNone(t, CheckKeptAfterRevocation(unknown))
 }
 
 func TestCheckAckForeign(t *testing.T) {
