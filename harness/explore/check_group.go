@@ -275,14 +275,22 @@ func CheckKeptAfterRevocation(tr *Trace) []Anomaly {
 			continue
 		}
 		last := hs[i-1]
-		// The member's next report after the Poll started says whether it
-		// had the partition again: a client adds a partition it is given
-		// back to its assignment before it acknowledges that (Java
-		// reconciles, then heartbeats), so the application may see it
-		// before any report claims it. With no later report nothing is
-		// judged.
+		// The member's reports during the Poll and the first one after it
+		// say whether it had the partition again: a client adds a
+		// partition it is given back to its assignment before it
+		// acknowledges that (Java reconciles, then heartbeats), so the
+		// application may see it before any report claims it. With no
+		// report after the Poll nothing is judged.
 		claimed := func(k tp) bool {
-			return i >= len(hs) || owns(hs[i], k)
+			for _, h := range hs[i:] {
+				if owns(h, k) {
+					return true
+				}
+				if h.At > o.End {
+					return false // the first report after the Poll still leaves it out
+				}
+			}
+			return true // no report after the Poll: not judged
 		}
 		// The partition was owned before: some earlier report holds it.
 		ownedBefore := func(k tp) (Heartbeat, bool) {
