@@ -52,6 +52,7 @@ var ClassificationKinds = []string{
 	"new",              // no Jira names it and neither the harness nor the fake broker causes it
 	"fixed",            // our bug, fixed (the .json is a regression file)
 	"not-reproduced",   // the shrunk schedule did not show it again at a clear rate
+	"unconfirmed",      // shows at a low rate; its cause is not established
 }
 
 // Name is the anomaly's name (the Anomaly field's first word).

@@ -264,8 +264,8 @@ func TestScenarioRoundTrip(t *testing.T) {
 	g := Gen(GenOptions{Regular: true, Share: true})
 	dir := t.TempDir()
 	seeds := 200
-	if testing.Short() {
-		seeds = 60
+	if testing.Short() || raceEnabled {
+		seeds = 60 // loading is several times slower under -race
 	}
 	seen := map[string]int{}
 	for seed := 1; seed <= seeds; seed++ {
