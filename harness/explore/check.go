@@ -83,6 +83,10 @@ func (a Anomaly) String() string {
 	return fmt.Sprintf("%s%s at +%s: %s", a.Name, who, a.At, a.Evidence)
 }
 
+// testDetectors are extra detectors a test installs (the exit status test's
+// child process); empty otherwise.
+var testDetectors []func(*Trace) []Anomaly
+
 // Check runs every detector over the trace and returns the anomalies,
 // ordered by time then name.
 func Check(tr *Trace) []Anomaly {
@@ -93,7 +97,7 @@ func Check(tr *Trace) []Anomaly {
 	} {
 		out = append(out, d(tr)...)
 	}
-	for _, d := range groupDetectors {
+	for _, d := range append(groupDetectors, testDetectors...) {
 		out = append(out, d(tr)...)
 	}
 	slices.SortStableFunc(out, func(a, b Anomaly) int {
