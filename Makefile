@@ -1,7 +1,9 @@
 # kreactor: conformance harness for the KIP-1371 consumer reactor.
 #
 #   make test         vet; race-enabled unit tests of every package outside specs/;
-#                     then the conformance run below under the race detector
+#                     then the conformance run below under the race detector for the
+#                     subjects whose verdicts decide the check (TEST_SUBJECTS: reactor,
+#                     baseline, null)
 #   make conformance  run the Ginkgo suites RUNS times (default 1) per subject (reactor,
 #                     baseline, java, kgo; the null subject runs the regression suite
 #                     only) on the target (kfake), then write in reports/out:
@@ -16,14 +18,17 @@
 #                     (browser-check). SUBJECTS='reactor baseline null' leaves the real
 #                     clients out
 #   make conformance PROCS=1     one Ginkgo process per suite (default 4, JAVA_PROCS 2, KAFKA_PROCS
-#                     2 on real Kafka); specs that judge CPU or timing (harness.Alone) always
+#                     2 on real Kafka); specs that judge CPU or timing (suite.Alone) always
 #                     run alone, after the suite's parallel specs
 #   make conformance RUNS=5      repeat the suites; the report shows min/median/max per figure
 #   make conformance LABEL_FILTER='covers:KAFKA-20253'
 #                     only the specs matching the filter (no spec matched: an error)
 #   make conformance-kafka
 #                     the same on real Apache Kafka 4.4.0 in Docker (builds the
-#                     image first), added to the same report
+#                     image first), added to the same report: the reactor on every
+#                     suite, the baseline on the regression suite (KAFKA_SUBJECTS,
+#                     KAFKA_CONTROLS, KAFKA_CONTROL_SUITES)
+#   make real-clients java and kgo on every suite on kfake, then make real-kafka
 #   make report       rebuild the reports from the JSON runs in reports/out (with the
 #                     kill matrix when reports/out/mutants.json exists)
 #   make mutants      build every suite that can kill (regressions, properties, contract,
@@ -36,7 +41,7 @@
 #                     takes several times that): not part of make test or .ci/run.
 #                     MUTANT_FLAGS='-only NAME -suites ./specs/properties' narrows it
 #   make browser-check
-#                     headless Chromium (installed with apt-get when missing) opens
+#                     headless Chromium (Debian's chromium; skipped with a note when missing) opens
 #                     conformance.html: no console error, no network request, every plot
 #                     drawn; screenshots in reports/out
 #   make harness-image
@@ -56,19 +61,20 @@
 #                     Kafka 4.4.0 (Docker), added to the report: its agreement section
 #                     sets each client's verdict on kafka next to the one on kfake.
 #                     In .ci/run
-#   make java-matrix  the release matrix: the regression suite with KREACTOR_SUBJECT=java
+#   make java-matrix  the release matrix: the specs of the regression suite that cover a
+#                     regression item, with KREACTOR_SUBJECT=java
 #                     on kfake RUNS times (default 5) per kafka-clients release in
 #                     MATRIX_RELEASES (every 4.x release, 4.0.0-4.4.0), then the table
 #                     regression x release (rate k/n with its 95% Wilson interval;
 #                     reproduces / does not / inconclusive / n/a) on stdout, in
 #                     reports/out/release-matrix.json (+ .md); make report shows it,
 #                     kreactor report -findings names the release a shape starts or
-#                     stops in. MATRIX_FOCUS='covers:KAFKA-18641' restricts it (1,289 s).
-#                     The whole suite: about 3.6 h on 2 cores; not in make test or .ci/run
+#                     stops in. MATRIX_FOCUS='covers:KAFKA-18641' restricts it further.
+#                     Hours on 2 cores; not in make test or .ci/run
 #   make java-releases
 #                     the java subject's release test on the latest patch of 4.0-4.4
 #                     (JAVA_RELEASES), each resolved from Maven Central once
-#   make bench        the side-by-side benchmark (issue 15, package bench; not in make
+#   make bench        the side-by-side benchmark (package bench; docs/bench.md; not in make
 #                     test: about 15 min on 2 cores): reactor, baseline, raw kgo and Java
 #                     (through the driver, polling inside a fresh JVM, and warm) on kfake
 #                     and on real Kafka 4.4.0 (Docker), $(BENCH_ROUNDS) interleaved rounds;
@@ -93,16 +99,28 @@ NULL_SUITES ?= ./specs/regressions
 CHECK       ?= reactor,baseline,null
 RUNS        ?= 1
 LABEL_FILTER ?=
-# Subjects conformance-kafka runs on real Kafka (the real clients there:
-# make java-kafka).
-KAFKA_SUBJECTS ?= reactor baseline null
+# What conformance-kafka runs on real Kafka: the reference on every suite,
+# the control on the regression suite (what the check asks of it; its
+# failures of the other suites show on kfake). The null control is left out:
+# it sends nothing, so no verdict of it can depend on the broker
+# (KAFKA_CONTROLS='baseline null' adds it). The real clients on Kafka: make
+# real-kafka.
+KAFKA_SUBJECTS ?= reactor
+KAFKA_CONTROLS ?= baseline
+KAFKA_CONTROL_SUITES ?= ./specs/regressions
+# The subjects make test runs: the reference and the two controls, whose
+# verdicts decide the check. The real clients are evidence: make conformance
+# runs them on kfake, make real-clients on kfake and Kafka (.ci/run).
+TEST_SUBJECTS ?= reactor baseline null
 # The suite packages `suites` runs for every subject but null.
 SUITES      ?= ./specs/...
-# Extra ginkgo flags, e.g. --race (make test sets it).
+# Extra ginkgo run flags, e.g. -v.
 GINKGO_FLAGS ?=
+# Extra ginkgo build flags, e.g. --race (make test sets it).
+GINKGO_BUILD_FLAGS ?=
 # Ginkgo processes per suite run. Most specs wait out timeouts and retry
 # schedules, so they run side by side; a spec that judges CPU or timing
-# (harness.Alone: Serial, label judges:cpu / judges:timing) runs alone after
+# (suite.Alone: Serial, label judges:cpu / judges:timing) runs alone after
 # them. The java subject starts a JVM per consumer: fewer at once. PROCS=1
 # runs everything in one process, as before.
 PROCS       ?= 4
@@ -112,9 +130,9 @@ JAVA_PROCS  ?= 2
 # bounds.
 KAFKA_PROCS ?= 2
 
-# Provenance for the test binaries (package harness reads these; they fall back
+# Provenance for the test binaries (package harness/suite reads these; they fall back
 # to running git themselves): commit, dirty flag and a hash of the uncommitted
-# changes (harness.DiffHash: sha256 over `git diff HEAD` and `git status --porcelain`).
+# changes (suite.DiffHash: sha256 over `git diff HEAD` and `git status --porcelain`).
 export KREACTOR_GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 export KREACTOR_GIT_DIRTY  ?= $(shell test -z "$$(git status --porcelain 2>/dev/null)" && echo 0 || echo 1)
 export KREACTOR_GIT_DIFF   ?= $(shell test -z "$$(git status --porcelain 2>/dev/null)" || { git diff HEAD; git status --porcelain; } | sha256sum | cut -c1-12)
@@ -122,10 +140,10 @@ export KREACTOR_GIT_DIFF   ?= $(shell test -z "$$(git status --porcelain 2>/dev/
 # Every package except the Ginkgo suites (they run in conformance).
 UNIT_PKGS = $(shell $(GO) list ./... | grep -v '/specs/')
 
-.PHONY: test unit conformance conformance-kafka suites report browser-check chromium fmt vet mutants
+.PHONY: test unit conformance conformance-kafka suites report browser-check fmt vet mutants
 
 test: vet unit
-	$(MAKE) conformance GINKGO_FLAGS="--race $(GINKGO_FLAGS)"
+	$(MAKE) conformance SUBJECTS="$(TEST_SUBJECTS)" GINKGO_BUILD_FLAGS="--race $(GINKGO_BUILD_FLAGS)"
 
 unit:
 	$(GO) test -race $(UNIT_PKGS)
@@ -144,18 +162,28 @@ conformance:
 # make docker / kafka-image), added to the same report.
 conformance-kafka: kafka-image
 	@$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(KAFKA_SUBJECTS)" PROCS=$(KAFKA_PROCS)
+	@$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(KAFKA_CONTROLS)" SUITES="$(KAFKA_CONTROL_SUITES)" PROCS=$(KAFKA_PROCS)
 	@$(MAKE) --no-print-directory report
 	@$(MAKE) --no-print-directory browser-check
 
 # Old run files of the same subject and target are removed first, so a report
-# never mixes this run with rounds of an earlier one. Console output carries no
-# ANSI colour codes unless stdout is a terminal.
+# never mixes this run with rounds of an earlier one. Each suite is compiled
+# once per invocation (ginkgo build, GINKGO_BUILD_FLAGS such as --race; the
+# binary SUITE/NAME.test, removed again at the end) and run for every
+# subject and round. Console output carries no ANSI colour codes unless stdout
+# is a terminal.
 suites:
 	@mkdir -p $(REPORT_DIR)
 	@case " $(SUBJECTS) " in *" java "*|*" java-classic "*) $(MAKE) --no-print-directory java-driver;; esac
 	@case "$(RUNS)" in ''|*[!0-9]*|0) echo "RUNS=$(RUNS): want a positive integer" >&2; exit 2;; esac
 	@color=$$( [ -t 1 ] || echo --no-color ); \
 	filter=$$( [ -n "$(LABEL_FILTER)" ] && printf -- "--label-filter=%s" "$(LABEL_FILTER)" ); \
+	dirs() { $(GO) list -f '{{if .TestGoFiles}}{{.Dir}}{{end}}' "$$@"; }; \
+	bins() { for d in $$(dirs "$$@"); do printf '%s/%s.test ' "$$d" "$$(basename "$$d")"; done; }; \
+	all="$(SUITES)"; case " $(SUBJECTS) " in *" null "*) all="$$all $(NULL_SUITES)";; esac; \
+	built=$$(bins $$all); trap 'rm -f $$built' EXIT; \
+	echo "== conformance: compiling $$(dirs $$all | wc -l) suite(s) $(GINKGO_BUILD_FLAGS)"; \
+	$(GINKGO) build $(GINKGO_BUILD_FLAGS) $$(dirs $$all) >/dev/null || exit 1; \
 	for s in $(SUBJECTS); do \
 		rm -f $(REPORT_DIR)/ginkgo-$$s-$(TARGET).json $(REPORT_DIR)/ginkgo-$$s-$(TARGET)-run*.json $(REPORT_DIR)/junit-$$s-$(TARGET)*.xml; \
 		for k in $$(seq 1 $(RUNS)); do \
@@ -165,7 +193,7 @@ suites:
 			KREACTOR_SUBJECT=$$s KREACTOR_TARGET=$(TARGET) KREACTOR_RUN=$$k KREACTOR_RUNS=$(RUNS) \
 			$(GINKGO) --keep-going --procs=$$procs $$color $${filter:+"$$filter"} $(GINKGO_FLAGS) \
 				--json-report=ginkgo-$$s-$(TARGET)-run$$k.json --junit-report=junit-$$s-$(TARGET)-run$$k.xml \
-				--output-dir=$(REPORT_DIR) $$pkgs \
+				--output-dir=$(REPORT_DIR) $$(bins $$pkgs) \
 				|| echo "== conformance: subject $$s on $(TARGET) run $$k had failing specs (expected for the baseline and null regressions)"; \
 		done; \
 	done
@@ -187,14 +215,13 @@ mutants:
 # Headless Chromium renders conformance.html (package reports, TestBrowser): no
 # console error, no request beyond the file, every plot drawn; it saves
 # screenshots next to the report. Chromium comes from Debian's package.
-browser-check: chromium
-	KREACTOR_REQUIRE_CHROMIUM=1 KREACTOR_REPORT_HTML=$(abspath $(REPORT_DIR))/conformance.html \
-		$(GO) test -count=1 -run 'TestBrowser$$' ./reports/
-
-chromium:
-	@command -v chromium >/dev/null 2>&1 || { \
-		echo "== installing Debian's chromium (headless browser for browser-check)"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+# Without chromium on PATH it says so and skips, unless
+# KREACTOR_REQUIRE_CHROMIUM=1 (.ci/run) makes that a failure.
+browser-check:
+	@if command -v chromium >/dev/null 2>&1 || [ "$${KREACTOR_REQUIRE_CHROMIUM:-}" = 1 ]; then \
+		KREACTOR_REQUIRE_CHROMIUM=1 KREACTOR_REPORT_HTML=$(abspath $(REPORT_DIR))/conformance.html \
+			$(GO) test -count=1 -run 'TestBrowser$$' ./reports/; \
+	else echo "== browser-check skipped: no chromium on PATH (Debian's chromium; .ci/install installs it)"; fi
 
 fmt:
 	$(GO) fmt ./...
@@ -204,7 +231,7 @@ vet:
 
 # Real Kafka in Docker (package containers). Not part of `make test` yet.
 #   make docker       start a local Docker engine: images/kafka/docker.sh start
-#                     (installs docker.io when missing; waits <= 60 s for it)
+#                     (Debian's docker.io, which .ci/install installs; waits <= 60 s for it)
 #   make kafka-image  build $(KAFKA_IMAGE) from Maven Central jars unless the
 #                     image is present (FORCE=1 rebuilds); starts Docker first
 # testcontainers-go must not start its reaper (an image no registry here
@@ -262,7 +289,7 @@ broker-process-tests: broker-image kafka-image java-driver
 KREACTOR_JAVA_CLIENTS ?= 4.4.0
 JAVA_RELEASES ?= 4.0.2 4.1.2 4.2.2 4.3.1 4.4.0
 
-.PHONY: java-driver java-test java-releases java-matrix java-kafka real-kafka
+.PHONY: java-driver java-test java-releases java-matrix java-kafka real-kafka real-clients
 
 # The real clients on real Kafka 4.4.0 (Docker): the regression and contract
 # suites with java and kgo (REAL_KAFKA_SUBJECTS, REAL_KAFKA_SUITES), added to
@@ -276,6 +303,16 @@ real-kafka: kafka-image java-driver
 	$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(REAL_KAFKA_SUBJECTS)" SUITES="$(REAL_KAFKA_SUITES)" PROCS=$(KAFKA_PROCS) JAVA_PROCS=$(KAFKA_PROCS); \
 	echo "== make real-kafka: $$(( $$(date +%s) - start )) s"
 	@$(MAKE) --no-print-directory report
+
+# The real clients' columns, as .ci/run takes them after make test: java
+# (kafka-clients $(KREACTOR_JAVA_CLIENTS)) and kgo on every suite on kfake,
+# then on real Kafka as make real-kafka does, then the report (its agreement
+# section compares each client's verdicts on the two targets).
+real-clients: kafka-image java-driver
+	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory suites SUBJECTS="$(REAL_KAFKA_SUBJECTS)"; \
+	echo "== make real-clients: kfake $$(( $$(date +%s) - start )) s"
+	@$(MAKE) --no-print-directory real-kafka
 
 # The java subject on real Kafka 4.4.0 (Docker): every suite, added to the
 # same report as a java (4.4.0) / kafka column. Not in .ci/run.
@@ -305,13 +342,15 @@ java-releases: java-driver
 # Wilson interval and the decision (reproduces / does not reproduce /
 # inconclusive / n/a) on stdout, as $(MATRIX_OUT) (JSON; `make report` and
 # `kreactor report -findings` read it) and as .md next to it. MATRIX_FOCUS is
-# a Ginkgo label filter that restricts it (e.g. 'covers:KAFKA-18641'). It fails
-# only on harness errors (a driver crash): what the releases do is evidence.
-# The whole suite: about 219 s per release and run on 2 cores (1,093 s for one
-# run over 5 releases), so 12 releases x 5 runs is about 3.6 h; not in .ci/run.
+# a Ginkgo label filter (default: the specs covering a regression item of the
+# catalogue, `kreactor catalogue -kind regression -format label-filter`; e.g.
+# 'covers:KAFKA-18641' for one). It fails only on harness errors (a driver
+# crash): what the releases do is evidence. Not in .ci/run (hours on 2 cores).
 MATRIX_DIR ?= $(REPORT_DIR)/matrix
 MATRIX_OUT ?= $(REPORT_DIR)/release-matrix.json
 MATRIX_SUITES ?= ./specs/regressions
+# Ginkgo processes per matrix run (specs that judge CPU still run alone).
+MATRIX_PROCS ?= $(JAVA_PROCS)
 MATRIX_RELEASES ?= 4.0.0 4.0.1 4.0.2 4.1.0 4.1.1 4.1.2 4.2.0 4.2.1 4.2.2 4.3.0 4.3.1 4.4.0
 MATRIX_RUNS ?= $(if $(filter command line environment,$(origin RUNS)),$(RUNS),5)
 MATRIX_FOCUS ?=
@@ -321,12 +360,16 @@ java-matrix: java-driver
 	@mkdir -p $(MATRIX_DIR); rm -f $(MATRIX_DIR)/ginkgo-java-*.json
 	@for v in $(MATRIX_RELEASES); do subjects/java/build.sh clients $$v >/dev/null || exit 1; done
 	@start=$$(date +%s); color=$$( [ -t 1 ] || echo --no-color ); files=; \
-	filter=$$( [ -n "$(MATRIX_FOCUS)" ] && printf -- "--label-filter=%s" "$(MATRIX_FOCUS)" ); \
+	focus='$(MATRIX_FOCUS)'; [ -n "$$focus" ] || focus=$$($(GO) run ./cmd/kreactor catalogue -kind regression -format label-filter) || exit 1; \
+	filter=$$(printf -- "--label-filter=%s" "$$focus"); \
+	dirs=$$($(GO) list -f '{{if .TestGoFiles}}{{.Dir}}{{end}}' $(MATRIX_SUITES)); \
+	bins=$$(for d in $$dirs; do printf '%s/%s.test ' "$$d" "$$(basename "$$d")"; done); trap 'rm -f $$bins' EXIT; \
+	$(GINKGO) build $$dirs >/dev/null || exit 1; \
 	for k in $$(seq 1 $(MATRIX_RUNS)); do \
 		for v in $(MATRIX_RELEASES); do \
 			echo "== java-matrix: kafka-clients $$v, run $$k of $(MATRIX_RUNS) ($$(( $$(date +%s) - start )) s)"; \
 			KREACTOR_SUBJECT=java KREACTOR_JAVA_CLIENTS=$$v KREACTOR_TARGET=kfake KREACTOR_RUN=$$k KREACTOR_RUNS=$(MATRIX_RUNS) \
-			$(GINKGO) --keep-going $$color $${filter:+"$$filter"} --json-report=ginkgo-java-kfake-$$v-run$$k.json --output-dir=$(MATRIX_DIR) $(MATRIX_SUITES) >$(MATRIX_DIR)/java-$$v-run$$k.log 2>&1 \
+			$(GINKGO) --keep-going --procs=$(MATRIX_PROCS) $$color $${filter:+"$$filter"} --json-report=ginkgo-java-kfake-$$v-run$$k.json --output-dir=$(MATRIX_DIR) $$bins >$(MATRIX_DIR)/java-$$v-run$$k.log 2>&1 \
 				|| echo "== java-matrix: kafka-clients $$v run $$k had failing specs (evidence; see $(MATRIX_DIR)/java-$$v-run$$k.log)"; \
 			files="$$files$${files:+,}$(MATRIX_DIR)/ginkgo-java-kfake-$$v-run$$k.json"; \
 		done; \
@@ -335,7 +378,7 @@ java-matrix: java-driver
 		-seconds $$(( $$(date +%s) - start )) -command "make java-matrix RUNS=$(MATRIX_RUNS) MATRIX_RELEASES='$(MATRIX_RELEASES)'$(if $(MATRIX_FOCUS), MATRIX_FOCUS='$(MATRIX_FOCUS)')"; status=$$?; \
 	echo "== make java-matrix: $$(( $$(date +%s) - start )) s"; exit $$status
 
-# The side-by-side benchmark (issue 15). Each measurement runs in a child
+# The side-by-side benchmark. Each measurement runs in a child
 # process of the built binary; kfake lives in the parent, Kafka in Docker.
 BENCH_OUT    ?= reports/out/bench
 BENCH_ROUNDS ?= 6
@@ -350,7 +393,7 @@ bench: kafka-image java-driver
 	$(BENCH_OUT)/kreactor bench -rounds $(BENCH_ROUNDS) -out $(BENCH_OUT)/bench.txt -perf $(BENCH_OUT)/perf.json $(BENCH_FLAGS); \
 	status=$$?; echo "== make bench: $$(( $$(date +%s) - start )) s"; exit $$status
 
-# Simulation runs (issue 14): SEEDS schedules on SUBJECT, checked, failing ones shrunk into
+# Simulation runs: SEEDS schedules on SUBJECT, checked, failing ones shrunk into
 # EXPLORE_OUT (the .yaml is a scenario file `kreactor run` replays; the .json `kreactor explore
 # -replay`). The baseline runs on the wall clock (its busy loop freezes a bubble's clock).
 SEEDS ?= 200
@@ -364,13 +407,10 @@ explore:
 
 # The Spin model of the loop's publication/wait protocol and close (model/):
 # exhaustive search of the model and of its mutants (model/README.md).
-# Needs Debian's spin and gcc (installed here when missing); fails rather
+# Needs Debian's spin and gcc (.ci/install installs them); fails rather
 # than skips without them.
 .PHONY: model
 model:
-	@command -v spin >/dev/null 2>&1 && command -v gcc >/dev/null 2>&1 || { \
-		echo "== installing Debian's spin and gcc (model checker)"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq spin gcc >/dev/null; }
 	@start=$$(date +%s); \
 	out=$$(KREACTOR_REQUIRE_SPIN=1 $(GO) test -count=1 -v -run 'TestModel$$' ./model/ 2>&1); status=$$?; \
 	printf '%s\n' "$$out" | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|states stored|killed|all runs|want|survived'; \

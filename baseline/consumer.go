@@ -3,7 +3,7 @@ package baseline
 // The baseline regular consumer: the same managers as consumer.New, built by
 // the same assembly seam (internal/client), on the baseline Loop, with an
 // application side that models today's AsyncKafkaConsumer (see
-// ../../shared/reference/java-consumer-today.md). Each modelled defect
+// docs/java-consumer-today.md). Each modelled defect
 // names its Jira.
 
 import (
@@ -32,7 +32,7 @@ func New(cfg consumer.Config) (*Consumer, error) {
 	if err := zeroBackoffAccepted(cfg.Validate(), cfg.RetryBackoff); err != nil {
 		return nil, err
 	}
-	g := client.NewGroup(client.Config(cfg))
+	g := client.NewGroup(cfg)
 	p := &groupPath{g: g, shared: &fetchBuffer{wake: make(chan struct{}, 1), consumed: map[managers.TopicPartition]managers.Position{}}}
 	g.NeedsCoordinator = p.needsCoordinator
 	g.OnSeek = p.shared.seek
@@ -129,7 +129,7 @@ func (p *groupPath) afterIteration(d *reactor.Decision) {
 			}
 		}
 	}
-	if err := g.Member.LastError(); g.Member.State() == group.MemberFatal && err != nil {
+	if err := g.Member.LastError(); g.Member.State() == managers.MemberFatal && err != nil {
 		errs = append(errs, err)
 	}
 	fetchResult, _ := d.Result("fetch")
@@ -326,7 +326,7 @@ func (p *groupPath) Close(ctx context.Context) error {
 	}
 	_ = g.Submit(cctx, "stop-coordinator-discovery", func(*reactor.Tx) { p.discoveryStopped = true })
 	_ = g.Submit(cctx, "leave-group", func(*reactor.Tx) { g.Member.Leave(); g.Closing = true })
-	_ = g.WaitFor(cctx, func(s *client.Snapshot) bool { return s.MemberState != group.MemberLeaving })
+	_ = g.WaitFor(cctx, func(s *client.Snapshot) bool { return s.MemberState != managers.MemberLeaving })
 	_ = g.WaitFor(cctx, func(s *client.Snapshot) bool { return s.PendingCommits == 0 })
 	_ = g.Submit(cctx, "poll-on-close", func(*reactor.Tx) { p.closingPhase = true })
 	_, _ = g.Eng.WaitFor(cctx, func(pub *reactor.Publication) bool {

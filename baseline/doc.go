@@ -3,8 +3,8 @@
 // application thread's poll), run on the same request managers as the
 // reactor. It is the negative control of the conformance suite: every
 // regression spec must fail here where the Jira's shape exists, and pass on
-// the reactor. It is a model, not a port: see ../../shared/reference or the
-// README for the facts it models, and each rule below for its Jira.
+// the reactor. It is a model, not a port: docs/java-consumer-today.md holds
+// the facts it models, and each rule below names its Jira.
 //
 // It holds two things, neither part of package consumer's API:
 //

@@ -207,7 +207,7 @@ func TestConfigErrors(t *testing.T) {
 }
 
 // Both engines count a spurious wakeup with the one rule of the shared
-// driver (issue 9): the same manager, which asks to be polled again 1 ms
+// driver: the same manager, which asks to be polled again 1 ms
 // later for nothing, gives the same count on the reactor's Loop and on the
 // baseline's.
 func TestSpuriousWakeupsCountedAlikeOnBothEngines(t *testing.T) {

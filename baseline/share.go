@@ -28,7 +28,7 @@ func NewShare(cfg consumer.ShareConfig) (*ShareConsumer, error) {
 	if err := zeroBackoffAccepted(cfg.Validate(), cfg.RetryBackoff); err != nil {
 		return nil, err
 	}
-	s := client.NewShare(client.ShareConfig(cfg))
+	s := client.NewShare(cfg)
 	b := &shareBuffer{wake: make(chan struct{}, 1)}
 	loop, err := NewLoop(Config[share.View]{
 		Config: s.EngineConfig(),

@@ -66,16 +66,34 @@ func runClient(ctx context.Context, j Job, r *Result, ready func(Ready)) (err er
 		}
 	}
 	ready(Ready{Ready: true, Untimed: r.Untimed})
+	return goKinds.run(ctx, j, c, r)
+}
+
+// kinds are the timed parts of a job by its kind, for one kind of client
+// C: read for throughput and latency, backlog, idle.
+type kinds[C any] struct {
+	read, backlog, idle func(ctx context.Context, j Job, c C, r *Result) error
+}
+
+// run runs j's timed part on c.
+func (k kinds[C]) run(ctx context.Context, j Job, c C, r *Result) error {
 	switch j.Kind {
 	case KindThroughput, KindLatency:
-		return consume(ctx, j, c, r)
+		return k.read(ctx, j, c, r)
 	case KindBacklog:
-		return backlog(ctx, j, c, r)
+		return k.backlog(ctx, j, c, r)
 	case KindIdle:
-		return idle(ctx, j, c, r)
+		return k.idle(ctx, j, c, r)
 	}
 	return fmt.Errorf("bench: kind %q", j.Kind)
 }
+
+// The timed parts on a Go client (or the Java driver's poll command), and
+// on Java's consumer polling inside the JVM.
+var (
+	goKinds   = kinds[client]{read: consume, backlog: backlog, idle: idle}
+	javaKinds = kinds[*java.Consumer]{read: javaRead, backlog: javaBacklog, idle: javaIdle}
+)
 
 // timed runs fn as the timed part: CPU and allocation profiles if asked,
 // the Go meter, the JVM's CPU for java-driver, loop steps for our
@@ -140,29 +158,36 @@ func consume(ctx context.Context, j Job, c client, r *Result) error {
 	}
 	sink := 0
 	err := timed(j, c, r, func() error {
-		for r.Untimed+r.Records < j.Records { // records the await's polls returned count too
-			n, err := c.poll(ctx, func(v []byte) {
-				sink += len(v)
-				if lat != nil && len(v) >= j.StampAt+8 {
-					lat = append(lat, time.Duration(time.Now().UnixNano()-int64(binary.BigEndian.Uint64(v[j.StampAt:]))))
-				}
-			})
-			r.Polls++
-			r.Records += n
-			if err != nil {
-				return err
+		return pollAll(ctx, j, c, r, func(v []byte) {
+			sink += len(v)
+			if lat != nil && len(v) >= j.StampAt+8 {
+				lat = append(lat, time.Duration(time.Now().UnixNano()-int64(binary.BigEndian.Uint64(v[j.StampAt:]))))
 			}
-			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("%d of %d records within the job's timeout: %w", r.Records, j.Records, err)
-			}
-		}
-		return nil
+		})
 	})
 	if lat != nil {
 		r.Latency = quantiles(lat)
 	}
 	_ = sink
 	return err
+}
+
+// pollAll polls c until the job's records are read (those the await's
+// polls returned count too), handing each record's value to fn and
+// counting polls and records in r; it fails when ctx ends first.
+func pollAll(ctx context.Context, j Job, c client, r *Result, fn func(v []byte)) error {
+	for r.Untimed+r.Records < j.Records {
+		n, err := c.poll(ctx, fn)
+		r.Polls++
+		r.Records += n
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("%d of %d records within the job's timeout: %w", r.Records, j.Records, err)
+		}
+	}
+	return nil
 }
 
 // backlog polls once, stops polling for j.Settle, reads the memory, then
@@ -184,20 +209,7 @@ func backlog(ctx context.Context, j Job, c client, r *Result) error {
 	if _, ok := c.(*javaDriver); !ok {
 		r.HeapUsed, r.HeapLive = goHeap()
 	}
-	err = timed(j, c, r, func() error {
-		for r.Untimed+r.Records < j.Records {
-			n, err := c.poll(ctx, func([]byte) {})
-			r.Polls++
-			r.Records += n
-			if err != nil {
-				return err
-			}
-			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("%d of %d records within the job's timeout: %w", r.Records, j.Records, err)
-			}
-		}
-		return nil
-	})
+	err = timed(j, c, r, func() error { return pollAll(ctx, j, c, r, func([]byte) {}) })
 	if err != nil {
 		return err
 	}
@@ -276,6 +288,18 @@ func runJava(ctx context.Context, j Job, r *Result, ready func(Ready)) error {
 		defer cancel()
 		_ = c.Close(cctx)
 	}()
+	if err := javaAwait(ctx, c, j, r); err != nil {
+		return err
+	}
+	ready(Ready{Ready: true, Untimed: r.Untimed})
+	return javaKinds.run(ctx, j, c, r)
+}
+
+// javaAwait subscribes c and waits, polling inside the JVM, until it is
+// assigned j's partitions (the records read meanwhile are r.Untimed); for
+// a latency job, until it fetches as well (as runClient: produce once Java
+// is fetching).
+func javaAwait(ctx context.Context, c *java.Consumer, j Job, r *Result) error {
 	if err := c.Subscribe(j.Topic); err != nil {
 		return err
 	}
@@ -287,7 +311,7 @@ func runJava(ctx context.Context, j Job, r *Result, ready func(Ready)) error {
 		return fmt.Errorf("assignment of %d partitions: %w", j.Partitions, context.DeadlineExceeded)
 	}
 	r.Untimed = int(w.Untimed)
-	if j.Kind == KindLatency { // as runClient: produce once Java is fetching
+	if j.Kind == KindLatency {
 		sctx, scancel := context.WithTimeout(ctx, latencySettle)
 		_, err := c.Consume(sctx, java.ConsumeArgs{Records: 1, StampAt: -1})
 		scancel()
@@ -295,85 +319,97 @@ func runJava(ctx context.Context, j Job, r *Result, ready func(Ready)) error {
 			return fmt.Errorf("latency settle: %w", err)
 		}
 	}
-	ready(Ready{Ready: true, Untimed: r.Untimed})
-	take := func(res java.ConsumeResult) {
-		r.Records += int(res.Count)
-		r.Polls += res.Polls
-		r.Wall, r.CPU, r.Allocs, r.AllocBytes = res.Elapsed, res.CPU, -1, res.AllocBytes
+	return nil
+}
+
+// javaTake adds a timed consume's figures to r (allocation counts are not
+// measured in the JVM: -1).
+func javaTake(r *Result, res java.ConsumeResult) {
+	r.Records += int(res.Count)
+	r.Polls += res.Polls
+	r.Wall, r.CPU, r.Allocs, r.AllocBytes = res.Elapsed, res.CPU, -1, res.AllocBytes
+}
+
+// javaRead is a throughput or latency job: the job's records, timed (with
+// their latency for a latency job). The warm Java subject reads them once
+// untimed first (warming the JIT) and then again from the start, timed.
+func javaRead(ctx context.Context, j Job, c *java.Consumer, r *Result) error {
+	stamp := -1
+	if j.Kind == KindLatency {
+		stamp = j.StampAt
 	}
-	switch j.Kind {
-	case KindThroughput, KindLatency:
-		stamp := -1
-		if j.Kind == KindLatency {
-			stamp = j.StampAt
+	if j.Subject == SubjectJavaWarm {
+		first, err := c.Consume(ctx, java.ConsumeArgs{Records: j.Records - r.Untimed, StampAt: -1})
+		if err != nil || first.TimedOut {
+			return fmt.Errorf("warm-up pass: %d records, %v", first.Count, err)
 		}
-		if j.Subject == SubjectJavaWarm {
-			// The first pass warms the JIT; the second, over the same
-			// records from the start, is timed.
-			first, err := c.Consume(ctx, java.ConsumeArgs{Records: j.Records - r.Untimed, StampAt: -1})
-			if err != nil || first.TimedOut {
-				return fmt.Errorf("warm-up pass: %d records, %v", first.Count, err)
-			}
-			if err := c.SeekToBeginning(c.Assignment()...); err != nil {
-				return err
-			}
-			r.Untimed = 0
-		}
-		res, err := c.Consume(ctx, java.ConsumeArgs{Records: j.Records, StampAt: stamp})
-		if err != nil {
+		if err := c.SeekToBeginning(c.Assignment()...); err != nil {
 			return err
 		}
-		take(res)
-		if l := res.Latency; l != nil {
-			r.Latency = &LatencyQuantiles{N: l.N, P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max}
-		}
-		if res.TimedOut {
-			return fmt.Errorf("%d of %d records within the job's timeout", res.Count, j.Records)
-		}
-	case KindBacklog:
-		first, err := c.Consume(ctx, java.ConsumeArgs{Records: 1, StampAt: -1})
-		if err != nil {
-			return err
-		}
-		select {
-		case <-time.After(j.Settle):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		if r.RSS, _, err = procMemory(strconv.Itoa(c.PID())); err != nil {
-			return err
-		}
-		heap, err := c.Consume(ctx, java.ConsumeArgs{StampAt: -1})
-		if err != nil {
-			return err
-		}
-		r.HeapUsed = heap.HeapUsed
-		rest, err := c.Consume(ctx, java.ConsumeArgs{Records: j.Records - int(first.Count), StampAt: -1})
-		if err != nil {
-			return err
-		}
-		take(rest)
-		r.Records += int(first.Count)
-		if rest.TimedOut {
-			return fmt.Errorf("%d of %d records within the job's timeout", r.Records, j.Records)
-		}
-		if err := peak(strconv.Itoa(c.PID()), r); err != nil {
-			return err
-		}
-	case KindIdle:
-		sctx, scancel := context.WithTimeout(ctx, idleSettle)
-		_, err := c.Consume(sctx, java.ConsumeArgs{Records: 1, Poll: idlePoll, StampAt: -1})
-		scancel()
-		if err != nil {
-			return fmt.Errorf("idle settle: %w", err)
-		}
-		wctx, cancel := context.WithTimeout(ctx, j.Window)
-		defer cancel()
-		res, err := c.Consume(wctx, java.ConsumeArgs{Records: max(j.Records, 1), Poll: idlePoll, StampAt: -1})
-		if err != nil {
-			return err
-		}
-		take(res)
+		r.Untimed = 0
 	}
+	res, err := c.Consume(ctx, java.ConsumeArgs{Records: j.Records, StampAt: stamp})
+	if err != nil {
+		return err
+	}
+	javaTake(r, res)
+	if l := res.Latency; l != nil {
+		r.Latency = &LatencyQuantiles{N: l.N, P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max}
+	}
+	if res.TimedOut {
+		return fmt.Errorf("%d of %d records within the job's timeout", res.Count, j.Records)
+	}
+	return nil
+}
+
+// javaBacklog is a backlog job: one record read, polling stopped for
+// j.Settle, the resident set and the JVM heap read, then the backlog
+// drained, timed, and the peak resident set read.
+func javaBacklog(ctx context.Context, j Job, c *java.Consumer, r *Result) error {
+	first, err := c.Consume(ctx, java.ConsumeArgs{Records: 1, StampAt: -1})
+	if err != nil {
+		return err
+	}
+	select {
+	case <-time.After(j.Settle):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if r.RSS, _, err = procMemory(strconv.Itoa(c.PID())); err != nil {
+		return err
+	}
+	heap, err := c.Consume(ctx, java.ConsumeArgs{StampAt: -1})
+	if err != nil {
+		return err
+	}
+	r.HeapUsed = heap.HeapUsed
+	rest, err := c.Consume(ctx, java.ConsumeArgs{Records: j.Records - int(first.Count), StampAt: -1})
+	if err != nil {
+		return err
+	}
+	javaTake(r, rest)
+	r.Records += int(first.Count)
+	if rest.TimedOut {
+		return fmt.Errorf("%d of %d records within the job's timeout", r.Records, j.Records)
+	}
+	return peak(strconv.Itoa(c.PID()), r)
+}
+
+// javaIdle is an idle job: after the settle, the consumer polls through
+// j.Window with nothing to read, timed.
+func javaIdle(ctx context.Context, j Job, c *java.Consumer, r *Result) error {
+	sctx, scancel := context.WithTimeout(ctx, idleSettle)
+	_, err := c.Consume(sctx, java.ConsumeArgs{Records: 1, Poll: idlePoll, StampAt: -1})
+	scancel()
+	if err != nil {
+		return fmt.Errorf("idle settle: %w", err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, j.Window)
+	defer cancel()
+	res, err := c.Consume(wctx, java.ConsumeArgs{Records: max(j.Records, 1), Poll: idlePoll, StampAt: -1})
+	if err != nil {
+		return err
+	}
+	javaTake(r, res)
 	return nil
 }

@@ -1,4 +1,4 @@
-// Package bench is kreactor's side-by-side benchmark (issue 15): the
+// Package bench is kreactor's side-by-side benchmark: the
 // reactor consumer, the baseline model, raw franz-go kgo and Java's
 // KafkaConsumer (through the JSON-lines driver, and polling inside the JVM)
 // consume the same records from the same broker, on the kfake target (an

@@ -54,7 +54,7 @@ type Options struct {
 	Bench, Log io.Writer
 }
 
-// DefaultOptions is the workload of issue 15: 300,000 records of 100 B on
+// DefaultOptions is the workload: 300,000 records of 100 B on
 // 3 partitions, 5 rounds (make bench: 6), max.poll.records 500 (Java's default); latency at
 // 1,000 records/s for 10 s in 2 rounds; 1,000,000 records of backlog; 30 s
 // idle.
@@ -158,7 +158,39 @@ func topicIdle(subject string) string { return "bench-idle-" + subject }
 
 func (r *runner) has(kind string) bool { return slices.Contains(r.o.Kinds, kind) }
 
+// target starts target name with the topics the kinds need and runs the
+// kinds asked for on it, in order: throughput, latency, backlog, idle.
 func (r *runner) target(ctx context.Context, name string) error {
+	r.log.Info("starting target", "target", name)
+	cl, err := startTarget(ctx, name, r.topics(), r.log)
+	if err != nil {
+		return err
+	}
+	defer cl.close()
+	o := r.o
+	base := Job{Target: name, Addrs: cl.addrs, Partitions: o.Partitions, MaxPollRecords: o.MaxPollRecords, Timeout: o.JobTimeout, StampAt: -1}
+	if r.has(KindThroughput) {
+		if err := r.throughput(ctx, cl, base); err != nil {
+			return err
+		}
+	}
+	if r.has(KindLatency) {
+		r.latency(ctx, cl, base)
+	}
+	if r.has(KindBacklog) {
+		if err := r.backlog(ctx, cl, base); err != nil {
+			return err
+		}
+	}
+	if r.has(KindIdle) {
+		r.idle(ctx, base)
+	}
+	return nil
+}
+
+// topics are the topics the kinds run need, each with the configured
+// partitions.
+func (r *runner) topics() map[string]int32 {
 	o := r.o
 	parts := int32(o.Partitions)
 	topics := map[string]int32{}
@@ -181,110 +213,119 @@ func (r *runner) target(ctx context.Context, name string) error {
 			topics[topicIdle(s)] = parts
 		}
 	}
-	r.log.Info("starting target", "target", name)
-	cl, err := startTarget(ctx, name, topics, r.log)
-	if err != nil {
+	return topics
+}
+
+// throughput produces the records, reads them once untimed (warming the
+// broker: page cache, JIT on Kafka), then reads them with every subject
+// for every round, in rotated order.
+func (r *runner) throughput(ctx context.Context, cl *cluster, base Job) error {
+	o, name := r.o, base.Target
+	r.log.Info("producing", "target", name, "topic", topicConsume, "records", o.Records)
+	if err := produce(ctx, cl.addrs, topicConsume, int32(o.Partitions), o.Records, o.ValueBytes, o.Values); err != nil {
 		return err
 	}
-	defer cl.close()
-	base := Job{Target: name, Addrs: cl.addrs, Partitions: o.Partitions, MaxPollRecords: o.MaxPollRecords, Timeout: o.JobTimeout, StampAt: -1}
-
-	if r.has(KindThroughput) {
-		r.log.Info("producing", "target", name, "topic", topicConsume, "records", o.Records)
-		if err := produce(ctx, cl.addrs, topicConsume, parts, o.Records, o.ValueBytes, o.Values); err != nil {
-			return err
-		}
-		// One untimed pass warms the broker (page cache, JIT on Kafka).
-		warm := base
-		warm.Kind, warm.Subject, warm.Topic, warm.Records, warm.Group = KindThroughput, SubjectKgo, topicConsume, o.Records, "bench-warmup"
-		if res := r.child(ctx, warm, nil); res.Err != "" {
-			r.log.Warn("warm-up failed", "error", res.Err)
-		}
-		n := len(o.Subjects)
-		for round := range o.Rounds {
-			for i := range n {
-				s := o.Subjects[(round+i)%n]
-				j := base
-				j.Kind, j.Subject, j.Topic, j.Records, j.Round = KindThroughput, s, topicConsume, o.Records, round+1
-				j.Group = fmt.Sprintf("bench-%s-consume-%s-r%d", name, s, round+1)
-				if o.ProfileDir != "" && !isJava(s) {
-					stem := filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-r%d", name, s, round+1))
-					j.CPUProfile, j.MemProfile = stem+".cpu.pprof", stem+".allocs.pprof"
-				}
-				r.record(r.child(ctx, j, nil))
-			}
-		}
+	warm := base
+	warm.Kind, warm.Subject, warm.Topic, warm.Records, warm.Group = KindThroughput, SubjectKgo, topicConsume, o.Records, "bench-warmup"
+	if res := r.child(ctx, warm, nil); res.Err != "" {
+		r.log.Warn("warm-up failed", "error", res.Err)
 	}
-	if r.has(KindLatency) {
-		latency := func(s, topic string, round int, d time.Duration) Result {
+	n := len(o.Subjects)
+	for round := range o.Rounds {
+		for i := range n {
+			s := o.Subjects[(round+i)%n]
 			j := base
-			j.Kind, j.Subject, j.Topic, j.StampAt, j.Round = KindLatency, s, topic, 0, round
-			j.Records = int(float64(o.LatencyRate) * d.Seconds())
-			j.Group = fmt.Sprintf("bench-%s-latency-%s-r%d", name, s, round)
-			return r.child(ctx, j, func() error {
-				p, err := newStampedProducer(cl.addrs)
-				if err != nil {
-					return err
-				}
-				defer p.close()
-				_, err = p.run(ctx, j.Topic, parts, o.LatencyRate, d, o.ValueBytes)
-				return err
-			})
-		}
-		// The broker's first stream of small produces and fetches is
-		// slower (JIT, new segments): an untimed run first, then the
-		// subjects in rotated order, so none is always first.
-		if res := latency(SubjectKgo, topicLatencyWarmup, 0, latencyWarmup); res.Err != "" {
-			r.log.Warn("latency warm-up failed", "error", res.Err)
-		}
-		var subjects []string
-		for _, s := range o.Subjects {
-			if s != SubjectJavaWarm { // throughput only
-				subjects = append(subjects, s)
+			j.Kind, j.Subject, j.Topic, j.Records, j.Round = KindThroughput, s, topicConsume, o.Records, round+1
+			j.Group = fmt.Sprintf("bench-%s-consume-%s-r%d", name, s, round+1)
+			if o.ProfileDir != "" && !isJava(s) {
+				stem := filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-r%d", name, s, round+1))
+				j.CPUProfile, j.MemProfile = stem+".cpu.pprof", stem+".allocs.pprof"
 			}
-		}
-		for round := range o.LatencyRounds {
-			for i := range subjects {
-				s := subjects[(round+i)%len(subjects)]
-				r.record(latency(s, topicLatency(s, round+1), round+1, o.LatencyDuration))
-			}
-		}
-	}
-	if r.has(KindBacklog) {
-		r.log.Info("producing", "target", name, "topic", topicBacklog, "records", o.BacklogRecords)
-		if err := produce(ctx, cl.addrs, topicBacklog, parts, o.BacklogRecords, o.ValueBytes, o.Values); err != nil {
-			return err
-		}
-		for _, s := range o.Subjects {
-			if s == SubjectJavaDriver || s == SubjectJavaWarm {
-				continue // the same JVM consumer as java; the driver would add its JSON buffers
-			}
-			j := base
-			j.Kind, j.Subject, j.Topic, j.Records, j.Settle, j.Round = KindBacklog, s, topicBacklog, o.BacklogRecords, o.Settle, 1
-			j.Group = fmt.Sprintf("bench-%s-backlog-%s", name, s)
 			r.record(r.child(ctx, j, nil))
 		}
 	}
-	if r.has(KindIdle) {
-		// Idle consumers barely run: measured together, each in its own
-		// process, group and topic.
-		var wg sync.WaitGroup
-		for _, s := range o.Subjects {
-			if s == SubjectJavaDriver || s == SubjectJavaWarm {
-				continue // the same JVM consumer as java; one poll command a second adds little
+	return nil
+}
+
+// latency measures produce-to-Poll latency: the broker's first stream of
+// small produces and fetches is slower (JIT, new segments), so an untimed
+// run goes first, then the subjects (but the warm Java one, throughput
+// only) in rotated order, so none is always first.
+func (r *runner) latency(ctx context.Context, cl *cluster, base Job) {
+	o := r.o
+	run := func(s, topic string, round int, d time.Duration) Result {
+		j := base
+		j.Kind, j.Subject, j.Topic, j.StampAt, j.Round = KindLatency, s, topic, 0, round
+		j.Records = int(float64(o.LatencyRate) * d.Seconds())
+		j.Group = fmt.Sprintf("bench-%s-latency-%s-r%d", base.Target, s, round)
+		return r.child(ctx, j, func() error {
+			p, err := newStampedProducer(cl.addrs)
+			if err != nil {
+				return err
 			}
-			j := base
-			j.Kind, j.Subject, j.Topic, j.Window, j.Round = KindIdle, s, topicIdle(s), o.IdleWindow, 1
-			j.Timeout = idleSettle + o.IdleWindow + o.JobTimeout
-			j.Group = fmt.Sprintf("bench-%s-idle-%s", name, s)
-			if o.ProfileDir != "" && !isJava(s) {
-				j.CPUProfile = filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-idle.cpu.pprof", name, s))
-			}
-			wg.Go(func() { r.record(r.child(ctx, j, nil)) })
+			defer p.close()
+			_, err = p.run(ctx, j.Topic, int32(o.Partitions), o.LatencyRate, d, o.ValueBytes)
+			return err
+		})
+	}
+	if res := run(SubjectKgo, topicLatencyWarmup, 0, latencyWarmup); res.Err != "" {
+		r.log.Warn("latency warm-up failed", "error", res.Err)
+	}
+	var subjects []string
+	for _, s := range o.Subjects {
+		if s != SubjectJavaWarm {
+			subjects = append(subjects, s)
 		}
-		wg.Wait()
+	}
+	for round := range o.LatencyRounds {
+		for i := range subjects {
+			s := subjects[(round+i)%len(subjects)]
+			r.record(run(s, topicLatency(s, round+1), round+1, o.LatencyDuration))
+		}
+	}
+}
+
+// backlog produces the backlog and measures each subject's memory reading
+// it (not the driver's Java columns: the same JVM consumer as java, and the
+// driver would add its JSON buffers).
+func (r *runner) backlog(ctx context.Context, cl *cluster, base Job) error {
+	o := r.o
+	r.log.Info("producing", "target", base.Target, "topic", topicBacklog, "records", o.BacklogRecords)
+	if err := produce(ctx, cl.addrs, topicBacklog, int32(o.Partitions), o.BacklogRecords, o.ValueBytes, o.Values); err != nil {
+		return err
+	}
+	for _, s := range o.Subjects {
+		if s == SubjectJavaDriver || s == SubjectJavaWarm {
+			continue
+		}
+		j := base
+		j.Kind, j.Subject, j.Topic, j.Records, j.Settle, j.Round = KindBacklog, s, topicBacklog, o.BacklogRecords, o.Settle, 1
+		j.Group = fmt.Sprintf("bench-%s-backlog-%s", base.Target, s)
+		r.record(r.child(ctx, j, nil))
 	}
 	return nil
+}
+
+// idle measures idle consumers, which barely run, together: each in its
+// own process, group and topic (not the driver's Java columns: the same
+// JVM consumer as java; one poll command a second adds little).
+func (r *runner) idle(ctx context.Context, base Job) {
+	o := r.o
+	var wg sync.WaitGroup
+	for _, s := range o.Subjects {
+		if s == SubjectJavaDriver || s == SubjectJavaWarm {
+			continue
+		}
+		j := base
+		j.Kind, j.Subject, j.Topic, j.Window, j.Round = KindIdle, s, topicIdle(s), o.IdleWindow, 1
+		j.Timeout = idleSettle + o.IdleWindow + o.JobTimeout
+		j.Group = fmt.Sprintf("bench-%s-idle-%s", base.Target, s)
+		if o.ProfileDir != "" && !isJava(s) {
+			j.CPUProfile = filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-idle.cpu.pprof", base.Target, s))
+		}
+		wg.Go(func() { r.record(r.child(ctx, j, nil)) })
+	}
+	wg.Wait()
 }
 
 // childLine is one line a child writes on stdout.

@@ -37,12 +37,12 @@ const (
 	KindFidelity Kind = "fidelity"
 	// KindContract: the Java consumer's documented contract (javadoc,
 	// kafka-clients 4.4.0 behaviour) that the reference consumers keep so
-	// KIP reviewers compare like with like (issue 10). Not a regression:
+	// KIP reviewers compare like with like (CONTRACT-*). Not a regression:
 	// it must pass on the reference subject; the control need not fail it.
 	KindContract Kind = "contract"
 	// KindExternal: a case from an outside report (another client's issue
 	// tracker, a Kafka Jira outside the seed list, a mailing-list thread),
-	// cited by URL, so a new case need not borrow a seed Jira (issue 12).
+	// cited by URL, so a new case need not borrow a seed Jira.
 	// Like a contract item it must pass on the reference subject; the
 	// control need not fail it.
 	KindExternal Kind = "external"
@@ -102,7 +102,7 @@ type Item struct {
 	TargetsExcluded []Exclusion `json:"targets_excluded,omitempty"`
 	// Baseline, for a regression, says which released behaviour of the Java
 	// consumer the baseline (the negative control) models for it, and where
-	// kafka-clients releases differ (issue 11: the release matrix, `make
+	// kafka-clients releases differ (the release matrix, `make
 	// java-matrix`). The report shows it where the baseline and the real
 	// client disagree.
 	Baseline string `json:"baseline,omitempty"`

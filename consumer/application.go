@@ -83,7 +83,7 @@ func (a *application) pendingError() error {
 	if errs := append(a.g.Member.TakeErrors(), a.g.Fetch.TakeErrors()...); len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	if err := a.g.Member.LastError(); a.g.Member.State() == group.MemberFatal && err != a.memberErrSeen {
+	if err := a.g.Member.LastError(); a.g.Member.State() == managers.MemberFatal && err != a.memberErrSeen {
 		a.memberErrSeen = err
 		return fmt.Errorf("consumer: group membership failed: %w", err)
 	}

@@ -27,7 +27,7 @@ func New(cfg Config) (*Consumer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return start(client.NewGroup(client.Config(cfg)))
+	return start(client.NewGroup(cfg))
 }
 
 // NewOn is New on tr instead of the franz-go transport: every request the
@@ -45,7 +45,7 @@ func NewOn(cfg Config, tr reactor.Transport) (*Consumer, error) {
 	if tr == nil {
 		return nil, &ConfigError{Field: "transport", Value: nil, Reason: "NewOn needs a transport"}
 	}
-	return start(client.NewGroupOn(client.Config(cfg), tr))
+	return start(client.NewGroupOn(cfg, tr))
 }
 
 // start builds the reactor and the application side over g's managers and

@@ -170,9 +170,9 @@ func (c *Consumer) releaseOnClose() {
 		return
 	}
 	switch s.MemberState {
-	case group.MemberStable, group.MemberJoining:
+	case managers.MemberStable, managers.MemberJoining:
 		l.OnPartitionsRevoked(s.Assignment)
-	case group.MemberFatal, group.MemberStale:
+	case managers.MemberFatal, managers.MemberStale:
 		l.OnPartitionsLost(s.Assignment)
 	}
 }

@@ -43,7 +43,7 @@ func NewShare(cfg ShareConfig) (*ShareConsumer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := client.NewShare(client.ShareConfig(cfg))
+	s := client.NewShare(cfg)
 	loop, err := reactor.New(s.EngineConfig())
 	if err != nil {
 		return nil, err

@@ -242,9 +242,7 @@ func TestFindCoordinatorErrorNamesNoNode(t *testing.T) {
 
 func TestHeartbeatLeaveAndErrorAnswersHandOutNoInterval(t *testing.T) {
 	for _, raw := range []bool{false, true} {
-		b := startBroker(t, Config{Brokers: 1, Topics: map[string]int32{"t": 1}, KfakeAnswers: raw})
-		cl := newClient(t, b, "hb")
-		ctx := testCtx(t)
+		_, cl, ctx := brokerClient(t, Config{Brokers: 1, Topics: map[string]int32{"t": 1}, KfakeAnswers: raw}, "hb")
 		beat := func(member string, epoch int32) *kmsg.ConsumerGroupHeartbeatResponse {
 			req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
 			req.Group, req.MemberID, req.MemberEpoch = "g", member, epoch

@@ -14,6 +14,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
+	"github.com/kreactor/kreactor/internal/chans"
 	"github.com/kreactor/kreactor/wire"
 )
 
@@ -199,12 +200,7 @@ func (b *Broker) Close() {
 
 // isClosing reports whether Close has started.
 func (b *Broker) isClosing() bool {
-	select {
-	case <-b.closing:
-		return true
-	default:
-		return false
-	}
+	return chans.Closed(b.closing)
 }
 
 // remember tracks h for Close; it returns ErrClosed once Close started, in

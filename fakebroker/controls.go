@@ -28,15 +28,7 @@ func (b *Broker) DelayKey(key kmsg.Key, d time.Duration, count int) (*Handle, er
 	if err != nil {
 		return nil, err
 	}
-	h := newHandle(b, op, n, nil)
-	return h.or(b.installControl(int16(key), h, func(kmsg.Request) (kmsg.Response, error, bool) {
-		if !h.take() {
-			b.cluster.DropControl()
-			return nil, nil, false
-		}
-		b.sleep(h, d)
-		return nil, nil, false // pass through: kfake answers normally
-	}))
+	return b.installSleep(op, key, n, nil, func() time.Duration { return d })
 }
 
 // HoldKey gives requests with API key key no answer until the handle is
@@ -49,15 +41,7 @@ func (b *Broker) HoldKey(key kmsg.Key) (*Handle, error) {
 	if err := checkKey(op, key); err != nil {
 		return nil, err
 	}
-	h := newHandle(b, op, -1, nil)
-	return h.or(b.installControl(int16(key), h, func(kmsg.Request) (kmsg.Response, error, bool) {
-		if !h.take() {
-			b.cluster.DropControl()
-			return nil, nil, false
-		}
-		b.sleep(h, -1)
-		return nil, nil, false
-	}))
+	return b.installSleep(op, key, -1, nil, forever)
 }
 
 // DropConnections closes the client connection of every request that
@@ -107,6 +91,29 @@ func (b *Broker) installControl(key int16, h *Handle, fn func(kmsg.Request) (kms
 		return fn(req)
 	})
 	return nil
+}
+
+// forever is installSleep's wait until the handle is removed.
+func forever() time.Duration { return -1 }
+
+// installSleep installs a control on key that makes each request sel
+// selects (nil: every request) wait d() (negative: until the handle is
+// removed, see sleep) and then pass through: kfake answers it normally.
+// It acts on n requests (-1: until removed); past them the control drops
+// itself. op names the handle.
+func (b *Broker) installSleep(op string, key kmsg.Key, n int, sel func(kmsg.Request) bool, d func() time.Duration) (*Handle, error) {
+	h := newHandle(b, op, n, nil)
+	return h.or(b.installControl(int16(key), h, func(req kmsg.Request) (kmsg.Response, error, bool) {
+		if sel != nil && !sel(req) {
+			return nil, nil, false
+		}
+		if !h.take() {
+			b.cluster.DropControl()
+			return nil, nil, false
+		}
+		b.sleep(h, d())
+		return nil, nil, false
+	}))
 }
 
 // sleep parks the current control with kfake.SleepControl until d passes

@@ -25,7 +25,7 @@ import (
 // new sleeping request enqueued in between starts a second waiter on the
 // same queue, a data race the race detector reports (seen with thousands of
 // back-to-back delayed OffsetCommits on one connection). DelayKey shares
-// the limitation. harness.ResponseDelay delays answers on the client's side
+// the limitation. consume.ResponseDelay delays answers on the client's side
 // instead, without it.
 func (b *Broker) DelayKeyFunc(key kmsg.Key, d func() time.Duration, count int) (*Handle, error) {
 	const op = "DelayKeyFunc"
@@ -39,13 +39,6 @@ func (b *Broker) DelayKeyFunc(key kmsg.Key, d func() time.Duration, count int) (
 	if err != nil {
 		return nil, err
 	}
-	h := newHandle(b, op, n, nil)
-	return h.or(b.installControl(int16(key), h, func(kmsg.Request) (kmsg.Response, error, bool) {
-		if !h.take() {
-			b.cluster.DropControl()
-			return nil, nil, false
-		}
-		b.sleep(h, max(d(), 0)) // b.sleep treats a negative d as "forever": never pass one
-		return nil, nil, false  // pass through: kfake answers normally
-	}))
+	// A negative wait would be "forever" to installSleep: never pass one.
+	return b.installSleep(op, key, n, nil, func() time.Duration { return max(d(), 0) })
 }

@@ -10,9 +10,7 @@ import (
 )
 
 func TestDelayKeyFuncDelaysEachRequestByItsOwnDelay(t *testing.T) {
-	b := startBroker(t, Config{})
-	cl := newClient(t, b, "delay-func-test")
-	ctx := testCtx(t)
+	b, cl, ctx := brokerClient(t, Config{}, "delay-func-test")
 	// The first request waits long, the second not at all, the third is
 	// past the count and is not delayed (nor is d called for it).
 	delays := []time.Duration{300 * time.Millisecond, -time.Hour}
@@ -41,30 +39,6 @@ func TestDelayKeyFuncDelaysEachRequestByItsOwnDelay(t *testing.T) {
 	}
 	if hits := h.Hits(); hits != 2 {
 		t.Fatalf("Hits = %d, want 2", hits)
-	}
-}
-
-func TestDelayKeyFuncEndsEarlyOnRelease(t *testing.T) {
-	b := startBroker(t, Config{})
-	cl := newClient(t, b, "delay-func-release-test")
-	ctx := testCtx(t)
-	h, err := b.DelayKeyFunc(kmsg.FindCoordinator, func() time.Duration { return time.Hour }, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { _, _, err := findCoordinator(ctx, cl, 0, "g"); done <- err }()
-	if err := h.Wait(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	h.Release()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-ctx.Done():
-		t.Fatal("released delay still pending")
 	}
 }
 

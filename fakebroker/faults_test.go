@@ -14,9 +14,7 @@ import (
 )
 
 func TestCoordinatorUnavailableUntilHealed(t *testing.T) {
-	b := startBroker(t, Config{})
-	cl := newClient(t, b, "coord-test")
-	ctx := testCtx(t)
+	b, cl, ctx := brokerClient(t, Config{}, "coord-test")
 	const group = "g1"
 	coord := b.CoordinatorFor(group)
 
@@ -73,9 +71,7 @@ func TestCoordinatorUnavailableUntilHealed(t *testing.T) {
 }
 
 func TestAnswerKeyWithErrorCountsDown(t *testing.T) {
-	b := startBroker(t, Config{})
-	cl := newClient(t, b, "answer-test")
-	ctx := testCtx(t)
+	b, cl, ctx := brokerClient(t, Config{}, "answer-test")
 	h, err := b.AnswerKeyWithError(kmsg.ListGroups, kerr.CoordinatorLoadInProgress, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -104,9 +100,7 @@ func TestAnswerKeyWithErrorCountsDown(t *testing.T) {
 }
 
 func TestDelayKeyDelaysByAtLeastD(t *testing.T) {
-	b := startBroker(t, Config{})
-	cl := newClient(t, b, "delay-test")
-	ctx := testCtx(t)
+	b, cl, ctx := brokerClient(t, Config{}, "delay-test")
 	const d = 300 * time.Millisecond
 	h, err := b.DelayKey(kmsg.FindCoordinator, d, 1)
 	if err != nil {
@@ -131,34 +125,34 @@ func TestDelayKeyDelaysByAtLeastD(t *testing.T) {
 	}
 }
 
-func TestDelayKeyEndsEarlyOnRelease(t *testing.T) {
-	b := startBroker(t, Config{})
-	cl := newClient(t, b, "delay-release-test")
-	ctx := testCtx(t)
-	h, err := b.DelayKey(kmsg.FindCoordinator, time.Hour, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { _, _, err := findCoordinator(ctx, cl, 0, "g"); done <- err }()
-	if err := h.Wait(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	h.Release()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-ctx.Done():
-		t.Fatal("released delay still pending")
+// An hour's delay ends at once when its handle is released, with DelayKey
+// and DelayKeyFunc.
+func TestDelayEndsEarlyOnRelease(t *testing.T) {
+	for name, delay := range map[string]func(b *Broker) (*Handle, error){
+		"DelayKey": func(b *Broker) (*Handle, error) { return b.DelayKey(kmsg.FindCoordinator, time.Hour, -1) },
+		"DelayKeyFunc": func(b *Broker) (*Handle, error) {
+			return b.DelayKeyFunc(kmsg.FindCoordinator, func() time.Duration { return time.Hour }, -1)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			b, cl, ctx := brokerClient(t, Config{}, "delay-release-test")
+			h, err := delay(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { _, _, err := findCoordinator(ctx, cl, 0, "g"); done <- err }()
+			if err := h.Wait(ctx, 1); err != nil {
+				t.Fatal(err)
+			}
+			h.Release()
+			awaitAnswer(t, ctx, done, "released delay still pending")
+		})
 	}
 }
 
 func TestHoldKeyHoldsUntilRelease(t *testing.T) {
-	b := startBroker(t, Config{})
-	cl := newClient(t, b, "hold-test")
-	ctx := testCtx(t)
+	b, cl, ctx := brokerClient(t, Config{}, "hold-test")
 	h, err := b.HoldKey(kmsg.FindCoordinator)
 	if err != nil {
 		t.Fatal(err)
@@ -182,14 +176,7 @@ func TestHoldKeyHoldsUntilRelease(t *testing.T) {
 	}
 	released := time.Now()
 	h.Release()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-ctx.Done():
-		t.Fatal("held request not answered after release")
-	}
+	awaitAnswer(t, ctx, done, "held request not answered after release")
 	if el := time.Since(released); el > time.Second {
 		t.Fatalf("answered %v after release, want promptly", el)
 	}
@@ -228,9 +215,7 @@ func TestCloseWithHeldRequestLeavesNoGoroutine(t *testing.T) {
 }
 
 func TestDropConnectionsUntilRemoved(t *testing.T) {
-	b := startBroker(t, Config{})
-	cl := newClient(t, b, "drop-test")
-	ctx := testCtx(t)
+	b, cl, ctx := brokerClient(t, Config{}, "drop-test")
 	h, err := b.DropConnections(1)
 	if err != nil {
 		t.Fatal(err)
@@ -254,9 +239,7 @@ func TestDropConnectionsUntilRemoved(t *testing.T) {
 }
 
 func TestStopNodeAndRestart(t *testing.T) {
-	b := startBroker(t, Config{})
-	cl := newClient(t, b, "stop-test")
-	ctx := testCtx(t)
+	b, cl, ctx := brokerClient(t, Config{}, "stop-test")
 	h, err := b.StopNode(2)
 	if err != nil {
 		t.Fatal(err)

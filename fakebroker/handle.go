@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/kreactor/kreactor/internal/chans"
 )
 
 // Handle controls one installed fault or control. Remove, Release and Heal
@@ -146,12 +148,7 @@ func (h *Handle) take() bool {
 
 // isRemoved reports whether Remove has been called.
 func (h *Handle) isRemoved() bool {
-	select {
-	case <-h.removed:
-		return true
-	default:
-		return false
-	}
+	return chans.Closed(h.removed)
 }
 
 // normCount maps kfake's Count convention (0 once, -1 unlimited, n > 0 n

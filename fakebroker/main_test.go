@@ -50,6 +50,29 @@ func testCtx(t *testing.T) context.Context {
 	return ctx
 }
 
+// brokerClient starts a broker with cfg and returns it with a client
+// (newClient) and a context that ends with the test (testCtx).
+func brokerClient(t *testing.T, cfg Config, clientID string) (*Broker, *kgo.Client, context.Context) {
+	t.Helper()
+	b := startBroker(t, cfg)
+	return b, newClient(t, b, clientID), testCtx(t)
+}
+
+// awaitAnswer waits for a request sent in the background (its error on
+// done) to be answered without an error; when ctx ends first it fails the
+// test with what.
+func awaitAnswer(t *testing.T, ctx context.Context, done <-chan error, what string) {
+	t.Helper()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-ctx.Done():
+		t.Fatal(what)
+	}
+}
+
 // findCoordinator sends a FindCoordinator for group to node with a raw
 // request and returns the error code and node id for the group's key,
 // whichever FindCoordinator version kgo negotiated.

@@ -18,6 +18,11 @@ type Selector struct {
 	When func(kmsg.Request) bool
 }
 
+// selector is sel's choice as a filter for installSleep.
+func (b *Broker) selector(sel Selector) func(kmsg.Request) bool {
+	return func(req kmsg.Request) bool { return b.selects(sel.Nodes, sel.When, req) }
+}
+
 // HoldSelected is HoldKey for the requests sel selects; others pass. It
 // returns an *ArgError for an unknown key or node and ErrClosed after Close.
 func (b *Broker) HoldSelected(sel Selector) (*Handle, error) {
@@ -25,18 +30,7 @@ func (b *Broker) HoldSelected(sel Selector) (*Handle, error) {
 	if err := b.checkSelector(op, sel); err != nil {
 		return nil, err
 	}
-	h := newHandle(b, op, -1, nil)
-	return h.or(b.installControl(int16(sel.Key), h, func(req kmsg.Request) (kmsg.Response, error, bool) {
-		if !b.selects(sel.Nodes, sel.When, req) {
-			return nil, nil, false
-		}
-		if !h.take() {
-			b.cluster.DropControl()
-			return nil, nil, false
-		}
-		b.sleep(h, -1)
-		return nil, nil, false
-	}))
+	return b.installSleep(op, sel.Key, -1, b.selector(sel), forever)
 }
 
 // DelaySelected is DelayKey (until removed) for the requests sel selects;
@@ -50,18 +44,7 @@ func (b *Broker) DelaySelected(sel Selector, d time.Duration) (*Handle, error) {
 	if d < 0 {
 		return nil, &ArgError{op, "d", d, "must be >= 0"}
 	}
-	h := newHandle(b, op, -1, nil)
-	return h.or(b.installControl(int16(sel.Key), h, func(req kmsg.Request) (kmsg.Response, error, bool) {
-		if !b.selects(sel.Nodes, sel.When, req) {
-			return nil, nil, false
-		}
-		if !h.take() {
-			b.cluster.DropControl()
-			return nil, nil, false
-		}
-		b.sleep(h, d)
-		return nil, nil, false
-	}))
+	return b.installSleep(op, sel.Key, -1, b.selector(sel), func() time.Duration { return d })
 }
 
 // BlackHole holds every request, of every key, to nodes (every node when

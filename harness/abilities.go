@@ -2,7 +2,8 @@ package harness
 
 import "context"
 
-// Optional Cluster abilities: a spec that needs one asserts it on its
+// Optional Cluster abilities (only these: the suite's cluster wrapper must
+// keep each, and its test reads this file): a spec that needs one asserts it on its
 // Cluster and skips on targets without it. Both targets (harness/targets/kfake
 // and harness/targets/kafka) have both today.
 

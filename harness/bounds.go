@@ -36,3 +36,15 @@ const (
 	// clusters use unless a spec asks otherwise (Kafka's is 30 s).
 	DefaultShareLockDuration = 2 * time.Second
 )
+
+// Words the report reads from every spec, whatever made it.
+const (
+	// KeyTimeline is the key a spec fails on when a step it needs could
+	// not be carried out (an application call failed, a phase was never
+	// reached): not an expectation about the subject's behaviour in the
+	// Jira's shape.
+	KeyTimeline = "timeline"
+	// NotApplicableText is how the report shows a figure or an assertion
+	// that needs a probe the subject lacks.
+	NotApplicableText = "n/a for black-box subject"
+)

@@ -27,9 +27,6 @@ const (
 // ParseFaultKind returns the kind named s ("hold", ...), or false.
 func ParseFaultKind(s string) (FaultKind, bool) { return vocab.ParseKind(s) }
 
-// FaultKindNames lists the fault kinds' names, for error messages.
-func FaultKindNames() []string { return vocab.KindNames() }
-
 // FaultSpec describes one fault (vocab.Spec). Which fields matter depends
 // on Kind.
 type FaultSpec = vocab.Spec

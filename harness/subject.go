@@ -20,12 +20,13 @@ type ShareRecord = consumer.ShareRecord
 type TopicPartition = managers.TopicPartition
 
 // ErrNotSupported is wrapped by Subject.New and ShareSubject.NewShare of a
-// subject that has no consumer of that kind; NewConsumer and
-// NewShareConsumer then report the spec n/a for the subject.
+// subject that has no consumer of that kind, or cannot run the given
+// configuration; a spec then reports itself n/a for the subject
+// (suite.NewConsumer, suite.NewShareConsumer).
 var ErrNotSupported = errors.ErrUnsupported
 
 // Subject is a consumer implementation under test: ours (reactor,
-// baseline) or a real client driven from outside (the Java consumer,
+// baseline, null) or a real client driven from outside (the Java consumer,
 // franz-go's kgo). It builds regular consumers; a subject with share
 // consumers also implements ShareSubject. A subject with share consumers
 // only returns an error wrapping ErrNotSupported from New.

@@ -20,23 +20,23 @@ func (w Window) Filter(clientID string, keys ...kmsg.Key) RequestFilter {
 	return RequestFilter{Keys: keys, ClientID: clientID, From: w.From, To: w.To}
 }
 
-// CountIn returns how many requests with API key key the client clientID
-// sent inside w, as the brokers recorded them.
-func CountIn(rec Recorder, key kmsg.Key, clientID string, w Window) int {
+// Count returns how many requests with API key key the client clientID
+// sent inside w, as the brokers recorded them in rec.
+func (w Window) Count(rec Recorder, key kmsg.Key, clientID string) int {
 	return rec.Count(w.Filter(clientID, key))
 }
 
-// RequestsIn returns how many requests of any key the client clientID sent
+// Requests returns how many requests of any key the client clientID sent
 // inside w.
-func RequestsIn(rec Recorder, clientID string, w Window) int {
+func (w Window) Requests(rec Recorder, clientID string) int {
 	return rec.Count(w.Filter(clientID))
 }
 
-// RateIn returns CountIn per second of w (0 for an empty window).
-func RateIn(rec Recorder, key kmsg.Key, clientID string, w Window) float64 {
+// Rate returns Count per second of w (0 for an empty window).
+func (w Window) Rate(rec Recorder, key kmsg.Key, clientID string) float64 {
 	d := w.Duration().Seconds()
 	if d <= 0 {
 		return 0
 	}
-	return float64(CountIn(rec, key, clientID, w)) / d
+	return float64(w.Count(rec, key, clientID)) / d
 }

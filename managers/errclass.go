@@ -1,7 +1,7 @@
 package managers
 
 // Error classification: what every request manager does with each error the
-// Kafka protocol lists for the API it speaks (issue 10, "error
+// Kafka protocol lists for the API it speaks (the "error
 // classification per API"). The decisions live once, as data, in
 // errtable.go; every manager asks Classify and switches on the class, so no
 // manager keeps its own reading of an error code. Each row cites the Java

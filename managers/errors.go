@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -34,4 +35,20 @@ func As[T kmsg.Response](key kmsg.Key, node int32, resp any) (T, error) {
 		return zero, &ResponseError{Key: key, Node: node, Detail: fmt.Sprintf("got %T", resp)}
 	}
 	return r, nil
+}
+
+// Reply is the response to a request that completed with resp and err
+// (the transport's error): err itself, a ResponseError when resp is not a
+// T (As), or the response's top-level error code (code reads it) as a
+// kerr error, nil for 0. The response is returned whenever it is a T.
+func Reply[T kmsg.Response](key kmsg.Key, node int32, resp any, err error, code func(T) int16) (T, error) {
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	r, err := As[T](key, node, resp)
+	if err != nil {
+		return r, err
+	}
+	return r, kerr.ErrorForCode(code(r))
 }

@@ -49,7 +49,7 @@ func transport(api kmsg.Key, r Row) Row {
 const (
 	javaHeartbeatFatal  = "AbstractHeartbeatRequestManager.onErrorResponse: handleFatalFailure (ErrorEvent raised from poll, member FATAL)"
 	javaHeartbeatFenced = "AbstractHeartbeatRequestManager.onErrorResponse: transitionToFenced (release the assignment, rejoin with epoch 0) and heartbeatRequestState.reset(): the rejoin is sent at once, every time"
-	differsFenced       = "a member fenced again before a heartbeat succeeds rejoins after the growing retry backoff (retry.backoff.ms doubling to retry.backoff.max.ms): rejoining at once every time lets a coordinator that keeps answering the join with this error drive one heartbeat per round trip (issue 10, item 4); the first rejoin is still immediate"
+	differsFenced       = "a member fenced again before a heartbeat succeeds rejoins after the growing retry backoff (retry.backoff.ms doubling to retry.backoff.max.ms): rejoining at once every time lets a coordinator that keeps answering the join with this error drive one heartbeat per round trip (CONTRACT-4); the first rejoin is still immediate"
 	javaHeartbeatCoord  = "AbstractHeartbeatRequestManager.onErrorResponse: markCoordinatorUnknown and heartbeatRequestState.reset(): the heartbeat goes as soon as FindCoordinator finds the coordinator"
 	differsRediscovery  = "rediscovery after repeated moves waits the growing retry backoff until a request to the coordinator succeeds (CoordinatorRequestManager waits one retry.backoff.ms after its last answer)"
 	javaHeartbeatRetry  = "AbstractHeartbeatRequestManager.onErrorResponse: onFailedAttempt, the heartbeat is retried after the exponential retry backoff"

@@ -235,7 +235,7 @@ func TestErrorTableRows(t *testing.T) {
 	}
 }
 
-// The decisions issue 10 names, and the ones most easily got wrong.
+// The decisions the contract items (CONTRACT-*) name, and the ones most easily got wrong.
 func TestErrorTableDecisions(t *testing.T) {
 	for _, tc := range []struct {
 		api   kmsg.Key

@@ -133,7 +133,7 @@ type HeartbeatErrors struct {
 //   - coordinator moved: mark it unknown; the heartbeat goes once it is
 //     found again (discovery carries the backoff);
 //   - fenced: rejoin at once the first time, after the growing backoff
-//     when fenced again before a heartbeat succeeds (issue 10, item 4);
+//     when fenced again before a heartbeat succeeds (CONTRACT-4);
 //   - fatal (including GROUP_AUTHORIZATION_FAILED): stop;
 //   - authorization or failed, not fatal: owe the error to the application
 //     and retry after the backoff;

@@ -186,7 +186,7 @@ func (m *Metadata) Poll(tx *reactor.Tx, topics []string) reactor.Result {
 	// The next on-demand refresh waits one jittered step, drawn once here:
 	// drawn again at every poll, the wait would move each time the loop
 	// woke for it, and the wake would find nothing to do (a spurious
-	// wakeup, issue 9).
+	// wakeup).
 	m.refreshAllowed = tx.Now.Add(m.retry.Backoff.Delay(m.refreshes))
 	req := kmsg.NewPtrMetadataRequest()
 	for _, t := range topics {

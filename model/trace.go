@@ -58,115 +58,151 @@ const (
 // publication on, and a waiter up to DroppedMaxWaiter that starts with
 // anything but a take is skipped until its next take.
 func CheckEvents(log reactor.EventLog) (int, error) {
-	cur, known := uint64(0), false // the current publication
-	var version uint64
-	closed := false
-	closedStep := uint64(0)
-	ws := map[uint64]*waiter{}
-	skip := map[uint64]bool{}
-	truncated := log.Dropped > 0
+	c := &eventChecker{truncated: log.Dropped > 0, maxDropped: log.DroppedMaxWaiter, ws: map[uint64]*waiter{}, skip: map[uint64]bool{}}
 	checkedN := 0
-	owed := int32(0) // effects the current publication counts and has not run yet
 	for i, ev := range log.Events {
-		fail := func(rule string, args ...any) error {
-			return &Violation{Index: i, What: render(ev), Rule: fmt.Sprintf(rule, args...)}
-		}
-		if ev.Kind != reactor.EventPublish && !known {
-			if !truncated {
-				return 0, fail("the log of a whole run starts with the initial publication")
+		if ev.Kind != reactor.EventPublish && !c.known {
+			if !c.truncated {
+				return 0, &Violation{Index: i, What: render(ev), Rule: "the log of a whole run starts with the initial publication"}
 			}
 			continue // mid-run: wait for a publication to know the current one
 		}
-		checkedN++
-		switch ev.Kind {
-		case reactor.EventPublish:
-			switch {
-			case closed:
-				return checkedN, fail("a publication after the closed one (step %d)", closedStep)
-			case !known:
-			case ev.Step == cur+1:
-			case ev.Closed && ev.Step == 0 && cur == 0:
-			default:
-				return checkedN, fail("publication of step %d after step %d (each step is published once, in order)", ev.Step, cur)
-			}
-			if known && ev.Version < version {
-				return checkedN, fail("version %d after version %d", ev.Version, version)
-			}
-			if known && owed > 0 {
-				return checkedN, fail("step %d counted %d effects that did not run after its publication (invariant 4)", cur, owed)
-			}
-			cur, version, known, owed = ev.Step, ev.Version, true, ev.N
-			if ev.Closed {
-				closed, closedStep = true, ev.Step
-			}
-		case reactor.EventEffects:
-			if ev.Step != cur {
-				return checkedN, fail("effects of step %d run while step %d is published (invariant 4: after their decision's publication)", ev.Step, cur)
-			}
-			if ev.N != owed {
-				return checkedN, fail("%d effects of step %d run after its publication, which counts %d (invariant 4)", ev.N, ev.Step, owed)
-			}
-			owed = 0
-		case reactor.EventTake, reactor.EventCheck, reactor.EventBlock, reactor.EventWake:
-			w := ws[ev.Waiter]
-			if w == nil {
-				if ev.Kind != reactor.EventTake && truncated && ev.Waiter <= log.DroppedMaxWaiter {
-					skip[ev.Waiter] = true
-					checkedN--
-					continue
-				}
-				w = &waiter{}
-				ws[ev.Waiter] = w
-			}
-			if skip[ev.Waiter] {
-				if ev.Kind != reactor.EventTake {
-					checkedN--
-					continue
-				}
-				delete(skip, ev.Waiter)
-				w.phase = 0
-			}
-			switch ev.Kind {
-			case reactor.EventTake:
-				if w.phase != 0 && w.phase != woke {
-					return checkedN, fail("waiter %d takes again before its wait ended", ev.Waiter)
-				}
-				if ev.Step != cur {
-					return checkedN, fail("waiter %d took step %d while step %d is published", ev.Waiter, ev.Step, cur)
-				}
-				w.phase, w.step = took, ev.Step
-			case reactor.EventCheck:
-				if w.phase != took || w.step != ev.Step {
-					return checkedN, fail("waiter %d evaluated its condition on step %d without having taken that publication and its channel first (invariant 5)", ev.Waiter, ev.Step)
-				}
-				if ev.Held || (closed && ev.Step == closedStep) {
-					delete(ws, ev.Waiter) // returns: the publication, or ErrStopped
-					continue
-				}
-				w.phase = checked
-			case reactor.EventBlock:
-				if w.phase != checked || w.step != ev.Step {
-					return checkedN, fail("waiter %d waits on the channel of step %d, not of the publication it checked (invariant 5)", ev.Waiter, ev.Step)
-				}
-				w.phase = blocked
-			case reactor.EventWake:
-				if w.phase != blocked || w.step != ev.Step {
-					return checkedN, fail("waiter %d woke from step %d without waiting on it", ev.Waiter, ev.Step)
-				}
-				if !ev.Cancelled && cur <= ev.Step {
-					return checkedN, fail("waiter %d woke on step %d's channel before a newer publication (step %d is current)", ev.Waiter, ev.Step, cur)
-				}
-				if ev.Cancelled {
-					delete(ws, ev.Waiter)
-					continue
-				}
-				w.phase = woke
-			}
-		default:
-			return checkedN, fail("unknown event kind %d", ev.Kind)
+		counted, rule := c.event(ev)
+		if counted {
+			checkedN++
+		}
+		if rule != "" {
+			return checkedN, &Violation{Index: i, What: render(ev), Rule: rule}
 		}
 	}
 	return checkedN, nil
+}
+
+// eventChecker is CheckEvents' replay of the model: the current
+// publication and the waiters.
+type eventChecker struct {
+	truncated  bool   // the log starts mid-run (Dropped > 0)
+	maxDropped uint64 // DroppedMaxWaiter: waiters up to it may start mid-wait
+
+	cur        uint64 // the current publication's step, once known
+	known      bool
+	version    uint64
+	closed     bool
+	closedStep uint64
+	owed       int32 // effects the current publication counts and has not run yet
+	ws         map[uint64]*waiter
+	skip       map[uint64]bool // waiters that started mid-wait, skipped until their next take
+}
+
+// event applies ev. It reports whether ev counts as checked (a skipped
+// waiter's event does not) and the rule ev breaks, or "".
+func (c *eventChecker) event(ev reactor.TraceEvent) (bool, string) {
+	switch ev.Kind {
+	case reactor.EventPublish:
+		return true, c.publish(ev)
+	case reactor.EventEffects:
+		return true, c.effects(ev)
+	case reactor.EventTake, reactor.EventCheck, reactor.EventBlock, reactor.EventWake:
+		return c.waiterEvent(ev)
+	}
+	return true, fmt.Sprintf("unknown event kind %d", ev.Kind)
+}
+
+// publish applies a publication: steps in order, versions never back, the
+// previous publication's effects all run, nothing after the closed one.
+func (c *eventChecker) publish(ev reactor.TraceEvent) string {
+	switch {
+	case c.closed:
+		return fmt.Sprintf("a publication after the closed one (step %d)", c.closedStep)
+	case !c.known:
+	case ev.Step == c.cur+1:
+	case ev.Closed && ev.Step == 0 && c.cur == 0:
+	default:
+		return fmt.Sprintf("publication of step %d after step %d (each step is published once, in order)", ev.Step, c.cur)
+	}
+	if c.known && ev.Version < c.version {
+		return fmt.Sprintf("version %d after version %d", ev.Version, c.version)
+	}
+	if c.known && c.owed > 0 {
+		return fmt.Sprintf("step %d counted %d effects that did not run after its publication (invariant 4)", c.cur, c.owed)
+	}
+	c.cur, c.version, c.known, c.owed = ev.Step, ev.Version, true, ev.N
+	if ev.Closed {
+		c.closed, c.closedStep = true, ev.Step
+	}
+	return ""
+}
+
+// effects applies a run of effects: the current publication's, all of
+// them (invariant 4).
+func (c *eventChecker) effects(ev reactor.TraceEvent) string {
+	if ev.Step != c.cur {
+		return fmt.Sprintf("effects of step %d run while step %d is published (invariant 4: after their decision's publication)", ev.Step, c.cur)
+	}
+	if ev.N != c.owed {
+		return fmt.Sprintf("%d effects of step %d run after its publication, which counts %d (invariant 4)", ev.N, ev.Step, c.owed)
+	}
+	c.owed = 0
+	return ""
+}
+
+// waiterEvent applies a waiter's take, check, block or wake; a waiter that
+// started mid-wait in a truncated log is skipped (not counted) until its
+// next take.
+func (c *eventChecker) waiterEvent(ev reactor.TraceEvent) (bool, string) {
+	w := c.ws[ev.Waiter]
+	if w == nil {
+		if ev.Kind != reactor.EventTake && c.truncated && ev.Waiter <= c.maxDropped {
+			c.skip[ev.Waiter] = true
+			return false, ""
+		}
+		w = &waiter{}
+		c.ws[ev.Waiter] = w
+	}
+	if c.skip[ev.Waiter] {
+		if ev.Kind != reactor.EventTake {
+			return false, ""
+		}
+		delete(c.skip, ev.Waiter)
+		w.phase = 0
+	}
+	switch ev.Kind {
+	case reactor.EventTake:
+		if w.phase != 0 && w.phase != woke {
+			return true, fmt.Sprintf("waiter %d takes again before its wait ended", ev.Waiter)
+		}
+		if ev.Step != c.cur {
+			return true, fmt.Sprintf("waiter %d took step %d while step %d is published", ev.Waiter, ev.Step, c.cur)
+		}
+		w.phase, w.step = took, ev.Step
+	case reactor.EventCheck:
+		if w.phase != took || w.step != ev.Step {
+			return true, fmt.Sprintf("waiter %d evaluated its condition on step %d without having taken that publication and its channel first (invariant 5)", ev.Waiter, ev.Step)
+		}
+		if ev.Held || (c.closed && ev.Step == c.closedStep) {
+			delete(c.ws, ev.Waiter) // returns: the publication, or ErrStopped
+			return true, ""
+		}
+		w.phase = checked
+	case reactor.EventBlock:
+		if w.phase != checked || w.step != ev.Step {
+			return true, fmt.Sprintf("waiter %d waits on the channel of step %d, not of the publication it checked (invariant 5)", ev.Waiter, ev.Step)
+		}
+		w.phase = blocked
+	case reactor.EventWake:
+		if w.phase != blocked || w.step != ev.Step {
+			return true, fmt.Sprintf("waiter %d woke from step %d without waiting on it", ev.Waiter, ev.Step)
+		}
+		if !ev.Cancelled && c.cur <= ev.Step {
+			return true, fmt.Sprintf("waiter %d woke on step %d's channel before a newer publication (step %d is current)", ev.Waiter, ev.Step, c.cur)
+		}
+		if ev.Cancelled {
+			delete(c.ws, ev.Waiter)
+			return true, ""
+		}
+		w.phase = woke
+	}
+	return true, ""
 }
 
 // CheckDecisions checks a decision trace (reactor.Engine.Trace, oldest

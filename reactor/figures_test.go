@@ -9,7 +9,7 @@ import (
 	"github.com/kreactor/kreactor/reactor"
 )
 
-// The figures every driver counts in one place (issue 9). A spurious wakeup
+// The figures every driver counts in one place. A spurious wakeup
 // is a loop wake after which nothing was applied, sent or run and the
 // publication says what the previous one said, times aside: a manager that
 // asks to be polled again 1 ms from now, every time, for nothing (the

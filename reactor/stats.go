@@ -25,7 +25,7 @@ type Stats struct {
 	// previous publication's; times aside: a decision that differs only in
 	// when it wakes next is the same decision, rescheduled). Invariant 2;
 	// the goal is zero. Every driver counts it here, in Driver.Publish,
-	// the same way (issue 9).
+	// the same way.
 	SpuriousWakeups uint64
 	// AppWakeups counts every release of an application wait on this
 	// engine: a WaitFor woken by a publication or by its context, and

@@ -122,11 +122,11 @@ type Report struct {
 
 	// Sections filled by later tools; each renders only when set.
 
-	// Mutants is the mutation kill matrix (issue 9, `make mutants`), read with LoadKillMatrix.
+	// Mutants is the mutation kill matrix (`make mutants`), read with LoadKillMatrix.
 	Mutants *KillMatrix
-	// Perf is the side-by-side benchmark (issue 15), read with LoadPerf.
+	// Perf is the side-by-side benchmark, read with LoadPerf.
 	Perf *PerfTable
-	// Releases is the release matrix (issue 11, `make java-matrix`), read
+	// Releases is the release matrix (`make java-matrix`), read
 	// with LoadReleaseMatrix; without it the HTML builds one from the
 	// columns of a subject run in several releases.
 	Releases *ReleaseMatrix
@@ -195,42 +195,7 @@ func Build(cat catalogue.Catalogue, rows []Row) Report {
 	})
 
 	for _, it := range cat.Items {
-		ir := ItemReport{Item: it, Rows: byItem[it.ID]}
-		// Skipped or pending rows on a target the item excludes are the expected outcome of
-		// the exclusion: they show as "excluded" and do not count towards the item's status.
-		var counted []Row
-		for _, r := range ir.Rows {
-			if _, excluded := it.Excluded(r.Target); !(excluded && notRun(r.Verdict)) {
-				counted = append(counted, r)
-			}
-		}
-		ir.Status = worst(counted)
-		for _, col := range rep.Columns {
-			cell := Cell{Column: col, Specs: []string{}}
-			var in []Row
-			for _, r := range ir.Rows {
-				if r.column() == col {
-					in = append(in, r)
-					cell.Specs = appendUnique(cell.Specs, r.ID)
-				}
-			}
-			_, excluded := it.Excluded(col.Target)
-			switch {
-			case excluded && !slices.ContainsFunc(in, func(r Row) bool { return !notRun(r.Verdict) }):
-				cell.Status = StatusExcluded
-			case len(in) > 0:
-				cell.Status = worst(in)
-				if excluded {
-					rep.Warnings = append(rep.Warnings, fmt.Sprintf("item %s is excluded on target %q but spec %q ran there", it.ID, col.Target, in[0].ID))
-				}
-			case len(counted) == 0:
-				cell.Status = StatusUncovered
-			default:
-				cell.Status = StatusNotRun
-			}
-			ir.Cells = append(ir.Cells, cell)
-		}
-		rep.Items = append(rep.Items, ir)
+		rep.Items = append(rep.Items, rep.itemReport(it, byItem[it.ID]))
 	}
 
 	for id, rs := range unknown {
@@ -243,6 +208,48 @@ func Build(cat catalogue.Catalogue, rows []Row) Report {
 	slices.Sort(rep.Warnings)
 	rep.Specs = buildSpecs(rep.Rows, rep.Columns, nil)
 	return rep
+}
+
+// itemReport is one catalogue item's status and its cell per column, from
+// the rows covering it; a spec that ran on a target the item excludes is a
+// warning on rep.
+func (rep *Report) itemReport(it catalogue.Item, rows []Row) ItemReport {
+	ir := ItemReport{Item: it, Rows: rows}
+	// Skipped or pending rows on a target the item excludes are the expected outcome of
+	// the exclusion: they show as "excluded" and do not count towards the item's status.
+	var counted []Row
+	for _, r := range ir.Rows {
+		if _, excluded := it.Excluded(r.Target); !(excluded && notRun(r.Verdict)) {
+			counted = append(counted, r)
+		}
+	}
+	ir.Status = worst(counted)
+	for _, col := range rep.Columns {
+		cell := Cell{Column: col, Specs: []string{}}
+		var in []Row
+		for _, r := range ir.Rows {
+			if r.column() == col {
+				in = append(in, r)
+				cell.Specs = appendUnique(cell.Specs, r.ID)
+			}
+		}
+		_, excluded := it.Excluded(col.Target)
+		switch {
+		case excluded && !slices.ContainsFunc(in, func(r Row) bool { return !notRun(r.Verdict) }):
+			cell.Status = StatusExcluded
+		case len(in) > 0:
+			cell.Status = worst(in)
+			if excluded {
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("item %s is excluded on target %q but spec %q ran there", it.ID, col.Target, in[0].ID))
+			}
+		case len(counted) == 0:
+			cell.Status = StatusUncovered
+		default:
+			cell.Status = StatusNotRun
+		}
+		ir.Cells = append(ir.Cells, cell)
+	}
+	return ir
 }
 
 // subjectRank orders columns: the reference subject first, the control next, the real

@@ -1,10 +1,7 @@
 package reports
 
 import (
-	"fmt"
-	"io"
 	"slices"
-	"strings"
 
 	"github.com/kreactor/kreactor/catalogue"
 )
@@ -51,28 +48,4 @@ func pointStatus(rep Report, p catalogue.ContractPoint, col Column) Status {
 		return StatusNotRun
 	}
 	return worst(rows)
-}
-
-// writeContractPoints renders the contract-point table: Java contract
-// point -> specs covering it -> verdict per column.
-func writeContractPoints(w io.Writer, rep Report) {
-	fmt.Fprintf(w, "\n## Timeouts, deadlines and timers: Java's contract points\n\n")
-	fmt.Fprintf(w, "Each point is declared once (catalogue.ContractPoints) with the specs that check it; a cell is the worst verdict of those specs in that column.\n\n")
-	header := []string{"Point", "Consumer", "Setting", "Java's contract", "Specs"}
-	for _, c := range rep.Columns {
-		header = append(header, c.Name())
-	}
-	row(w, header...)
-	sep(w, len(header))
-	for _, pr := range ContractPointTable(rep) {
-		specs := make([]string, len(pr.Point.Specs))
-		for i, s := range pr.Point.Specs {
-			specs[i] = "`" + s + "`"
-		}
-		cells := []string{pr.Point.ID, pr.Point.Consumer, pr.Point.Setting, pr.Point.Java, or(strings.Join(specs, ", "))}
-		for _, s := range pr.Cells {
-			cells = append(cells, string(s))
-		}
-		row(w, cells...)
-	}
 }

@@ -21,26 +21,26 @@ const (
 	// key, loop steps, CPU, call durations, fault windows).
 	EntrySeries = "kreactor.series"
 	// EntryProvenance holds a Provenance; it is attached to each suite's
-	// BeforeSuite node (harness.RecordProvenance).
+	// BeforeSuite node (suite.RecordProvenance).
 	EntryProvenance = "kreactor.provenance"
 	// EntrySignals holds a JSON array of strings: the expectation keys that
-	// express the covered Jira's symptom (issue 9). A regression spec on the
+	// express the covered Jira's symptom. A regression spec on the
 	// control subject counts as failing "for the Jira's reason" only when a
 	// key in EntryFailedKeys is one of these.
 	EntrySignals = "kreactor.signals"
 	// EntryFailedKeys holds a JSON array of strings: the expectation keys
-	// that failed in this spec (issue 9).
+	// that failed in this spec.
 	EntryFailedKeys = "kreactor.failed-keys"
 	// EntryLiveness holds a JSON array of strings: the expectation keys
 	// that express progress (records delivered, a commit completing, an
-	// error surfaced; issue 9). A regression spec on a null control (a
+	// error surfaced). A regression spec on a null control (a
 	// consumer that never sends) counts as failing for the right reason
 	// only when a key in EntryFailedKeys is one of these.
 	EntryLiveness = "kreactor.liveness"
 	// EntryHarnessError holds a JSON array of strings: harness errors a spec
 	// hit that say nothing about the subject's behaviour (the java
 	// subject's driver crashed, hung or was sent a command it could not
-	// run; issue 11). The check fails on them for every subject, evidence
+	// run). The check fails on them for every subject, evidence
 	// subjects included.
 	EntryHarnessError = "kreactor.harness-error"
 )
@@ -113,7 +113,7 @@ type ConsumerSeries struct {
 	CPUMS []float64 `json:"cpu_ms,omitempty"`
 	// CPUScope says whose CPU CPUMS is: "process" (the test process: the
 	// in-process subject, the harness and an in-process kfake) or
-	// "subject" (a black-box subject's own process, harness.CPUSampler).
+	// "subject" (a black-box subject's own process, measure.CPUSampler).
 	CPUScope string `json:"cpu_scope,omitempty"`
 	// Threads are a black-box subject's named threads' CPU per bucket (ms),
 	// when its CPUSampler reports them (e.g. the Java consumer's background

@@ -1,6 +1,6 @@
 package reports
 
-// Evidence (issue 11): the real clients (the java subject: kafka-clients;
+// Evidence: the real clients (the java subject: kafka-clients;
 // kgo: franz-go) are not models. The check never requires them to pass or
 // fail a regression; it reports, per regression, whether the shape
 // reproduces on them (their spec fails on one of its declared signals), and

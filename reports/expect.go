@@ -9,7 +9,7 @@ import (
 )
 
 // Expectations are the verdicts the suite exists to show (docs/design.md,
-// "baseline"; issue 9): every catalogue item passes on the reference subject
+// "baseline"): every catalogue item passes on the reference subject
 // (the reactor) on every target it ran on; every spec covering a regression
 // fails on the control subject (the baseline, a model of today's design),
 // and fails there on one of the spec's declared signals (the Jira's
@@ -33,7 +33,7 @@ type Expectations struct {
 	// Evidence are the columns of the other subjects that ran (the real
 	// clients: java, kgo): never required to pass or fail, shown per
 	// regression (RegressionCheck.Evidence); only a harness error in their
-	// runs is a problem (issue 11).
+	// runs is a problem.
 	Evidence []Column
 }
 
@@ -123,18 +123,43 @@ func reasonOf(r Row, keys []string, on Reason) Reason {
 // fail).
 func (r Report) Check(reference, control string, nulls ...string) Expectations {
 	ex := Expectations{Reference: reference, Control: control, Nulls: slices.Clone(nulls)}
+	present := r.checkColumns(&ex)
+	ex.Problems = append(ex.Problems, harnessProblems(r.Rows)...)
+	ex.Problems = append(ex.Problems, belowFloor(r.Rows, reference)...)
+	for _, it := range r.Items {
+		for _, cell := range it.Cells {
+			if cell.Subject != reference || ex.unselected(cell.Status) {
+				continue
+			}
+			switch cell.Status {
+			case Status(VerdictPass), StatusExcluded:
+			default:
+				ex.Problems = append(ex.Problems, fmt.Sprintf("%s on %s: %s, want pass", it.Item.ID, strings.ReplaceAll(cell.Name(), " / ", "/"), cell.Status))
+			}
+		}
+		if it.Item.Kind == catalogue.KindRegression {
+			ex.Regressions = append(ex.Regressions, ex.regression(it, present))
+		}
+	}
+	return ex
+}
+
+// checkColumns sets ex's label filter and evidence columns, notes a
+// reference or control subject that ran nothing, and returns the subjects
+// that ran.
+func (r Report) checkColumns(ex *Expectations) map[string]bool {
 	var targets []string
 	present := map[string]bool{}
 	for _, c := range r.Columns {
-		if c.Subject == reference && !slices.Contains(targets, c.Target) {
+		if c.Subject == ex.Reference && !slices.Contains(targets, c.Target) {
 			targets = append(targets, c.Target)
 		}
 		present[c.Subject] = true
 	}
 	if len(targets) == 0 {
-		ex.Problems = append(ex.Problems, fmt.Sprintf("no spec ran on the reference subject %q", reference))
+		ex.Problems = append(ex.Problems, fmt.Sprintf("no spec ran on the reference subject %q", ex.Reference))
 	}
-	for _, s := range append([]string{control}, nulls...) {
+	for _, s := range append([]string{ex.Control}, ex.Nulls...) {
 		if !present[s] {
 			ex.Problems = append(ex.Problems, fmt.Sprintf("no spec ran on the control subject %q", s))
 		}
@@ -147,114 +172,113 @@ func (r Report) Check(reference, control string, nulls ...string) Expectations {
 	}
 	ex.Filter = strings.Join(filters, " / ")
 	for _, c := range r.Columns {
-		if c.Subject != reference && c.Subject != control && !slices.Contains(nulls, c.Subject) {
+		if c.Subject != ex.Reference && c.Subject != ex.Control && !slices.Contains(ex.Nulls, c.Subject) {
 			ex.Evidence = append(ex.Evidence, c)
 		}
 	}
-	ex.Problems = append(ex.Problems, harnessProblems(r.Rows)...)
-	ex.Problems = append(ex.Problems, belowFloor(r.Rows, reference)...)
-	unselected := func(st Status) bool {
-		return ex.Filter != "" && (st == StatusUncovered || st == StatusNotRun || notRun(Verdict(st)))
+	return present
+}
+
+// unselected reports whether a status only says the label filter left the
+// spec out.
+func (ex *Expectations) unselected(st Status) bool {
+	return ex.Filter != "" && (st == StatusUncovered || st == StatusNotRun || notRun(Verdict(st)))
+}
+
+// regression checks one regression item on the reference, the control and
+// the null controls, adding the problems it finds to ex.
+func (ex *Expectations) regression(it ItemReport, present map[string]bool) RegressionCheck {
+	rc := RegressionCheck{Item: it.Item.ID, Reference: StatusUncovered, Control: StatusUncovered,
+		BaselineModels: it.Item.Baseline, Evidence: evidenceFor(it, ex.Evidence)}
+	var refRows, ctlRows []Row
+	nullRows := make([][]Row, len(ex.Nulls))
+	for _, n := range ex.Nulls {
+		rc.Nulls = append(rc.Nulls, NullCheck{Subject: n, Status: StatusUncovered})
 	}
-	for _, it := range r.Items {
-		for _, cell := range it.Cells {
-			if cell.Subject != reference || unselected(cell.Status) {
-				continue
-			}
-			switch cell.Status {
-			case Status(VerdictPass), StatusExcluded:
-			default:
-				ex.Problems = append(ex.Problems, fmt.Sprintf("%s on %s: %s, want pass", it.Item.ID, strings.ReplaceAll(cell.Name(), " / ", "/"), cell.Status))
-			}
-		}
-		if it.Item.Kind != catalogue.KindRegression {
+	for _, row := range it.Rows {
+		if row.Subject == ex.Reference {
+			refRows = append(refRows, row)
 			continue
 		}
-		rc := RegressionCheck{Item: it.Item.ID, Reference: StatusUncovered, Control: StatusUncovered,
-			BaselineModels: it.Item.Baseline, Evidence: evidenceFor(it, ex.Evidence)}
-		var refRows, ctlRows []Row
-		nullRows := make([][]Row, len(nulls))
-		for _, n := range nulls {
-			rc.Nulls = append(rc.Nulls, NullCheck{Subject: n, Status: StatusUncovered})
+		ni := slices.Index(ex.Nulls, row.Subject)
+		if row.Subject != ex.Control && ni < 0 || ex.unselected(Status(row.Verdict)) {
+			continue
 		}
-		for _, row := range it.Rows {
-			if row.Subject == reference {
-				refRows = append(refRows, row)
-				continue
-			}
-			ni := slices.Index(nulls, row.Subject)
-			if row.Subject != control && ni < 0 {
-				continue
-			}
-			if unselected(Status(row.Verdict)) {
-				continue
-			}
-			if ni >= 0 {
-				nc := &rc.Nulls[ni]
-				nullRows[ni] = append(nullRows[ni], row)
-				for _, k := range row.Liveness {
-					if !slices.Contains(nc.Liveness, k) {
-						nc.Liveness = append(nc.Liveness, k)
-					}
-				}
-				reason := reasonOf(row, row.Liveness, ReasonLiveness)
-				nc.Outcomes = append(nc.Outcomes, ControlOutcome{Spec: row.ID, Target: row.Target, Run: row.Run, Verdict: row.Verdict, FailedKeys: row.FailedKeys, Reason: reason})
-				switch reason {
-				case ReasonPassed:
-					ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the null control %q on %s%s: a consumer that never sends passes it", it.Item.ID, row.ID, row.Verdict, row.Subject, row.Target, runSuffix(row.Run)))
-				case ReasonOther, ReasonUndeclared:
-					ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the null control %q on %s%s, but not on a liveness key (%s; failed: %s): it does not show the spec needs progress", it.Item.ID, row.ID, row.Verdict, row.Subject, row.Target, runSuffix(row.Run), or(strings.Join(row.Liveness, ", ")), or(strings.Join(row.FailedKeys, ", "))))
-				}
-				continue
-			}
-			ctlRows = append(ctlRows, row)
-			if !slices.Contains(rc.ControlSpecs, row.ID) {
-				rc.ControlSpecs = append(rc.ControlSpecs, row.ID)
-			}
-			for _, sig := range row.Signals {
-				if !slices.Contains(rc.Signals, sig) {
-					rc.Signals = append(rc.Signals, sig)
-				}
-			}
-			reason := reasonOf(row, row.Signals, ReasonSignal)
-			rc.Outcomes = append(rc.Outcomes, ControlOutcome{Spec: row.ID, Target: row.Target, Run: row.Run, Verdict: row.Verdict, FailedKeys: row.FailedKeys, Reason: reason})
-			switch reason {
-			case ReasonPassed:
-				if !slices.Contains(rc.Unexposed, row.ID) {
-					rc.Unexposed = append(rc.Unexposed, row.ID)
-				}
-				ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the control subject %q on %s%s: it cannot tell today's design from the reactor", it.Item.ID, row.ID, row.Verdict, control, row.Target, runSuffix(row.Run)))
-			case ReasonOther:
-				ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the control subject %q on %s%s, but not on its signal (%s; failed: %s): not the Jira's reason", it.Item.ID, row.ID, row.Verdict, control, row.Target, runSuffix(row.Run), strings.Join(row.Signals, ", "), or(strings.Join(row.FailedKeys, ", "))))
-			case ReasonUndeclared:
-				ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the control subject %q on %s%s, but declares no signal (harness.Signals, a scenario's signals:): any failure would count", it.Item.ID, row.ID, row.Verdict, control, row.Target, runSuffix(row.Run)))
-			}
+		if ni >= 0 {
+			nullRows[ni] = append(nullRows[ni], row)
+			ex.nullRow(it.Item.ID, &rc.Nulls[ni], row)
+			continue
 		}
-		if len(refRows) > 0 {
-			rc.Reference = worst(refRows)
-		}
-		if len(ctlRows) > 0 {
-			rc.Control = worst(ctlRows)
-		} else if present[control] && ex.Filter == "" {
-			ex.Problems = append(ex.Problems, fmt.Sprintf("%s: no spec ran on the control subject %q", it.Item.ID, control))
-		}
-		for i, rows := range nullRows {
-			if len(rows) > 0 {
-				rc.Nulls[i].Status = worst(rows)
-			} else if present[nulls[i]] && ex.Filter == "" {
-				ex.Problems = append(ex.Problems, fmt.Sprintf("%s: no spec ran on the null control %q", it.Item.ID, nulls[i]))
-			}
-		}
-		if Verdict(rc.Control).Failed() {
-			for _, e := range rc.Evidence {
-				if e.Result == DoesNotReproduce {
-					rc.Disagrees = append(rc.Disagrees, e.Column.Name())
-				}
-			}
-		}
-		ex.Regressions = append(ex.Regressions, rc)
+		ctlRows = append(ctlRows, row)
+		ex.controlRow(it.Item.ID, &rc, row)
 	}
-	return ex
+	if len(refRows) > 0 {
+		rc.Reference = worst(refRows)
+	}
+	if len(ctlRows) > 0 {
+		rc.Control = worst(ctlRows)
+	} else if present[ex.Control] && ex.Filter == "" {
+		ex.Problems = append(ex.Problems, fmt.Sprintf("%s: no spec ran on the control subject %q", it.Item.ID, ex.Control))
+	}
+	for i, rows := range nullRows {
+		if len(rows) > 0 {
+			rc.Nulls[i].Status = worst(rows)
+		} else if present[ex.Nulls[i]] && ex.Filter == "" {
+			ex.Problems = append(ex.Problems, fmt.Sprintf("%s: no spec ran on the null control %q", it.Item.ID, ex.Nulls[i]))
+		}
+	}
+	if Verdict(rc.Control).Failed() {
+		for _, e := range rc.Evidence {
+			if e.Result == DoesNotReproduce {
+				rc.Disagrees = append(rc.Disagrees, e.Column.Name())
+			}
+		}
+	}
+	return rc
+}
+
+// nullRow adds a null control's run of a regression spec: it must fail on
+// a liveness key.
+func (ex *Expectations) nullRow(item string, nc *NullCheck, row Row) {
+	for _, k := range row.Liveness {
+		if !slices.Contains(nc.Liveness, k) {
+			nc.Liveness = append(nc.Liveness, k)
+		}
+	}
+	reason := reasonOf(row, row.Liveness, ReasonLiveness)
+	nc.Outcomes = append(nc.Outcomes, ControlOutcome{Spec: row.ID, Target: row.Target, Run: row.Run, Verdict: row.Verdict, FailedKeys: row.FailedKeys, Reason: reason})
+	switch reason {
+	case ReasonPassed:
+		ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the null control %q on %s%s: a consumer that never sends passes it", item, row.ID, row.Verdict, row.Subject, row.Target, runSuffix(row.Run)))
+	case ReasonOther, ReasonUndeclared:
+		ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the null control %q on %s%s, but not on a liveness key (%s; failed: %s): it does not show the spec needs progress", item, row.ID, row.Verdict, row.Subject, row.Target, runSuffix(row.Run), or(strings.Join(row.Liveness, ", ")), or(strings.Join(row.FailedKeys, ", "))))
+	}
+}
+
+// controlRow adds the control subject's run of a regression spec: it must
+// fail on one of its declared signals.
+func (ex *Expectations) controlRow(item string, rc *RegressionCheck, row Row) {
+	if !slices.Contains(rc.ControlSpecs, row.ID) {
+		rc.ControlSpecs = append(rc.ControlSpecs, row.ID)
+	}
+	for _, sig := range row.Signals {
+		if !slices.Contains(rc.Signals, sig) {
+			rc.Signals = append(rc.Signals, sig)
+		}
+	}
+	reason := reasonOf(row, row.Signals, ReasonSignal)
+	rc.Outcomes = append(rc.Outcomes, ControlOutcome{Spec: row.ID, Target: row.Target, Run: row.Run, Verdict: row.Verdict, FailedKeys: row.FailedKeys, Reason: reason})
+	switch reason {
+	case ReasonPassed:
+		if !slices.Contains(rc.Unexposed, row.ID) {
+			rc.Unexposed = append(rc.Unexposed, row.ID)
+		}
+		ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the control subject %q on %s%s: it cannot tell today's design from the reactor", item, row.ID, row.Verdict, ex.Control, row.Target, runSuffix(row.Run)))
+	case ReasonOther:
+		ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the control subject %q on %s%s, but not on its signal (%s; failed: %s): not the Jira's reason", item, row.ID, row.Verdict, ex.Control, row.Target, runSuffix(row.Run), strings.Join(row.Signals, ", "), or(strings.Join(row.FailedKeys, ", "))))
+	case ReasonUndeclared:
+		ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the control subject %q on %s%s, but declares no signal (suite.Signals, a scenario's signals:): any failure would count", item, row.ID, row.Verdict, ex.Control, row.Target, runSuffix(row.Run)))
+	}
 }
 
 // reasons renders the outcomes' reasons, each once, in order ("signal",

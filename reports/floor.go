@@ -3,7 +3,7 @@ package reports
 // The evidence floor: the least a run of a spec must have measured for its
 // verdict to say anything (commits judged, heartbeats seen, the window's
 // length). A run below its floor is inconclusive: never a pass, never "does
-// not reproduce". Specs declare the floor with harness.Evidence (Go specs)
+// not reproduce". Specs declare the floor with suite.Evidence (Go specs)
 // or a scenario file's evidence: map; both attach EntryEvidence, and
 // FloorShortfall is the one place that judges it.
 

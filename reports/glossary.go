@@ -27,7 +27,7 @@ type Term struct {
 // ".outage", ".idle", ".held", ... are a scenario file's named windows.
 var Glossary = []Term{
 	{Anchor: "glossary-headroom", Term: "headroom", Contains: []string{".headroom"},
-		Unit: "x", Source: "harness.Headroom: bound / max(observed, 1), attached next to every figure with an upper bound",
+		Unit: "x", Source: "measure.Headroom: bound / max(observed, 1), attached next to every figure with an upper bound",
 		Definition: "How many times larger than the observed value the figure's upper bound is, on the run's subject (read it on the reactor). " +
 			"Near 1: the reference barely meets the bound (a bound that may flake under load, or one that is exact by construction, such as one wake per Poll of the spec's own loop). " +
 			"Large: a regression that multiplies the figure by less than this passes. Bounds of 0 have none."},
@@ -51,7 +51,7 @@ var Glossary = []Term{
 		Unit: "results", Source: "reactor.Stats.ReadyWithoutRequest",
 		Definition: "Manager results that said Ready (send now) but carried no request: a contract violation (design invariant 1), counted and never spun on. Goal: 0."},
 	{Anchor: "glossary-past-deadline", Term: "past deadline", Prefixes: []string{"past_deadline"},
-		Unit: "results", Source: "reactor.Stats.PastDeadline, and the harness's own count from the published decisions (harness.PastDeadlinesIn); the figure is the larger",
+		Unit: "results", Source: "reactor.Stats.PastDeadline, and the harness's own count from the published decisions (measure.PastDeadlinesIn); the figure is the larger",
 		Definition: "RetryAt results at or before their step's time (or with no time) and Await deadlines at or before it: a zero wait, the KAFKA-20253 shape, and a counted contract violation like Ready without request. " +
 			"The loop ignores them for its wait and never spins on them, so only this count shows them. Goal: 0."},
 	{Anchor: "glossary-early-returns", Term: "early returns", Prefixes: []string{"early_returns", "commit_returns"},
@@ -89,7 +89,7 @@ var Glossary = []Term{
 		Unit: "", Source: "consumer.ConfigError",
 		Definition: "1 when the consumer refused the configuration (naming the field), 0 when it accepted it."},
 	{Anchor: "glossary-cpu", Term: "CPU (plots)", Prefixes: []string{"cpu"},
-		Unit: "ms per s", Source: "getrusage(RUSAGE_SELF) for in-process subjects; harness.CPUSampler (the subject's own process) for black-box subjects",
+		Unit: "ms per s", Source: "getrusage(RUSAGE_SELF) for in-process subjects; measure.CPUSampler (the subject's own process) for black-box subjects",
 		Definition: "CPU time (user + system) per second of wall time. For the in-process subjects (reactor, baseline) it is the whole test process: the consumer, the harness and, on the kfake target, the fake broker too."},
 	{Anchor: "glossary-faults", Term: "fault windows (plots)",
 		Definition: "Shaded spans on a plot: from the moment a fault was installed through the cluster (coordinator unavailable, broker stopped, error, hold, delay, brokers down) to its heal, in the colour of the subject whose run it belongs to."},

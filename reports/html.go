@@ -280,6 +280,8 @@ func cellView(st Status, control, regression bool) htmlCell {
 	return c
 }
 
+// specView is one spec of the HTML report: the items it covers, its cell
+// per column, its figures, plots and faults.
 func specView(rep Report, s SpecResult, controls []string, cat map[string]catalogue.Item) (htmlSpec, error) {
 	hs := htmlSpec{SpecResult: s, Anchor: "spec-" + s.ID}
 	regression := false
@@ -292,31 +294,52 @@ func specView(rep Report, s SpecResult, controls []string, cat map[string]catalo
 		}
 	}
 	for _, c := range s.Cells {
-		cv := cellView(c.Status, slices.Contains(controls, c.Subject), regression)
-		hc := htmlSpecCell{SpecCell: c, Name: c.Column.Name(), Class: cv.Class, Label: cv.Label, Reproduce: s.Reproduce(c)}
-		if len(c.Runs) > 1 {
-			hc.Label = fmt.Sprintf("%s (%d of %d runs pass)", cv.Label, c.Passed(), len(c.Runs))
-		}
-		var durs []time.Duration
-		for _, r := range c.Runs {
-			durs = append(durs, r.Duration)
-			if hc.Message == "" && r.Message != "" {
-				hc.Message, hc.Location = r.Message, r.Location
-				if len(c.Runs) > 1 {
-					hc.Message = fmt.Sprintf("run %d: %s", r.Run, r.Message)
-				}
-			}
-		}
-		slices.Sort(durs)
-		if len(durs) > 0 {
-			hc.Duration = formatDuration(durs[len(durs)/2])
-			if len(durs) > 1 {
-				hc.Duration += fmt.Sprintf(" (median of %d)", len(durs))
-			}
-		}
-		hs.Cells = append(hs.Cells, hc)
+		hs.Cells = append(hs.Cells, specCellView(s, c, slices.Contains(controls, c.Subject), regression))
 	}
-	// Figures: one row per name over all columns, in first-seen order.
+	hs.Figures = figureRows(s)
+	for _, p := range rep.Plots(s) {
+		svg, err := p.SVG()
+		if err != nil {
+			return htmlSpec{}, fmt.Errorf("spec %s: plot %s: %w", s.ID, p.Kind, err)
+		}
+		hs.Plots = append(hs.Plots, htmlPlot{Plot: p, SVG: template.HTML(svg)}) // #nosec: charts escapes its text
+	}
+	hs.Faults = faultRows(s)
+	return hs, nil
+}
+
+// specCellView is spec s's cell c: its verdict (control says c's subject
+// is a control, regression that s covers a regression item), the first
+// failure message, and the median duration over its runs.
+func specCellView(s SpecResult, c SpecCell, control, regression bool) htmlSpecCell {
+	cv := cellView(c.Status, control, regression)
+	hc := htmlSpecCell{SpecCell: c, Name: c.Column.Name(), Class: cv.Class, Label: cv.Label, Reproduce: s.Reproduce(c)}
+	if len(c.Runs) > 1 {
+		hc.Label = fmt.Sprintf("%s (%d of %d runs pass)", cv.Label, c.Passed(), len(c.Runs))
+	}
+	var durs []time.Duration
+	for _, r := range c.Runs {
+		durs = append(durs, r.Duration)
+		if hc.Message == "" && r.Message != "" {
+			hc.Message, hc.Location = r.Message, r.Location
+			if len(c.Runs) > 1 {
+				hc.Message = fmt.Sprintf("run %d: %s", r.Run, r.Message)
+			}
+		}
+	}
+	slices.Sort(durs)
+	if len(durs) > 0 {
+		hc.Duration = formatDuration(durs[len(durs)/2])
+		if len(durs) > 1 {
+			hc.Duration += fmt.Sprintf(" (median of %d)", len(durs))
+		}
+	}
+	return hc
+}
+
+// figureRows are spec s's figures: one row per name over all columns, in
+// first-seen order.
+func figureRows(s SpecResult) []htmlFigureRow {
 	var names []string
 	units := map[string]string{}
 	for _, c := range s.Cells {
@@ -329,6 +352,7 @@ func specView(rep Report, s SpecResult, controls []string, cat map[string]catalo
 			}
 		}
 	}
+	var rows []htmlFigureRow
 	for _, n := range names {
 		row := htmlFigureRow{Name: n, Unit: units[n]}
 		if t, ok := TermFor(n); ok {
@@ -350,15 +374,15 @@ func specView(rep Report, s SpecResult, controls []string, cat map[string]catalo
 			}
 			row.Cells = append(row.Cells, fc)
 		}
-		hs.Figures = append(hs.Figures, row)
+		rows = append(rows, row)
 	}
-	for _, p := range rep.Plots(s) {
-		svg, err := p.SVG()
-		if err != nil {
-			return htmlSpec{}, fmt.Errorf("spec %s: plot %s: %w", s.ID, p.Kind, err)
-		}
-		hs.Plots = append(hs.Plots, htmlPlot{Plot: p, SVG: template.HTML(svg)}) // #nosec: charts escapes its text
-	}
+	return rows
+}
+
+// faultRows are the faults (and taps) of each column's first run with a
+// series of spec s.
+func faultRows(s SpecResult) []htmlFault {
+	var out []htmlFault
 	for _, c := range s.Cells {
 		for _, r := range c.Runs {
 			if r.Series == nil {
@@ -373,12 +397,12 @@ func specView(rep Report, s SpecResult, controls []string, cat map[string]catalo
 				if !f.IsFault() {
 					kind += " (tap, not shaded)"
 				}
-				hs.Faults = append(hs.Faults, htmlFault{Column: c.Column.Name(), Kind: kind, Detail: f.Detail, From: fmt.Sprintf("%.2f s", float64(f.FromMS)/1000), To: to})
+				out = append(out, htmlFault{Column: c.Column.Name(), Kind: kind, Detail: f.Detail, From: fmt.Sprintf("%.2f s", float64(f.FromMS)/1000), To: to})
 			}
 			break
 		}
 	}
-	return hs, nil
+	return out
 }
 
 // headline states the reference subject's verdict per target.

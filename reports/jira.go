@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"slices"
@@ -9,123 +8,136 @@ import (
 	"unicode"
 )
 
-// WriteJira renders the summary and the negative control in Jira wiki markup, ready to paste
-// as a comment on KAFKA-20995: provenance line, headline verdicts on the reference subject,
-// the negative control table (with Jira links), and the item x (subject, target) summary.
-// Every piece of text from the run is escaped (jiraText), so spec text, messages and figure
-// strings cannot open a macro, link, table cell or text effect. The full report
-// (conformance.html) is meant to be attached to the same comment.
+// WriteJira renders the summary and the negative control in Jira wiki markup
+// (text/report.jira.tmpl), ready to paste as a comment on KAFKA-20995: provenance line,
+// headline verdicts on the reference subject, the negative control table (with Jira links),
+// and the item x (subject, target) summary. Every piece of text from the run is escaped
+// (jiraText), so spec text, messages and figure strings cannot open a macro, link, table cell
+// or text effect. The full report (conformance.html) is meant to be attached to the same
+// comment.
 func WriteJira(w io.Writer, rep Report) error {
-	b := bufio.NewWriter(w)
-	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	v, _, _, race, versions := provenanceSummary(mergedFiles(rep))
-	reference := "reactor"
-	if rep.Expect != nil {
-		reference = rep.Expect.Reference
-	}
+	return writeText(w, "report.jira.tmpl", newJiraView(rep))
+}
 
-	p("h2. kreactor conformance report: KIP-1371 consumer reactor\n\n")
-	var vs []string
-	for _, kv := range versions {
-		vs = append(vs, jiraText(kv.K+" "+kv.V))
-	}
-	p("%s.", strings.Join(append([]string{"Code " + jiraText(v), "race detector " + race}, vs...), "; "))
+// jiraView is what report.jira.tmpl renders: every piece of text from the
+// run already escaped (jiraText).
+type jiraView struct {
+	Provenance     string
+	Date           string // "2006-01-02 15:04 UTC"; "" unknown
+	Reference      string
+	Headline       []jiraLine
+	Ex             *Expectations
+	Control        string
+	Failing, Total int
+	Nulls          []controlCount
+	Problems       []string
+	ControlTable   table
+	Disagreements  []string
+	Summary        table
+}
+
+// jiraLine is a headline line: its status icon, column and text.
+type jiraLine struct{ Icon, Column, Text string }
+
+func newJiraView(rep Report) jiraView {
+	v := jiraView{Reference: "reactor", Ex: rep.Expect}
+	v.Provenance = provenanceParts(rep, func(c string) string { return "Code " + jiraText(c) }, jiraText)
 	if !rep.Date.IsZero() {
-		p(" Finished %s.", rep.Date.UTC().Format("2006-01-02 15:04 UTC"))
+		v.Date = rep.Date.UTC().Format("2006-01-02 15:04 UTC")
 	}
-	p(" [KIP-1371|%s]\n\n", KIPURL)
-
-	p("h3. Verdict on the reference subject %s\n\n", jiraText(reference))
-	lines := headline(rep, reference)
-	if len(lines) == 0 {
-		p("* (x) no spec ran on %s\n", jiraText(reference))
+	if ex := rep.Expect; ex != nil {
+		v.Reference, v.Control = ex.Reference, jiraText(ex.Control)
+		v.Failing, v.Total = controlCounts(ex)
+		for _, n := range nullControls(ex) {
+			v.Nulls = append(v.Nulls, controlCount{jiraText(n.Name), n.Failing, n.Total})
+		}
+		for _, pr := range ex.Problems {
+			v.Problems = append(v.Problems, jiraText(pr))
+		}
+		v.ControlTable, v.Disagreements = jiraControl(rep, ex)
 	}
-	for _, l := range lines {
+	for _, l := range headline(rep, v.Reference) {
 		icon := "(/)"
 		if !l.OK {
 			icon = "(x)"
 		}
-		p("* %s *%s*: %s.\n", icon, jiraText(l.Column.Name()), jiraText(l.Text))
+		v.Headline = append(v.Headline, jiraLine{icon, jiraText(l.Column.Name()), jiraText(l.Text)})
 	}
-	if ex := rep.Expect; ex != nil {
-		failing, total := controlCounts(ex)
-		p("* Negative control %s (a model of today's execution): %d of %d regression spec runs fail, as they must; these failures are not counted above.\n", jiraText(ex.Control), failing, total)
-		for _, n := range ex.Nulls {
-			f, t := nullCounts(ex, n)
-			p("* Null control %s (a consumer that never sends): %d of %d regression spec runs fail, as they must.\n", jiraText(n), f, t)
-		}
-		if len(ex.Problems) == 0 {
-			p("\nAll expectations hold.\n")
-		} else {
-			p("\n*%d expectation(s) broken:*\n", len(ex.Problems))
-			for _, pr := range ex.Problems {
-				p("# %s\n", jiraText(pr))
-			}
-		}
-		p("\nh3. Negative control\n\n")
-		p("||Regression||MUST||%s||%s||reason||", jiraText(ex.Reference), jiraText(ex.Control))
-		for _, n := range ex.Nulls {
-			p("%s (null control)||reason||", jiraText(n))
-		}
-		for _, e := range ex.Evidence {
-			p("reproduces on %s?||", jiraText(e.Name()))
-		}
-		p("%s specs||\n", jiraText(ex.Control))
-		titles := map[string]string{}
-		for _, it := range rep.Items {
-			titles[it.Item.ID] = it.Item.Title
-		}
-		for _, rc := range ex.Regressions {
-			id := jiraText(rc.Item)
-			if u := JiraLink(rc.Item); u != "" {
-				id = fmt.Sprintf("[%s|%s]", rc.Item, u)
-			}
-			specs := jiraText(strings.Join(rc.ControlSpecs, ", "))
-			if len(rc.Unexposed) > 0 {
-				specs += "; *passed there:* " + jiraText(strings.Join(rc.Unexposed, ", "))
-			}
-			p("|%s|%s|%s|%s|%s|", id, jiraCell(titles[rc.Item]), jiraStatus(rc.Reference, false), jiraStatus(rc.Control, true), jiraText(reasons(rc.Outcomes)))
-			for _, nc := range rc.Nulls {
-				p("%s|%s|", jiraStatus(nc.Status, true), jiraText(reasons(nc.Outcomes)))
-			}
-			for _, col := range ex.Evidence {
-				p("%s|", jiraText(evidenceCell(rc, col)))
-			}
-			p("%s|\n", orJira(specs))
-		}
-		for _, rc := range ex.Regressions {
-			if len(rc.Disagrees) > 0 {
-				p("* %s: %s fails, %s does not reproduce; %s models: %s\n", jiraText(rc.Item), jiraText(ex.Control), jiraText(strings.Join(rc.Disagrees, ", ")), jiraText(ex.Control), jiraText(or(rc.BaselineModels)))
-			}
-		}
-	}
+	v.Reference = jiraText(v.Reference)
+	v.Summary = jiraSummary(rep)
+	return v
+}
 
-	p("\nh3. Summary by subject and target\n\n")
-	p("||Item||Kind||Shape||")
+// jiraItem is a catalogue item id, linked to its Jira when it is one.
+func jiraItem(id string) string {
+	if u := JiraLink(id); u != "" {
+		return fmt.Sprintf("[%s|%s]", id, u)
+	}
+	return jiraText(id)
+}
+
+// jiraControl is the negative control table (one row per regression, with
+// its MUST statement) and the lines about regressions the real clients do
+// not reproduce.
+func jiraControl(rep Report, ex *Expectations) (table, []string) {
+	header := []string{"Regression", "MUST", jiraText(ex.Reference), jiraText(ex.Control), "reason"}
+	for _, n := range ex.Nulls {
+		header = append(header, jiraText(n)+" (null control)", "reason")
+	}
+	for _, e := range ex.Evidence {
+		header = append(header, "reproduces on "+jiraText(e.Name())+"?")
+	}
+	t := table{Header: append(header, jiraText(ex.Control)+" specs")}
+	titles := map[string]string{}
+	for _, it := range rep.Items {
+		titles[it.Item.ID] = it.Item.Title
+	}
+	var lines []string
+	for _, rc := range ex.Regressions {
+		specs := jiraText(strings.Join(rc.ControlSpecs, ", "))
+		if len(rc.Unexposed) > 0 {
+			specs += "; *passed there:* " + jiraText(strings.Join(rc.Unexposed, ", "))
+		}
+		cells := []string{jiraItem(rc.Item), jiraCell(titles[rc.Item]), jiraStatus(rc.Reference, false), jiraStatus(rc.Control, true), jiraText(reasons(rc.Outcomes))}
+		for _, nc := range rc.Nulls {
+			cells = append(cells, jiraStatus(nc.Status, true), jiraText(reasons(nc.Outcomes)))
+		}
+		for _, col := range ex.Evidence {
+			cells = append(cells, jiraText(evidenceCell(rc, col)))
+		}
+		t.Rows = append(t.Rows, append(cells, orJira(specs)))
+		if len(rc.Disagrees) > 0 {
+			lines = append(lines, fmt.Sprintf("%s: %s fails, %s does not reproduce; %s models: %s", jiraText(rc.Item), jiraText(ex.Control),
+				jiraText(strings.Join(rc.Disagrees, ", ")), jiraText(ex.Control), jiraText(or(rc.BaselineModels))))
+		}
+	}
+	return t, lines
+}
+
+// jiraSummary is the item x (subject, target) table; a control's failing
+// regression is expected.
+func jiraSummary(rep Report) table {
+	isControl := func(subject string) bool {
+		return rep.Expect != nil && (subject == rep.Expect.Control || slices.Contains(rep.Expect.Nulls, subject))
+	}
+	t := table{Header: []string{"Item", "Kind", "Shape"}}
 	for _, c := range rep.Columns {
 		name := c.Name()
 		if rep.Expect != nil && c.Subject == rep.Expect.Control {
 			name += " (control)"
-		} else if rep.Expect != nil && slices.Contains(rep.Expect.Nulls, c.Subject) {
+		} else if isControl(c.Subject) {
 			name += " (null control)"
 		}
-		p("%s||", jiraText(name))
+		t.Header = append(t.Header, jiraText(name))
 	}
-	p("\n")
 	for _, it := range rep.Items {
-		id := jiraText(it.Item.ID)
-		if u := JiraLink(it.Item.ID); u != "" {
-			id = fmt.Sprintf("[%s|%s]", it.Item.ID, u)
-		}
-		p("|%s|%s|%s|", id, jiraText(string(it.Item.Kind)), jiraText(string(it.Item.Shape)))
+		cells := []string{jiraItem(it.Item.ID), jiraText(string(it.Item.Kind)), jiraText(string(it.Item.Shape))}
 		for _, c := range it.Cells {
-			control := rep.Expect != nil && (c.Subject == rep.Expect.Control || slices.Contains(rep.Expect.Nulls, c.Subject)) && it.Item.Kind == "regression"
-			p("%s|", jiraStatus(c.Status, control))
+			cells = append(cells, jiraStatus(c.Status, isControl(c.Subject) && it.Item.Kind == "regression"))
 		}
-		p("\n")
+		t.Rows = append(t.Rows, cells)
 	}
-	p("\nFigures, plots (request rates, loop steps, call durations), spec descriptions and the command that reruns each spec: see the attached conformance.html.\n")
-	return b.Flush()
+	return t
 }
 
 func mergedFiles(rep Report) []RunFile {

@@ -12,7 +12,7 @@ import (
 )
 
 // EntryLoad holds a LoadSample taken when a suite ends (attached by a
-// cleanup node of the suite's BeforeSuite, harness.SuiteSetup); the one
+// cleanup node of the suite's BeforeSuite, suite.Setup); the one
 // taken when it starts is Provenance.LoadStart.
 const EntryLoad = "kreactor.load"
 

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"slices"
@@ -21,121 +20,99 @@ var statusOrder = []Status{
 	Status(VerdictSkipped), StatusUncovered,
 }
 
-// WriteMarkdown renders the short conformance report: provenance line, a link to the HTML
-// report (figures, plots, reproduce commands), headline verdicts on the reference subject
-// (the control subject's expected failures are not mixed in), the negative control, the
-// summary of catalogue items by (subject, target) with each item's MUST statement, one line
-// per spec with its verdict per column, provenance per run file, and problems. Output
-// depends only on rep.
+// WriteMarkdown renders the short conformance report (text/report.md.tmpl): provenance
+// line, a link to the HTML report (figures, plots, reproduce commands), headline verdicts on
+// the reference subject (the control subject's expected failures are not mixed in), the
+// negative control, the summary of catalogue items by (subject, target) with each item's
+// MUST statement, one line per spec with its verdict per column, the real clients'
+// agreement and release matrix, the contract points, provenance per run file, and
+// problems. Output depends only on rep.
 func WriteMarkdown(w io.Writer, rep Report) error {
-	b := bufio.NewWriter(w)
-	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	code, _, _, race, versions := provenanceSummary(mergedFiles(rep))
-	reference, control := "reactor", ""
-	if rep.Expect != nil {
-		reference, control = rep.Expect.Reference, rep.Expect.Control
-	}
+	return writeText(w, "report.md.tmpl", newMarkdownView(rep))
+}
 
-	p("# kreactor conformance report\n\n")
-	var vs []string
-	for _, kv := range versions {
-		vs = append(vs, kv.K+" "+kv.V)
-	}
-	p("%s.", strings.Join(append([]string{"Code `" + code + "`", "race detector " + race}, vs...), "; "))
+// markdownView is what report.md.tmpl renders: every cell escaped (cell).
+type markdownView struct {
+	Provenance         string
+	Date               string // RFC 3339; "" unknown
+	Reference, Control string
+	Headline           []headlineLine
+	Ex                 *Expectations
+	Failing, Total     int // the control's regression spec runs
+	Nulls              []controlCount
+	ControlTable       table
+	Summary, Specs     table
+	Agreement          string // AgreementMarkdown; "" when no subject ran on both targets
+	Releases           *ReleaseMatrix
+	Findings           string
+	Points, Files      table
+	Problems           []string // the Problems section's lines
+}
+
+func newMarkdownView(rep Report) markdownView {
+	v := markdownView{Reference: "reactor", Ex: rep.Expect, Releases: rep.Releases}
+	v.Provenance = provenanceParts(rep, func(c string) string { return "Code `" + c + "`" }, func(s string) string { return s })
 	if !rep.Date.IsZero() {
-		p(" Run finished %s.", rep.Date.UTC().Format(time.RFC3339))
-	}
-	p("\n\nFigures, plots, spec descriptions and the command that reruns each spec: [conformance.html](conformance.html). "+
-		"KIP: [KIP-1371](%s); Jira: [%s](%s%s).\n\n", KIPURL, UmbrellaJira, JiraURL, UmbrellaJira)
-
-	p("## Verdict on the reference subject `%s`\n\n", reference)
-	lines := headline(rep, reference)
-	if len(lines) == 0 {
-		p("- No spec ran on `%s`.\n", reference)
-	}
-	for _, l := range lines {
-		p("- **%s**: %s.\n", l.Column.Name(), l.Text)
+		v.Date = rep.Date.UTC().Format(time.RFC3339)
 	}
 	if ex := rep.Expect; ex != nil {
-		if ex.Filter != "" {
-			p("- Label filter `%s`: only the specs it selected ran, and only they are checked.\n", ex.Filter)
-		}
-		failing, total := controlCounts(ex)
-		p("- Negative control `%s` (a model of today's execution): %d of %d regression spec runs fail, as they must; these failures are not counted above.\n", control, failing, total)
-		for _, n := range ex.Nulls {
-			f, t := nullCounts(ex, n)
-			p("- Null control `%s` (a consumer that never sends): %d of %d regression spec runs fail, as they must.\n", n, f, t)
-		}
-		p("\n")
-		if len(ex.Problems) == 0 {
-			p("All expectations hold.\n\n")
-		} else {
-			p("**%d expectation(s) broken:**\n\n", len(ex.Problems))
-			for _, pr := range ex.Problems {
-				p("- %s\n", cell(pr))
-			}
-			p("\n")
-		}
-		p("## Negative control\n\n")
-		p("Every item must pass on `%s`; every spec covering a regression must fail on `%s`, the model of today's design, on one of its declared signals (a spec that passes there, or fails for another reason, cannot tell the two apart).", ex.Reference, ex.Control)
-		for _, n := range ex.Nulls {
-			p(" It must also fail on the null control `%s` (a consumer that never sends) on one of its liveness keys.", n)
-		}
-		p("\n\n")
-		p("| Regression | %s | %s | reason |", ex.Reference, ex.Control)
-		for _, n := range ex.Nulls {
-			p(" %s (null control) | reason |", n)
-		}
-		for _, e := range ex.Evidence {
-			p(" reproduces on %s? |", e.Name())
-		}
-		p(" %s specs |\n", ex.Control)
-		sep(b, 5+2*len(ex.Nulls)+len(ex.Evidence))
-		for _, rc := range ex.Regressions {
-			specs := strings.Join(rc.ControlSpecs, ", ")
-			if len(rc.Unexposed) > 0 {
-				specs += "; passed there: " + strings.Join(rc.Unexposed, ", ")
-			}
-			id := rc.Item
-			if u := JiraLink(id); u != "" {
-				id = "[" + id + "](" + u + ")"
-			}
-			cells := []string{id, string(rc.Reference), string(rc.Control) + " (expected)", reasons(rc.Outcomes)}
-			for _, nc := range rc.Nulls {
-				cells = append(cells, string(nc.Status)+" (expected)", reasons(nc.Outcomes))
-			}
-			for _, col := range ex.Evidence {
-				cells = append(cells, evidenceCell(rc, col))
-			}
-			row(b, append(cells, or(specs))...)
-		}
-		p("\n")
-		if len(ex.Evidence) > 0 {
-			p("The real clients are evidence, not models: no expectation requires them to pass or fail; a harness error in their runs breaks the check. ")
-			p("*reproduces*: a spec failed on one of its signals (for a client without our loop counters: its own CPU against a calm window, and select-total for Java); *does not reproduce*: a signal was measured and held; *n/a*: no signal measured.\n\n")
-		}
-		for _, rc := range ex.Regressions {
-			switch {
-			case len(rc.Disagrees) > 0 && rc.BaselineModels != "":
-				p("- %s: `%s` fails and %s does not reproduce: `%s` models %s\n", rc.Item, ex.Control, strings.Join(rc.Disagrees, ", "), ex.Control, rc.BaselineModels)
-			case len(rc.Disagrees) > 0:
-				p("- %s: `%s` fails and %s does not reproduce; the catalogue does not say which released behaviour `%s` models\n", rc.Item, ex.Control, strings.Join(rc.Disagrees, ", "), ex.Control)
-			}
-		}
-		p("\n")
-	} else {
-		p("\n")
+		v.Reference, v.Control = ex.Reference, ex.Control
+		v.Failing, v.Total = controlCounts(ex)
+		v.Nulls = nullControls(ex)
+		v.ControlTable = markdownControlTable(ex)
 	}
+	v.Headline = headline(rep, v.Reference)
+	v.Summary = markdownSummary(rep, v.Control)
+	v.Specs = markdownSpecs(rep, v.Control)
+	if ts := BuildAgreement(rep); len(ts) > 0 {
+		v.Agreement = AgreementMarkdown(ts)
+	}
+	if rep.Releases != nil {
+		v.Findings = FindingsMarkdown(rep.Releases.Findings())
+	}
+	v.Points = markdownPoints(rep)
+	v.Files = markdownFiles(rep)
+	v.Problems = markdownProblems(rep)
+	return v
+}
 
-	p("## Summary\n\n")
-	p("Each cell is the worst verdict of the specs covering the item for that subject and target " +
-		"(`skipped`: a spec covering it skipped there, e.g. a structural check that runs once on the reference subject; " +
-		"`not run`: covered elsewhere but not here; `excluded`: the catalogue excludes the target; " +
-		"`uncovered`: no spec covers the item).")
-	if control != "" {
-		p(" On the control subject `%s`, failing regressions are the expected outcome.", control)
+// markdownControlTable is the negative control: one row per regression.
+func markdownControlTable(ex *Expectations) table {
+	header := []string{"Regression", ex.Reference, ex.Control, "reason"}
+	for _, n := range ex.Nulls {
+		header = append(header, n+" (null control)", "reason")
 	}
-	p("\n\n")
+	for _, e := range ex.Evidence {
+		header = append(header, "reproduces on "+e.Name()+"?")
+	}
+	t := table{Header: append(header, ex.Control+" specs")}
+	for _, rc := range ex.Regressions {
+		specs := strings.Join(rc.ControlSpecs, ", ")
+		if len(rc.Unexposed) > 0 {
+			specs += "; passed there: " + strings.Join(rc.Unexposed, ", ")
+		}
+		cells := []string{markdownItem(rc.Item), string(rc.Reference), string(rc.Control) + " (expected)", reasons(rc.Outcomes)}
+		for _, nc := range rc.Nulls {
+			cells = append(cells, string(nc.Status)+" (expected)", reasons(nc.Outcomes))
+		}
+		for _, col := range ex.Evidence {
+			cells = append(cells, evidenceCell(rc, col))
+		}
+		t.Rows = append(t.Rows, escapeCells(append(cells, or(specs))))
+	}
+	return t
+}
+
+// markdownItem is a catalogue item id, linked to its Jira when it is one.
+func markdownItem(id string) string {
+	if u := JiraLink(id); u != "" {
+		return "[" + id + "](" + u + ")"
+	}
+	return id
+}
+
+// markdownSummary is the item x (subject, target) table.
+func markdownSummary(rep Report, control string) table {
 	header := []string{"Item", "Kind", "Shape"}
 	for _, c := range rep.Columns {
 		name := c.Name()
@@ -146,39 +123,32 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 		}
 		header = append(header, name)
 	}
-	header = append(header, "MUST")
-	row(b, header...)
-	sep(b, len(header))
+	var rows [][]string
 	for _, it := range rep.Items {
-		id := it.Item.ID
-		if u := JiraLink(id); u != "" {
-			id = "[" + id + "](" + u + ")"
-		}
-		cells := []string{id, string(it.Item.Kind), string(it.Item.Shape)}
+		cells := []string{markdownItem(it.Item.ID), string(it.Item.Kind), string(it.Item.Shape)}
 		for _, c := range it.Cells {
 			cells = append(cells, string(c.Status))
 		}
-		cells = append(cells, it.Item.Title)
-		row(b, cells...)
+		rows = append(rows, append(cells, it.Item.Title))
 	}
 	for _, u := range rep.Unknown {
 		cells := []string{u.ID, "unknown", ""}
 		for range rep.Columns {
 			cells = append(cells, "")
 		}
-		cells = append(cells, "not in catalogue")
-		row(b, cells...)
+		rows = append(rows, append(cells, "not in catalogue"))
 	}
+	return newTable(append(header, "MUST"), rows...)
+}
 
-	p("\n## Specs\n\n")
-	p("One line per spec; its figures, bounds, plots and reproduce command are in the HTML report (link on the id).\n\n")
-	header = []string{"Spec", "Items"}
+// markdownSpecs is one row per spec: its verdict per column and the first
+// failure off the control subject.
+func markdownSpecs(rep Report, control string) table {
+	header := []string{"Spec", "Items"}
 	for _, c := range rep.Columns {
 		header = append(header, c.Name())
 	}
-	header = append(header, "Failure")
-	row(b, header...)
-	sep(b, len(header))
+	var rows [][]string
 	for _, s := range rep.Specs {
 		cells := []string{"[" + s.ID + "](conformance.html#spec-" + s.ID + ")", strings.Join(s.Covers, ", ")}
 		failure := ""
@@ -195,24 +165,50 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 			}
 			cells = append(cells, v)
 			if failure == "" && col.Subject != control {
-				for _, r := range c.Runs {
-					if r.Verdict.Failed() || r.Verdict == VerdictSkipped {
-						failure = col.Name() + ": " + r.Message
-						break
-					}
-				}
+				failure = firstFailure(col, c.Runs)
 			}
 		}
-		cells = append(cells, failure)
-		row(b, cells...)
+		rows = append(rows, append(cells, failure))
 	}
+	return newTable(append(header, "Failure"), rows...)
+}
 
-	writeEvidenceSections(b, rep)
-	writeContractPoints(b, rep)
+// firstFailure is "column: message" of the first failed or skipped run, or "".
+func firstFailure(col Column, runs []Row) string {
+	for _, r := range runs {
+		if r.Verdict.Failed() || r.Verdict == VerdictSkipped {
+			return col.Name() + ": " + r.Message
+		}
+	}
+	return ""
+}
 
-	p("\n## Provenance\n\n")
-	row(b, "Run file", "Subject", "Target", "Run", "Commit", "Dirty", "-race", "Go", "franz-go", "kfake", "Kafka image", "kafka-clients", "Cores", "Start", "End", "Load")
-	sep(b, 16)
+// markdownPoints is the contract-point table: Java contract point -> specs
+// covering it -> verdict per column.
+func markdownPoints(rep Report) table {
+	header := []string{"Point", "Consumer", "Setting", "Java's contract", "Specs"}
+	for _, c := range rep.Columns {
+		header = append(header, c.Name())
+	}
+	var rows [][]string
+	for _, pr := range ContractPointTable(rep) {
+		specs := make([]string, len(pr.Point.Specs))
+		for i, s := range pr.Point.Specs {
+			specs[i] = "`" + s + "`"
+		}
+		cells := []string{pr.Point.ID, pr.Point.Consumer, pr.Point.Setting, pr.Point.Java, or(strings.Join(specs, ", "))}
+		for _, s := range pr.Cells {
+			cells = append(cells, string(s))
+		}
+		rows = append(rows, cells)
+	}
+	return newTable(header, rows...)
+}
+
+// markdownFiles is the provenance table: one row per run file.
+func markdownFiles(rep Report) table {
+	header := []string{"Run file", "Subject", "Target", "Run", "Commit", "Dirty", "-race", "Go", "franz-go", "kfake", "Kafka image", "kafka-clients", "Cores", "Start", "End", "Load"}
+	var rows [][]string
 	for _, f := range rep.Files {
 		cells := []string{f.Source}
 		if pr := f.Provenance; pr != nil {
@@ -233,26 +229,29 @@ func WriteMarkdown(w io.Writer, rep Report) error {
 		if f.Excluded != "" {
 			cells[0] += " (NOT MERGED: " + f.Excluded + ")"
 		}
-		row(b, cells...)
+		rows = append(rows, cells)
 	}
+	return newTable(header, rows...)
+}
 
-	if len(rep.Unknown) > 0 || len(rep.Uncatalogued) > 0 || len(rep.Warnings) > 0 {
-		p("\n## Problems\n\n")
-		for _, u := range rep.Unknown {
-			var specs []string
-			for _, r := range u.Rows {
-				specs = append(specs, fmt.Sprintf("`%s` (%s / %s)", r.ID, or(r.Subject), or(r.Target)))
-			}
-			p("- item `%s` is not in the catalogue; covered by %s\n", u.ID, strings.Join(specs, ", "))
+// markdownProblems are the Problems section's lines: unknown items,
+// uncatalogued specs and warnings.
+func markdownProblems(rep Report) []string {
+	var out []string
+	for _, u := range rep.Unknown {
+		var specs []string
+		for _, r := range u.Rows {
+			specs = append(specs, fmt.Sprintf("`%s` (%s / %s)", r.ID, or(r.Subject), or(r.Target)))
 		}
-		for _, r := range rep.Uncatalogued {
-			p("- spec `%s` (%s / %s) at %s covers no item\n", r.ID, or(r.Subject), or(r.Target), r.SpecLocation)
-		}
-		for _, w := range rep.Warnings {
-			p("- %s\n", cell(w))
-		}
+		out = append(out, fmt.Sprintf("item `%s` is not in the catalogue; covered by %s", u.ID, strings.Join(specs, ", ")))
 	}
-	return b.Flush()
+	for _, r := range rep.Uncatalogued {
+		out = append(out, fmt.Sprintf("spec `%s` (%s / %s) at %s covers no item", r.ID, or(r.Subject), or(r.Target), r.SpecLocation))
+	}
+	for _, w := range rep.Warnings {
+		out = append(out, cell(w))
+	}
+	return out
 }
 
 func timeOr(t time.Time) string {
@@ -280,17 +279,6 @@ func or(s string) string {
 		return "-"
 	}
 	return s
-}
-
-func row(w io.Writer, cells ...string) {
-	for i, c := range cells {
-		cells[i] = cell(c)
-	}
-	fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
-}
-
-func sep(w io.Writer, n int) {
-	fmt.Fprintf(w, "|%s\n", strings.Repeat(" --- |", n))
 }
 
 // cell makes s safe inside a Markdown table cell: one line, `|` escaped.

@@ -29,7 +29,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/onsi/ginkgo/v2/types"
+	"github.com/kreactor/kreactor/internal/jsonreport"
 )
 
 // Label prefixes the suite uses.
@@ -65,23 +65,23 @@ func (v Verdict) Failed() bool {
 	return false
 }
 
-func verdictOf(s types.SpecState) (Verdict, bool) {
+func verdictOf(s jsonreport.SpecState) (Verdict, bool) {
 	switch s {
-	case types.SpecStatePassed:
+	case jsonreport.SpecStatePassed:
 		return VerdictPass, true
-	case types.SpecStateFailed:
+	case jsonreport.SpecStateFailed:
 		return VerdictFail, true
-	case types.SpecStateSkipped:
+	case jsonreport.SpecStateSkipped:
 		return VerdictSkipped, true
-	case types.SpecStatePending:
+	case jsonreport.SpecStatePending:
 		return VerdictPending, true
-	case types.SpecStatePanicked:
+	case jsonreport.SpecStatePanicked:
 		return VerdictPanicked, true
-	case types.SpecStateInterrupted:
+	case jsonreport.SpecStateInterrupted:
 		return VerdictInterrupted, true
-	case types.SpecStateTimedout:
+	case jsonreport.SpecStateTimedout:
 		return VerdictTimedout, true
-	case types.SpecStateAborted:
+	case jsonreport.SpecStateAborted:
 		return VerdictAborted, true
 	}
 	return "", false
@@ -123,7 +123,7 @@ type Row struct {
 	SuiteDir string `json:"suite_dir,omitempty"`
 	// Series is the spec's recorded time series (EntrySeries), nil when none was recorded.
 	Series *Series `json:"-"`
-	// Signals and FailedKeys are the spec's EntrySignals and EntryFailedKeys (issue 9); nil
+	// Signals and FailedKeys are the spec's EntrySignals and EntryFailedKeys; nil
 	// when the spec attached none.
 	Signals    []string `json:"signals,omitempty"`
 	FailedKeys []string `json:"failed_keys,omitempty"`
@@ -196,7 +196,7 @@ type Options struct {
 	StrictProvenance bool
 }
 
-// Parse reads Ginkgo's --json-report output (a JSON array of types.Report) in strict mode and
+// Parse reads Ginkgo's --json-report output (a JSON array of jsonreport.Report) in strict mode and
 // returns one Row per It (suite-level nodes are skipped). See Decode.
 func Parse(r io.Reader) ([]Row, error) {
 	run, err := Decode(r, Options{})
@@ -212,7 +212,7 @@ func Parse(r io.Reader) ([]Row, error) {
 // EntryProvenance, ...) of an unknown version or shape, or suites in one input that recorded
 // different provenance; errors name opt.Source, the spec text and its location.
 func Decode(r io.Reader, opt Options) (Run, error) {
-	var reports []types.Report
+	var reports []jsonreport.Report
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&reports); err != nil {
 		return Run{}, fmt.Errorf("%sdecode Ginkgo JSON report: %w", prefix(opt.Source), err)
@@ -245,22 +245,8 @@ func Decode(r io.Reader, opt Options) (Run, error) {
 			suite.Problems = append(suite.Problems, reason)
 		}
 		for _, sr := range rep.SpecReports {
-			if sr.LeafNodeType != types.NodeTypeIt {
-				for _, e := range sr.ReportEntries {
-					if e.Name != EntryLoad {
-						continue
-					}
-					l, err := decodeLoad(e.Value.AsJSON)
-					if err != nil {
-						errs = append(errs, fmt.Errorf("%ssuite %q: %w", prefix(opt.Source), rep.SuiteDescription, err))
-						continue
-					}
-					suite.LoadEnd = l
-				}
-				if sr.State.Is(types.SpecStateFailureStates) {
-					suite.Problems = append(suite.Problems, fmt.Sprintf("%s %s at %s: %s",
-						sr.LeafNodeType, sr.State, relLocation(root, rep.SuitePath, sr.Failure.Location), firstLine(sr.Failure.Message)))
-				}
+			if sr.LeafNodeType != jsonreport.NodeTypeIt {
+				errs = append(errs, suiteNode(&suite, rep, sr, root, opt)...)
 				continue
 			}
 			row, warn, err := rowOf(rep, sr, opt, root)
@@ -282,28 +268,8 @@ func Decode(r io.Reader, opt Options) (Run, error) {
 			run.Warnings = append(run.Warnings, fmt.Sprintf("%ssuite %q: %s", prefix(displayPath(opt.Source)), suite.Description, p))
 		}
 		run.Suites = append(run.Suites, suite)
-		file.Suites = append(file.Suites, suite.Path)
-		if file.Start.IsZero() || suite.Start.Before(file.Start) {
-			file.Start = suite.Start
-		}
-		if suite.End.After(file.End) {
-			file.End = suite.End
-		}
-		if l := suite.Load(); l.Start != nil && (file.Load.Start == nil || l.Start.At.Before(file.Load.Start.At)) {
-			file.Load.Start = l.Start
-		}
-		if l := suite.Load(); l.End != nil && (file.Load.End == nil || l.End.At.After(file.Load.End.At)) {
-			file.Load.End = l.End
-		}
-		switch {
-		case prov == nil:
-		case file.Provenance == nil:
-			file.Provenance = prov
-		case !sameRun(*file.Provenance, *prov):
-			errs = append(errs, fmt.Errorf("%ssuites %s and %s recorded different provenance (%s on %s/%s run %d, %s on %s/%s run %d): one input must be one run",
-				prefix(opt.Source), file.Provenance.SuiteDir, prov.SuiteDir,
-				file.Provenance.Code(), file.Provenance.Subject, file.Provenance.Target, file.Provenance.Run,
-				prov.Code(), prov.Subject, prov.Target, prov.Run))
+		if err := file.addSuite(suite, opt.Source); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if len(errs) > 0 {
@@ -327,10 +293,63 @@ func Decode(r io.Reader, opt Options) (Run, error) {
 	return run, nil
 }
 
+// suiteNode reads a suite-level node (BeforeSuite, ReportAfterSuite, ...)
+// into suite: the load it recorded, and its failure as a problem.
+func suiteNode(suite *Suite, rep jsonreport.Report, sr jsonreport.SpecReport, root string, opt Options) []error {
+	var errs []error
+	for _, e := range sr.ReportEntries {
+		if e.Name != EntryLoad {
+			continue
+		}
+		l, err := decodeLoad(e.Value.AsJSON)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%ssuite %q: %w", prefix(opt.Source), rep.SuiteDescription, err))
+			continue
+		}
+		suite.LoadEnd = l
+	}
+	if sr.State.Failed() {
+		suite.Problems = append(suite.Problems, fmt.Sprintf("%s %s at %s: %s",
+			sr.LeafNodeType, sr.State, relLocation(root, rep.SuitePath, sr.Failure.Location), firstLine(sr.Failure.Message)))
+	}
+	return errs
+}
+
+// addSuite adds suite to the file's suites, times, load and provenance;
+// two suites that recorded different runs are an error (one input must be
+// one run).
+func (file *RunFile) addSuite(suite Suite, source string) error {
+	file.Suites = append(file.Suites, suite.Path)
+	if file.Start.IsZero() || suite.Start.Before(file.Start) {
+		file.Start = suite.Start
+	}
+	if suite.End.After(file.End) {
+		file.End = suite.End
+	}
+	if l := suite.Load(); l.Start != nil && (file.Load.Start == nil || l.Start.At.Before(file.Load.Start.At)) {
+		file.Load.Start = l.Start
+	}
+	if l := suite.Load(); l.End != nil && (file.Load.End == nil || l.End.At.After(file.Load.End.At)) {
+		file.Load.End = l.End
+	}
+	prov := suite.Provenance
+	switch {
+	case prov == nil:
+	case file.Provenance == nil:
+		file.Provenance = prov
+	case !sameRun(*file.Provenance, *prov):
+		return fmt.Errorf("%ssuites %s and %s recorded different provenance (%s on %s/%s run %d, %s on %s/%s run %d): one input must be one run",
+			prefix(source), file.Provenance.SuiteDir, prov.SuiteDir,
+			file.Provenance.Code(), file.Provenance.Subject, file.Provenance.Target, file.Provenance.Run,
+			prov.Code(), prov.Subject, prov.Target, prov.Run)
+	}
+	return nil
+}
+
 // suiteProvenance returns the provenance a suite-level node recorded, or nil.
-func suiteProvenance(rep types.Report) (*Provenance, error) {
+func suiteProvenance(rep jsonreport.Report) (*Provenance, error) {
 	for _, sr := range rep.SpecReports {
-		if sr.LeafNodeType == types.NodeTypeIt {
+		if sr.LeafNodeType == jsonreport.NodeTypeIt {
 			continue
 		}
 		for _, e := range sr.ReportEntries {
@@ -394,7 +413,7 @@ func ParseFiles(paths []string, opt Options) (Run, error) {
 			return Run{}, err
 		}
 		if run.Files[0].Provenance == nil && len(run.Files[0].Suites) > 0 {
-			run.Warnings = append(run.Warnings, fmt.Sprintf("%s: no provenance recorded (a suite without harness.SuiteSetup in its BeforeSuite?): commit, versions and flags are unknown", displayPath(p)))
+			run.Warnings = append(run.Warnings, fmt.Sprintf("%s: no provenance recorded (a suite without suite.Setup in its BeforeSuite?): commit, versions and flags are unknown", displayPath(p)))
 		}
 		runs = append(runs, run)
 		files = append(files, run.Files...)
@@ -469,7 +488,7 @@ func where(r Row) string {
 	return r.SpecLocation
 }
 
-func rowOf(rep types.Report, sr types.SpecReport, opt Options, root string) (Row, string, error) {
+func rowOf(rep jsonreport.Report, sr jsonreport.SpecReport, opt Options, root string) (Row, string, error) {
 	row := Row{
 		Text:         sr.FullText(),
 		SpecLocation: relLocation(root, rep.SuitePath, sr.LeafNodeLocation),
@@ -494,6 +513,32 @@ func rowOf(rep types.Report, sr types.SpecReport, opt Options, root string) (Row
 		labels = append(labels, ls...)
 	}
 	labels = append(labels, sr.LeafNodeLabels...)
+	warn, err := row.applyLabels(labels, opt, bad)
+	if err != nil {
+		return Row{}, "", err
+	}
+
+	switch {
+	case v.Failed():
+		row.Message = firstLine(sr.Failure.Message)
+		if p := firstLine(sr.Failure.ForwardedPanic); p != "" {
+			row.Message += ": " + p
+		}
+		row.Location = relLocation(root, rep.SuitePath, sr.Failure.Location)
+	case v == VerdictSkipped:
+		row.Message = firstLine(sr.Failure.Message)
+	}
+
+	if err := row.addEntries(sr.ReportEntries); err != nil {
+		return Row{}, "", bad("%v", err)
+	}
+	return row, warn, nil
+}
+
+// applyLabels sets the row's id, covered items, subject and target from its
+// labels: exactly one id (or, lenient, one derived from the text, with a
+// warning), at most one subject and one target, none empty.
+func (row *Row) applyLabels(labels []string, opt Options, bad func(string, ...any) error) (string, error) {
 	var ids, subjects, targets []string
 	for _, l := range labels {
 		switch {
@@ -513,15 +558,15 @@ func rowOf(rep types.Report, sr types.SpecReport, opt Options, root string) (Row
 	}{{LabelID, ids}, {LabelCovers, row.Covers}, {LabelSubject, subjects}, {LabelTarget, targets}} {
 		for _, val := range set.vals {
 			if strings.TrimSpace(val) == "" {
-				return Row{}, "", bad("empty %s label", set.prefix)
+				return "", bad("empty %s label", set.prefix)
 			}
 		}
 	}
 	if len(subjects) > 1 {
-		return Row{}, "", bad("more than one subject: label (%s)", strings.Join(subjects, ", "))
+		return "", bad("more than one subject: label (%s)", strings.Join(subjects, ", "))
 	}
 	if len(targets) > 1 {
-		return Row{}, "", bad("more than one target: label (%s)", strings.Join(targets, ", "))
+		return "", bad("more than one target: label (%s)", strings.Join(targets, ", "))
 	}
 	if len(subjects) == 1 {
 		row.Subject = subjects[0]
@@ -535,27 +580,22 @@ func rowOf(rep types.Report, sr types.SpecReport, opt Options, root string) (Row
 		row.ID = ids[0]
 	case 0:
 		if !opt.Lenient {
-			return Row{}, "", bad("no %s label (every spec needs exactly one)", LabelID)
+			return "", bad("no %s label (every spec needs exactly one)", LabelID)
 		}
 		row.ID = "text:" + slug(row.Text)
 		row.DerivedID = true
 		warn = fmt.Sprintf("%sspec %q at %s has no %s label; using derived id %q", prefix(opt.Source), row.Text, row.SpecLocation, LabelID, row.ID)
 	default:
-		return Row{}, "", bad("more than one %s label (%s)", LabelID, strings.Join(ids, ", "))
+		return "", bad("more than one %s label (%s)", LabelID, strings.Join(ids, ", "))
 	}
+	return warn, nil
+}
 
-	switch {
-	case v.Failed():
-		row.Message = firstLine(sr.Failure.Message)
-		if p := firstLine(sr.Failure.ForwardedPanic); p != "" {
-			row.Message += ": " + p
-		}
-		row.Location = relLocation(root, rep.SuitePath, sr.Failure.Location)
-	case v == VerdictSkipped:
-		row.Message = firstLine(sr.Failure.Message)
-	}
-
-	for _, e := range sr.ReportEntries {
+// addEntries reads the spec's report entries: the structured ones
+// (series, signals, failed and liveness keys, harness errors, evidence
+// floors), figures and plain-text entries.
+func (row *Row) addEntries(entries []jsonreport.ReportEntry) error {
+	for _, e := range entries {
 		if isStructured(e.Name) {
 			var err error
 			switch e.Name {
@@ -574,10 +614,10 @@ func rowOf(rep types.Report, sr types.SpecReport, opt Options, root string) (Row
 			case EntryEvidence:
 				row.Floors, err = decodeFloors(e.Value.AsJSON)
 			case EntryProvenance:
-				err = fmt.Errorf("%s belongs to BeforeSuite (harness.SuiteSetup), not to a spec", EntryProvenance)
+				err = fmt.Errorf("%s belongs to BeforeSuite (suite.Setup), not to a spec", EntryProvenance)
 			}
 			if err != nil {
-				return Row{}, "", bad("%v", err)
+				return err
 			}
 			continue
 		}
@@ -591,7 +631,7 @@ func rowOf(rep types.Report, sr types.SpecReport, opt Options, root string) (Row
 		}
 		row.Figures = append(row.Figures, NamedFigure{Name: e.Name, Text: text, IsText: true})
 	}
-	return row, warn, nil
+	return nil
 }
 
 func appendUnique(s []string, v string) []string {
@@ -621,7 +661,7 @@ func firstLine(s string) string {
 // relLocation renders file:line relative to the module root when it is known, else relative
 // to the suite directory when the file is inside it, else as relPath does (never an absolute
 // local path).
-func relLocation(root, suitePath string, loc types.CodeLocation) string {
+func relLocation(root, suitePath string, loc jsonreport.CodeLocation) string {
 	if loc.FileName == "" {
 		return ""
 	}

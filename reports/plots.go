@@ -121,22 +121,39 @@ func (r Report) Plots(s SpecResult) []Plot {
 		repeats = " Repeated runs: the first run's series is drawn."
 	}
 
-	// Loop steps, or CPU for subjects without a loop probe.
+	out = append(out, loopPlots(base, cells, repeats)...)
+	out = append(out, requestPlots(base, cells, repeats)...)
+	if p, ok := durationPlot(base, cells, targets, repeats); ok {
+		out = append(out, p)
+	}
+	return out
+}
+
+// faultBands are the fault windows of sc's series, in its colour.
+func faultBands(sc seriesCell) []charts.Band {
+	var out []charts.Band
+	for _, f := range sc.series.Faults {
+		if !f.IsFault() {
+			continue
+		}
+		to := f.ToMS
+		if to < 0 {
+			to = int64(sc.series.Buckets) * sc.series.BucketMS
+		}
+		out = append(out, charts.Band{From: float64(f.FromMS) / 1000, To: float64(to) / 1000, Color: sc.color})
+	}
+	return out
+}
+
+// loopPlots are the loop steps per second of every column on one axis, and
+// CPU per second when a column has no loop probe (or none has).
+func loopPlots(base string, cells []seriesCell, repeats string) []Plot {
 	var steps, cpu []charts.Line
 	var bands []charts.Band
 	blackBox := false
 	for _, sc := range cells {
 		sec := float64(sc.series.BucketMS) / 1000
-		for _, f := range sc.series.Faults {
-			if !f.IsFault() {
-				continue
-			}
-			to := f.ToMS
-			if to < 0 {
-				to = int64(sc.series.Buckets) * sc.series.BucketMS
-			}
-			bands = append(bands, charts.Band{From: float64(f.FromMS) / 1000, To: float64(to) / 1000, Color: sc.color})
-		}
+		bands = append(bands, faultBands(sc)...)
 		for _, cs := range sc.series.Consumers {
 			label := sc.cell.Column.Name()
 			if len(sc.series.Consumers) > 1 {
@@ -152,6 +169,7 @@ func (r Report) Plots(s SpecResult) []Plot {
 			}
 		}
 	}
+	var out []Plot
 	if len(steps) > 0 {
 		ch := charts.TimeChart{Title: "Loop steps per second", YLabel: "steps/s (log)", LogY: true, Floor: 1, Lines: steps, Bands: bands}
 		out = append(out, Plot{ID: base + "-steps", Kind: PlotSteps, Title: ch.Title,
@@ -164,8 +182,43 @@ func (r Report) Plots(s SpecResult) []Plot {
 			Caption: "CPU time per second of wall time (subject: the subject's own process; process: the whole test process, harness and in-process broker included). Shaded: fault windows." + repeats,
 			render:  ch.SVG})
 	}
+	return out
+}
 
-	// Requests by API key, one chart per column on a shared y scale.
+// requestLines are sc's requests per second by API key: the maxKeyLines
+// busiest keys, the rest summed as "other keys".
+func requestLines(sc seriesCell) []charts.Line {
+	sec := float64(sc.series.BucketMS) / 1000
+	keys := slices.Clone(sc.series.Requests)
+	total := func(k KeyCounts) (n int64) {
+		for _, c := range k.Counts {
+			n += c
+		}
+		return n
+	}
+	slices.SortStableFunc(keys, func(a, b KeyCounts) int { return cmp.Compare(total(b), total(a)) })
+	var lines []charts.Line
+	other := make([]int64, sc.series.Buckets)
+	hasOther := false
+	for i, k := range keys {
+		if i >= maxKeyLines {
+			hasOther = true
+			for j, c := range k.Counts {
+				other[j] += c
+			}
+			continue
+		}
+		lines = append(lines, rateLine(k.Key, k.Counts, sec, keyColor(k.Key), false))
+	}
+	if hasOther {
+		lines = append(lines, rateLine("other keys", other, sec, charts.Color(6), true))
+	}
+	return lines
+}
+
+// requestPlots are the requests by API key, one chart per column on a
+// shared y scale.
+func requestPlots(base string, cells []seriesCell, repeats string) []Plot {
 	type reqChart struct {
 		sc    seriesCell
 		lines []charts.Line
@@ -179,57 +232,26 @@ func (r Report) Plots(s SpecResult) []Plot {
 		if len(sc.series.Requests) == 0 {
 			continue
 		}
-		sec := float64(sc.series.BucketMS) / 1000
-		keys := slices.Clone(sc.series.Requests)
-		total := func(k KeyCounts) (n int64) {
-			for _, c := range k.Counts {
-				n += c
-			}
-			return n
-		}
-		slices.SortStableFunc(keys, func(a, b KeyCounts) int { return cmp.Compare(total(b), total(a)) })
-		var lines []charts.Line
-		other := make([]int64, sc.series.Buckets)
-		hasOther := false
-		for i, k := range keys {
-			if i >= maxKeyLines {
-				hasOther = true
-				for j, c := range k.Counts {
-					other[j] += c
-				}
-				continue
-			}
-			lines = append(lines, rateLine(k.Key, k.Counts, sec, keyColor(k.Key), false))
-		}
-		if hasOther {
-			lines = append(lines, rateLine("other keys", other, sec, charts.Color(6), true))
-		}
+		lines := requestLines(sc)
 		for _, l := range lines {
 			ymax = max(ymax, slices.Max(l.Y))
 		}
 		reqs = append(reqs, reqChart{sc, lines})
 	}
+	var out []Plot
 	for _, rc := range reqs {
-		var own []charts.Band
-		for _, f := range rc.sc.series.Faults {
-			if f.IsFault() {
-				to := f.ToMS
-				if to < 0 {
-					to = int64(rc.sc.series.Buckets) * rc.sc.series.BucketMS
-				}
-				own = append(own, charts.Band{From: float64(f.FromMS) / 1000, To: float64(to) / 1000, Color: rc.sc.color})
-			}
-		}
-		ch := charts.TimeChart{Title: "Requests per second by API key: " + rc.sc.cell.Column.Name(), YLabel: "req/s", Lines: rc.lines, Bands: own, YMax: ymax, XMax: xmax}
+		ch := charts.TimeChart{Title: "Requests per second by API key: " + rc.sc.cell.Column.Name(), YLabel: "req/s", Lines: rc.lines, Bands: faultBands(rc.sc), YMax: ymax, XMax: xmax}
 		out = append(out, Plot{ID: fmt.Sprintf("%s-requests-%s", base, slug(rc.sc.cell.Column.Name())), Kind: PlotRequests, Title: ch.Title,
 			Caption: "Requests the brokers received from this column's consumer(s), per API key, per second (the " + fmt.Sprint(maxKeyLines) + " busiest keys; the rest summed). Same axes for every column of this spec. Shaded: fault windows." + repeats,
 			render:  ch.SVG})
 	}
+	return out
+}
 
-	// Call durations.
+// durationPlot is the application call durations of every column.
+func durationPlot(base string, cells []seriesCell, targets []string, repeats string) (Plot, bool) {
 	var boxes []charts.Box
-	calls := []string{"poll", "commit_sync", "close"}
-	for _, call := range calls {
+	for _, call := range []string{"poll", "commit_sync", "close"} {
 		for _, sc := range cells {
 			var vals []float64
 			for _, cs := range sc.series.Consumers {
@@ -244,13 +266,13 @@ func (r Report) Plots(s SpecResult) []Plot {
 			}
 		}
 	}
-	if len(boxes) > 0 {
-		ch := charts.BoxChart{Title: "Application call durations", YLabel: "ms (log)", LogY: true, Floor: 0.01, Boxes: boxes}
-		out = append(out, Plot{ID: base + "-durations", Kind: PlotDurations, Title: ch.Title,
-			Caption: fmt.Sprintf("Durations of Poll, CommitSync and Close per subject: box from first to third quartile, line at the median, whiskers to 1.5 IQR, dots beyond (a uniform sample of at most %d calls per kind).%s", MaxDurationSamples, repeats),
-			render:  ch.SVG})
+	if len(boxes) == 0 {
+		return Plot{}, false
 	}
-	return out
+	ch := charts.BoxChart{Title: "Application call durations", YLabel: "ms (log)", LogY: true, Floor: 0.01, Boxes: boxes}
+	return Plot{ID: base + "-durations", Kind: PlotDurations, Title: ch.Title,
+		Caption: fmt.Sprintf("Durations of Poll, CommitSync and Close per subject: box from first to third quartile, line at the median, whiskers to 1.5 IQR, dots beyond (a uniform sample of at most %d calls per kind).%s", MaxDurationSamples, repeats),
+		render:  ch.SVG}, true
 }
 
 // PlotCount is the number of plots the HTML report draws.

@@ -17,7 +17,7 @@ const ProvenanceVersion = 1
 // Provenance says what produced a run file: which code (commit, dirty tree
 // and a hash of its diff), which toolchain and library versions, which
 // broker image and client release, on what machine shape, with which flags.
-// The harness records it once per suite (harness.RecordProvenance, as the
+// The harness records it once per suite (suite.RecordProvenance, as the
 // EntryProvenance entry of the BeforeSuite node); every suite of one run
 // file must agree on it. Paths in it are relative to the module root.
 type Provenance struct {

@@ -550,7 +550,7 @@ func TestCheckExpectations(t *testing.T) {
 	}
 }
 
-// A contract item (issue 10) must pass on the reference only: the control
+// A contract item (CONTRACT-*) must pass on the reference only: the control
 // may pass or fail it, and the check lists no problem either way.
 func TestCheckContractItemReferenceOnly(t *testing.T) {
 	cat, err := catalogue.Parse([]byte(`{"items":[

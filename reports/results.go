@@ -68,7 +68,7 @@ func (f FigureStats) Spread() string {
 	if f.IsText {
 		return strings.Join(f.Texts, " / ")
 	}
-	// Figures carry at most three decimals (harness.Figure rounds them); a median of two
+	// Figures carry at most three decimals (suite.Figure rounds them); a median of two
 	// must not print float noise.
 	r := func(v float64) string { return formatValue(math.Round(v*1000) / 1000) }
 	if len(f.Values) == 1 || f.Min == f.Max {

@@ -17,7 +17,7 @@ import (
 // KillMatrixVersion is the version of the kill matrix file layout.
 const KillMatrixVersion = 1
 
-// KillMatrix is the outcome of running specs on mutants of the reactor path (issue 9,
+// KillMatrix is the outcome of running specs on mutants of the reactor path (
 // `make mutants`): a mutant is killed when at least one spec fails on it.
 type KillMatrix struct {
 	Version int `json:"version"`
@@ -44,7 +44,7 @@ type Mutant struct {
 	Shape       catalogue.Shape `json:"shape"`
 	Description string          `json:"description"`
 	// Where is the file holding the mutation point; Source says where the bug comes from
-	// ("issue 9", "added").
+	// ("seed", "added").
 	Where  string `json:"where,omitempty"`
 	Source string `json:"source,omitempty"`
 	// Verdicts maps spec id to its verdict on this mutant; a missing id did not run.
@@ -127,7 +127,7 @@ func LoadKillMatrix(path string) (*KillMatrix, error) {
 // PerfVersion is the version of the perf file layout.
 const PerfVersion = 1
 
-// PerfTable is the side-by-side benchmark (issue 15): one row per benchmark, subject and
+// PerfTable is the side-by-side benchmark: one row per benchmark, subject and
 // target, with every round's value, shown with min/median/max and the ratio to a baseline
 // subject's median.
 type PerfTable struct {

@@ -11,7 +11,7 @@
 //   - containers/proxy reads whole frames (ReadFrame), parses requests and
 //     their bodies (ParseRequestFrame), matches responses
 //     (ResponseCorrelationID, RequestFrame.ParseResponse) and builds answers;
-//   - harness's client-side response delay (harness.ResponseDelay) learns
+//   - harness's client-side response delay (consume.ResponseDelay) learns
 //     each outgoing request's key with a RequestStream and matches responses
 //     by correlation id.
 //

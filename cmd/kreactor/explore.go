@@ -16,7 +16,7 @@ import (
 	"github.com/kreactor/kreactor/harness/explore"
 )
 
-// runExplore implements `kreactor explore` (issue 14): random schedules on
+// runExplore implements `kreactor explore`: random schedules on
 // a subject against the fake cluster, checked, and shrunk to files. The
 // simulations run inside testing/synctest bubbles, which only a test binary
 // can open (synctest needs a *testing.T), so this command runs

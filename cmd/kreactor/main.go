@@ -212,123 +212,34 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		}
 		return writeFindings(path, *out, stdout)
 	}
-	var reference, control string
-	var nulls []string
-	if *check != "" {
-		names := strings.Split(*check, ",")
-		seen := map[string]bool{}
-		bad := len(names) < 2
-		for _, n := range names {
-			bad = bad || n == "" || seen[n]
-			seen[n] = true
-		}
-		if bad {
-			fmt.Fprintf(stderr, "-check %q: want REFERENCE,CONTROL[,NULL...], different subjects\n", *check)
-			fs.Usage()
-			return errUsage
-		}
-		reference, control, nulls = names[0], names[1], names[2:]
-	}
-	var formats []string
-	for _, f := range strings.Split(*format, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		if !slices.Contains(formatNames(), f) {
-			fmt.Fprintf(stderr, "unknown -format %q (want some of %s)\n", f, strings.Join(formatNames(), ", "))
-			fs.Usage()
-			return errUsage
-		}
-		formats = append(formats, f)
-	}
-	if len(formats) == 0 || (*out == "-" && len(formats) != 1) {
-		fmt.Fprintf(stderr, "-format %q: name at least one format, and exactly one with -out -\n", *format)
+	reference, control, nulls, ok := parseCheck(*check)
+	if !ok {
+		fmt.Fprintf(stderr, "-check %q: want REFERENCE,CONTROL[,NULL...], different subjects\n", *check)
 		fs.Usage()
 		return errUsage
 	}
-	var paths []string
-	for _, p := range strings.Split(*in, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			paths = append(paths, p)
-		}
-	}
-	if len(paths) == 0 {
-		fmt.Fprintln(stderr, "-in names no file")
+	formats, err := parseFormats(*format, *out, stderr)
+	if err != nil {
 		fs.Usage()
-		return errUsage
-	}
-	cat, err := catalogue.Load()
-	if err != nil {
 		return err
 	}
-	run, err := reports.ParseFiles(paths, reports.Options{Lenient: *lenient, StrictProvenance: *strictProv})
+	cat, run, err := parseRuns(fs, stderr, *in, reports.Options{Lenient: *lenient, StrictProvenance: *strictProv})
 	if err != nil {
-		return err
-	}
-	if err := ranSomething(run); err != nil {
 		return err
 	}
 	rep := reports.BuildRun(cat, run)
 	var checkErr error
 	if *check != "" {
-		ran := map[string]bool{}
-		var ranNames []string
-		for _, c := range rep.Columns {
-			if !ran[c.Subject] {
-				ran[c.Subject] = true
-				ranNames = append(ranNames, c.Subject)
-			}
-		}
-		slices.Sort(ranNames)
-		for _, n := range append([]string{reference, control}, nulls...) {
-			if !ran[n] && checkErr == nil {
-				// The report is still written (without the expectations),
-				// and the run fails after it with this one line.
-				checkErr = fmt.Errorf("-check %q: subject %q is unknown to the -in files: no spec ran on it (subjects that ran: %s)", *check, n, strings.Join(ranNames, ", "))
-			}
-		}
-		if checkErr == nil {
-			ex := rep.Check(reference, control, nulls...)
-			rep.Expect = &ex
-		}
+		checkErr = applyCheck(&rep, *check, reference, control, nulls)
 	}
-	if *mutants != "" {
-		if rep.Mutants, err = reports.LoadKillMatrix(*mutants); err != nil {
-			return fmt.Errorf("-mutants %s: %w", *mutants, err)
-		}
-	}
-	if *perf != "" {
-		if rep.Perf, err = reports.LoadPerf(*perf); err != nil {
-			return fmt.Errorf("-perf %s: %w", *perf, err)
-		}
-	}
-	if *releases != "" {
-		if rep.Releases, err = reports.LoadReleaseMatrix(*releases); err != nil {
-			return fmt.Errorf("-releases %s: %w", *releases, err)
-		}
+	if err := loadSections(&rep, *mutants, *perf, *releases); err != nil {
+		return err
 	}
 	rep.ErrorClasses = errorClassification()
 
-	var written []string
-	for _, rf := range reportFormats {
-		if !slices.Contains(formats, rf.name) {
-			continue
-		}
-		if *out == "-" {
-			if err := rf.write(stdout, rep); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := os.MkdirAll(*out, 0o755); err != nil {
-			return err
-		}
-		path := filepath.Join(*out, rf.file)
-		if err := writeFile(path, func(w io.Writer) error { return rf.write(w, rep) }); err != nil {
-			return err
-		}
-		written = append(written, path)
+	written, err := writeReports(rep, formats, *out, stdout)
+	if err != nil {
+		return err
 	}
 	for _, w := range rep.Warnings {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
@@ -338,25 +249,161 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		msg = stderr
 	}
 	if len(written) > 0 {
-		fmt.Fprintf(msg, "wrote %s (%d specs from %d file(s))\n", strings.Join(written, ", "), rep.Totals.Specs, len(paths))
+		fmt.Fprintf(msg, "wrote %s (%d specs from %d file(s))\n", strings.Join(written, ", "), rep.Totals.Specs, len(splitList(*in)))
 	}
 	if checkErr != nil {
 		return checkErr
 	}
-	if ex := rep.Expect; ex != nil {
-		for _, p := range ex.Problems {
-			fmt.Fprintf(stderr, "expectation broken: %s\n", p)
+	return checkOutcome(rep.Expect, written, msg, stderr)
+}
+
+// parseCheck splits -check's REFERENCE,CONTROL[,NULL...]; ok is false for
+// fewer than two names, an empty one or a repeated one. An empty -check is ok.
+func parseCheck(check string) (reference, control string, nulls []string, ok bool) {
+	if check == "" {
+		return "", "", nil, true
+	}
+	names := strings.Split(check, ",")
+	seen := map[string]bool{}
+	bad := len(names) < 2
+	for _, n := range names {
+		bad = bad || n == "" || seen[n]
+		seen[n] = true
+	}
+	if bad {
+		return "", "", nil, false
+	}
+	return names[0], names[1], names[2:], true
+}
+
+// parseFormats checks -format against the known formats: at least one, and
+// exactly one with -out -.
+func parseFormats(format, out string, stderr io.Writer) ([]string, error) {
+	var formats []string
+	for _, f := range splitList(format) {
+		if !slices.Contains(formatNames(), f) {
+			fmt.Fprintf(stderr, "unknown -format %q (want some of %s)\n", f, strings.Join(formatNames(), ", "))
+			return nil, errUsage
 		}
-		if len(ex.Problems) > 0 {
-			return fmt.Errorf("%d expectation(s) broken (reference %s, control %s); see %s", len(ex.Problems), reference, control, strings.Join(written, ", "))
+		formats = append(formats, f)
+	}
+	if len(formats) == 0 || (out == "-" && len(formats) != 1) {
+		fmt.Fprintf(stderr, "-format %q: name at least one format, and exactly one with -out -\n", format)
+		return nil, errUsage
+	}
+	return formats, nil
+}
+
+// applyCheck sets rep's expectations for the -check subjects, or returns
+// the error the run fails with after writing the report when one of them
+// ran no spec (the report is then written without expectations).
+func applyCheck(rep *reports.Report, check, reference, control string, nulls []string) error {
+	ran := map[string]bool{}
+	var ranNames []string
+	for _, c := range rep.Columns {
+		if !ran[c.Subject] {
+			ran[c.Subject] = true
+			ranNames = append(ranNames, c.Subject)
 		}
-		fmt.Fprintf(msg, "expectations hold: every item passes on %s, every regression spec fails on %s on its signal", reference, control)
-		for _, n := range nulls {
-			fmt.Fprintf(msg, " and on %s on a liveness key", n)
+	}
+	slices.Sort(ranNames)
+	for _, n := range append([]string{reference, control}, nulls...) {
+		if !ran[n] {
+			return fmt.Errorf("-check %q: subject %q is unknown to the -in files: no spec ran on it (subjects that ran: %s)", check, n, strings.Join(ranNames, ", "))
 		}
-		fmt.Fprintln(msg)
+	}
+	ex := rep.Check(reference, control, nulls...)
+	rep.Expect = &ex
+	return nil
+}
+
+// loadSections reads the optional sections later tools write: the kill
+// matrix, the benchmark and the release matrix ("" leaves one out).
+func loadSections(rep *reports.Report, mutants, perf, releases string) error {
+	var err error
+	if mutants != "" {
+		if rep.Mutants, err = reports.LoadKillMatrix(mutants); err != nil {
+			return fmt.Errorf("-mutants %s: %w", mutants, err)
+		}
+	}
+	if perf != "" {
+		if rep.Perf, err = reports.LoadPerf(perf); err != nil {
+			return fmt.Errorf("-perf %s: %w", perf, err)
+		}
+	}
+	if releases != "" {
+		if rep.Releases, err = reports.LoadReleaseMatrix(releases); err != nil {
+			return fmt.Errorf("-releases %s: %w", releases, err)
+		}
 	}
 	return nil
+}
+
+// writeReports writes each format of rep into out (or the one format to
+// stdout for -out -) and returns the paths written.
+func writeReports(rep reports.Report, formats []string, out string, stdout io.Writer) ([]string, error) {
+	var written []string
+	for _, rf := range reportFormats {
+		if !slices.Contains(formats, rf.name) {
+			continue
+		}
+		if out == "-" {
+			if err := rf.write(stdout, rep); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return nil, err
+		}
+		path := filepath.Join(out, rf.file)
+		if err := writeFile(path, func(w io.Writer) error { return rf.write(w, rep) }); err != nil {
+			return nil, err
+		}
+		written = append(written, path)
+	}
+	return written, nil
+}
+
+// checkOutcome reports the expectations: each broken one on stderr and an
+// error, or the line saying they hold.
+func checkOutcome(ex *reports.Expectations, written []string, msg, stderr io.Writer) error {
+	if ex == nil {
+		return nil
+	}
+	for _, p := range ex.Problems {
+		fmt.Fprintf(stderr, "expectation broken: %s\n", p)
+	}
+	if len(ex.Problems) > 0 {
+		return fmt.Errorf("%d expectation(s) broken (reference %s, control %s); see %s", len(ex.Problems), ex.Reference, ex.Control, strings.Join(written, ", "))
+	}
+	fmt.Fprintf(msg, "expectations hold: every item passes on %s, every regression spec fails on %s on its signal", ex.Reference, ex.Control)
+	for _, n := range ex.Nulls {
+		fmt.Fprintf(msg, " and on %s on a liveness key", n)
+	}
+	fmt.Fprintln(msg)
+	return nil
+}
+
+// parseRuns parses the Ginkgo JSON reports -in names (comma-separated) with
+// opt and loads the catalogue. An -in naming no file is a usage error, a
+// run without specs an error (ranSomething).
+func parseRuns(fs *flag.FlagSet, stderr io.Writer, in string, opt reports.Options) (catalogue.Catalogue, reports.Run, error) {
+	paths := splitList(in)
+	if len(paths) == 0 {
+		fmt.Fprintln(stderr, "-in names no file")
+		fs.Usage()
+		return catalogue.Catalogue{}, reports.Run{}, errUsage
+	}
+	cat, err := catalogue.Load()
+	if err != nil {
+		return cat, reports.Run{}, err
+	}
+	run, err := reports.ParseFiles(paths, opt)
+	if err != nil {
+		return cat, run, err
+	}
+	return cat, run, ranSomething(run)
 }
 
 // ranSomething fails when no spec ran in any merged file: a label filter that matches
@@ -421,14 +468,36 @@ func writeFile(path string, write func(io.Writer) error) error {
 }
 
 func runCatalogue(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("catalogue", "[-format text|markdown]", stderr)
-	format := fs.String("format", "text", "output format: text (aligned columns) or markdown (a table)")
+	fs := newFlagSet("catalogue", "[-kind KIND] [-format text|markdown|label-filter]", stderr)
+	format := fs.String("format", "text", "output format: text (aligned columns), markdown (a table) or label-filter (a Ginkgo label filter selecting the specs that cover the items: covers:A || covers:B)")
+	kind := fs.String("kind", "", "only the items of this kind (regression, property, contract, ...)")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
 	cat, err := catalogue.Load()
 	if err != nil {
 		return err
+	}
+	if *kind != "" {
+		var items []catalogue.Item
+		for _, it := range cat.Items {
+			if string(it.Kind) == *kind {
+				items = append(items, it)
+			}
+		}
+		if len(items) == 0 {
+			fmt.Fprintf(stderr, "-kind %q: no catalogue item is of that kind\n", *kind)
+			return errUsage
+		}
+		cat.Items = items
+	}
+	if *format == "label-filter" {
+		covers := make([]string, len(cat.Items))
+		for i, it := range cat.Items {
+			covers[i] = "covers:" + it.ID
+		}
+		fmt.Fprintln(stdout, strings.Join(covers, " || "))
+		return nil
 	}
 	excluded := func(it catalogue.Item) string {
 		var ts []string
@@ -458,7 +527,7 @@ func runCatalogue(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	fmt.Fprintf(stderr, "unknown -format %q (want text or markdown)\n", *format)
+	fmt.Fprintf(stderr, "unknown -format %q (want text, markdown or label-filter)\n", *format)
 	fs.Usage()
 	return errUsage
 }

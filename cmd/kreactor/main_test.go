@@ -108,6 +108,8 @@ func TestCommands(t *testing.T) {
 		{args: []string{"catalogue"}, code: 0, inStdout: []string{"ID ", "KAFKA-20253", "busy-loop", "E2E-1", "MUST"}},
 		{args: []string{"catalogue", "-format", "markdown"}, code: 0, inStdout: []string{"| ID | Kind |", "| P2 | property | ambiguous-empty-result |"}},
 		{args: []string{"catalogue", "-format", "yaml"}, code: 2, inStderr: []string{`unknown -format "yaml"`}},
+		{args: []string{"catalogue", "-kind", "regression", "-format", "label-filter"}, code: 0, inStdout: []string{"covers:KAFKA-20253 || ", "covers:KAFKA-21049"}},
+		{args: []string{"catalogue", "-kind", "nope"}, code: 2, inStderr: []string{`-kind "nope": no catalogue item is of that kind`}},
 		{args: []string{"report", "-in", "../../reports/testdata/run/ginkgo-reactor-kfake-run1.json", "-out", "-", "-format", "json", "-releases", "/nonexist"}, code: 1, inStderr: []string{"-releases /nonexist: open /nonexist"}},
 		{args: []string{"report", "-in", "../../reports/testdata/run/ginkgo-reactor-kfake-run1.json", "-out", "-", "-format", "json", "-check", "reactor,nosuch"}, code: 1, inStderr: []string{`-check "reactor,nosuch": subject "nosuch" is unknown to the -in files: no spec ran on it (subjects that ran: reactor)`}},
 		{args: []string{"matrix", "-in", "x.json", "-seconds", "-5"}, code: 2, inStderr: []string{"-seconds -5: want a finite number", "usage: kreactor matrix"}},
@@ -175,7 +177,7 @@ func TestReportJiraToStdout(t *testing.T) {
 }
 
 // The report's error classification is the managers' table, row for row
-// (issue 10: generated from the code, not written twice), and the HTML
+// (generated from the code, not written twice), and the HTML
 // renders it.
 func TestReportErrorClassificationFromManagers(t *testing.T) {
 	rows, table := errorClassification(), managers.ErrorTable()

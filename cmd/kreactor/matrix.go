@@ -1,6 +1,6 @@
 package main
 
-// kreactor matrix: the release matrix (issue 11, make java-matrix) from the
+// kreactor matrix: the release matrix (make java-matrix) from the
 // run files of one real client in several releases.
 
 import (
@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kreactor/kreactor/catalogue"
 	"github.com/kreactor/kreactor/reports"
 )
 
@@ -30,26 +29,8 @@ func runMatrix(args []string, stdout, stderr io.Writer) error {
 	if math.IsNaN(*seconds) || math.IsInf(*seconds, 0) || *seconds < 0 {
 		return badFlag(fs, "-seconds %v: want a finite number of seconds >= 0", *seconds)
 	}
-	var paths []string
-	for _, p := range strings.Split(*in, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			paths = append(paths, p)
-		}
-	}
-	if len(paths) == 0 {
-		fmt.Fprintln(stderr, "-in names no file")
-		fs.Usage()
-		return errUsage
-	}
-	cat, err := catalogue.Load()
+	cat, run, err := parseRuns(fs, stderr, *in, reports.Options{})
 	if err != nil {
-		return err
-	}
-	run, err := reports.ParseFiles(paths, reports.Options{})
-	if err != nil {
-		return err
-	}
-	if err := ranSomething(run); err != nil {
 		return err
 	}
 	m, err := reports.BuildReleaseMatrix(reports.BuildRun(cat, run), *subject, *target)

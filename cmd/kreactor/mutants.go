@@ -60,18 +60,10 @@ func runMutants(args []string, stdout, stderr io.Writer) error {
 	if err := mutant.Validate(); err != nil {
 		return err
 	}
-	chosen := mutant.Mutants
-	if *only != "" {
-		chosen = nil
-		for _, n := range strings.Split(*only, ",") {
-			m, ok := mutant.Lookup(strings.TrimSpace(n))
-			if !ok {
-				fmt.Fprintf(stderr, "-only: unknown mutant %q (known: %s)\n", n, strings.Join(mutantNames(), ", "))
-				fs.Usage()
-				return errUsage
-			}
-			chosen = append(chosen, m)
-		}
+	chosen, err := chooseMutants(*only, stderr)
+	if err != nil {
+		fs.Usage()
+		return err
 	}
 	cat, err := catalogue.Load()
 	if err != nil {
@@ -85,114 +77,16 @@ func runMutants(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	start := time.Now()
-	type suite struct{ pkg, bin, dir string }
-	var suites []suite
-	for _, pkg := range strings.Split(*suitesFlag, ",") {
-		pkg = strings.TrimSpace(pkg)
-		if pkg == "" {
-			continue
-		}
-		base := filepath.Base(pkg)
-		bin := filepath.Join(absDir, base+".mutants.test")
-		fmt.Fprintf(stdout, "== mutants: building %s with -tags mutants\n", pkg)
-		build := exec.Command(*goTool, "test", "-c", "-tags", "mutants", "-o", bin, pkg)
-		build.Stdout, build.Stderr = stderr, stderr
-		if err := build.Run(); err != nil {
-			return fmt.Errorf("build the mutant test binary of %s: %w", pkg, err)
-		}
-		dir, err := filepath.Abs(filepath.FromSlash(strings.TrimPrefix(pkg, "./")))
-		if err != nil {
-			return err
-		}
-		suites = append(suites, suite{pkg, bin, dir})
-	}
-	traceBin := filepath.Join(absDir, "model.mutants.test")
-	build := exec.Command(*goTool, "test", "-c", "-tags", "mutants", "-o", traceBin, "./model")
-	build.Stdout, build.Stderr = stderr, stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("build the trace-validation test binary: %w", err)
-	}
-	modelDir, err := filepath.Abs("model")
-	if err != nil {
+	r := &mutantRunner{cat: cat, dir: *dir, absDir: absDir,
+		km: &reports.KillMatrix{Version: reports.KillMatrixVersion, SpecShapes: map[string][]catalogue.Shape{}, Subject: "reactor", Target: "kfake"}}
+	if err := r.build(*goTool, splitList(*suitesFlag), stdout, stderr); err != nil {
 		return err
 	}
-	km := &reports.KillMatrix{Version: reports.KillMatrixVersion, SpecShapes: map[string][]catalogue.Shape{}, Subject: "reactor", Target: "kfake"}
+	km := r.km
 	km.Specs = append(km.Specs, traceCheckSpec)
 	km.SpecShapes[traceCheckSpec] = []catalogue.Shape{catalogue.ShapePublicationRace}
-
-	// traceCheck runs the model package's trace-validation workload on the
-	// mutant: it fails only when a recorded step breaks the model.
-	traceCheck := func(name, points string) (reports.Verdict, error) {
-		cmd := exec.Command(traceBin, "-test.run=^TestCheckTraceOfALoop$", "-test.count=1", "-test.v")
-		cmd.Dir = modelDir
-		cmd.Env = append(os.Environ(), mutant.Env+"="+points)
-		out, err := cmd.CombinedOutput()
-		_ = os.WriteFile(filepath.Join(absDir, name+"-trace.log"), out, 0o644)
-		switch {
-		case err == nil:
-			return reports.VerdictPass, nil
-		case strings.Contains(string(out), "breaks the model"):
-			return reports.VerdictFail, nil
-		}
-		return "", fmt.Errorf("mutant %s: the trace-validation run failed for another reason (%v; see %s-trace.log)", name, err, filepath.Join(*dir, name))
-	}
-
-	// runSuite runs one suite's binary on the mutant and adds its
-	// verdicts.
-	runSuite := func(name, points, pkg, bin, suiteDir string, verdicts map[string]reports.Verdict) error {
-		name = name + "-" + filepath.Base(pkg)
-		report := filepath.Join(absDir, name+".json")
-		_ = os.Remove(report)
-		logf, err := os.Create(filepath.Join(absDir, name+".log"))
-		if err != nil {
-			return err
-		}
-		defer logf.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), mutantRunTimeout)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, bin, "-test.timeout="+mutantRunTimeout.String(), "-ginkgo.no-color", "-ginkgo.json-report="+report)
-		cmd.Dir = suiteDir
-		cmd.Env = append(os.Environ(), "KREACTOR_SUBJECT=reactor", "KREACTOR_TARGET=kfake", mutant.Env+"="+points)
-		cmd.Stdout, cmd.Stderr = logf, logf
-		runErr := cmd.Run() // a failing spec is the point: the report decides
-		rows, err := reports.ParseFiles([]string{report}, reports.Options{})
-		if err != nil {
-			return fmt.Errorf("mutant %s: no usable report (%v; the run: %v; see %s.log)", name, err, runErr, filepath.Join(*dir, name))
-		}
-		for _, r := range rows.Rows {
-			if r.Verdict == reports.VerdictSkipped {
-				continue
-			}
-			verdicts[r.ID] = r.Verdict
-			if !slices.Contains(km.Specs, r.ID) {
-				km.Specs = append(km.Specs, r.ID)
-				for _, c := range r.Covers {
-					if it, ok := cat.Lookup(c); ok && !slices.Contains(km.SpecShapes[r.ID], it.Shape) {
-						km.SpecShapes[r.ID] = append(km.SpecShapes[r.ID], it.Shape)
-					}
-				}
-			}
-		}
-		return nil
-	}
-
-	run := func(name, points string) (map[string]reports.Verdict, time.Duration, error) {
-		t0 := time.Now()
-		verdicts := map[string]reports.Verdict{}
-		tv, err := traceCheck(name, points)
-		if err != nil {
-			return nil, 0, err
-		}
-		verdicts[traceCheckSpec] = tv
-		for _, su := range suites {
-			if err := runSuite(name, points, su.pkg, su.bin, su.dir, verdicts); err != nil {
-				return nil, 0, err
-			}
-		}
-		return verdicts, time.Since(t0), nil
-	}
 	fmt.Fprintf(stdout, "== mutants: control run (no mutant)\n")
-	control, d, err := run("control", "")
+	control, d, err := r.run("control", "")
 	if err != nil {
 		return err
 	}
@@ -200,7 +94,7 @@ func runMutants(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "   %d specs, %d pass, %s\n", len(control), count(control, reports.VerdictPass), d.Round(time.Second))
 	for i, m := range chosen {
 		fmt.Fprintf(stdout, "== mutants: %d/%d %s (%s)\n", i+1, len(chosen), m.Name, m.EnvValue())
-		v, d, err := run(m.Name, m.EnvValue())
+		v, d, err := r.run(m.Name, m.EnvValue())
 		if err != nil {
 			return err
 		}
@@ -209,6 +103,148 @@ func runMutants(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "   killed by %d of %d specs, %s\n", len(killed), len(v), d.Round(time.Second))
 	}
 	km.Seconds = time.Since(start).Seconds()
+	return finishKillMatrix(km, *out, start, stdout, stderr)
+}
+
+// chooseMutants is the catalogue, or the mutants -only names.
+func chooseMutants(only string, stderr io.Writer) ([]mutant.Mutant, error) {
+	if only == "" {
+		return mutant.Mutants, nil
+	}
+	var chosen []mutant.Mutant
+	for _, n := range strings.Split(only, ",") {
+		m, ok := mutant.Lookup(strings.TrimSpace(n))
+		if !ok {
+			fmt.Fprintf(stderr, "-only: unknown mutant %q (known: %s)\n", n, strings.Join(mutantNames(), ", "))
+			return nil, errUsage
+		}
+		chosen = append(chosen, m)
+	}
+	return chosen, nil
+}
+
+// mutantRunner runs the suites' and the trace check's test binaries, built
+// once with the mutants tag, on one mutant after another, and adds each
+// run's verdicts to the kill matrix.
+type mutantRunner struct {
+	cat         catalogue.Catalogue
+	dir, absDir string // the -dir flag, and it absolute
+	km          *reports.KillMatrix
+	suites      []mutantSuite
+	traceBin    string // the model package's test binary
+	modelDir    string
+}
+
+// mutantSuite is one suite package, its test binary and its directory.
+type mutantSuite struct{ pkg, bin, dir string }
+
+// build builds every suite's test binary and the trace check's with the
+// mutants tag.
+func (r *mutantRunner) build(goTool string, pkgs []string, stdout, stderr io.Writer) error {
+	for _, pkg := range pkgs {
+		bin := filepath.Join(r.absDir, filepath.Base(pkg)+".mutants.test")
+		fmt.Fprintf(stdout, "== mutants: building %s with -tags mutants\n", pkg)
+		build := exec.Command(goTool, "test", "-c", "-tags", "mutants", "-o", bin, pkg)
+		build.Stdout, build.Stderr = stderr, stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("build the mutant test binary of %s: %w", pkg, err)
+		}
+		dir, err := filepath.Abs(filepath.FromSlash(strings.TrimPrefix(pkg, "./")))
+		if err != nil {
+			return err
+		}
+		r.suites = append(r.suites, mutantSuite{pkg, bin, dir})
+	}
+	r.traceBin = filepath.Join(r.absDir, "model.mutants.test")
+	build := exec.Command(goTool, "test", "-c", "-tags", "mutants", "-o", r.traceBin, "./model")
+	build.Stdout, build.Stderr = stderr, stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("build the trace-validation test binary: %w", err)
+	}
+	var err error
+	r.modelDir, err = filepath.Abs("model")
+	return err
+}
+
+// run runs the trace check and every suite on the mutation points (""
+// none) and returns the verdict of every spec that ran.
+func (r *mutantRunner) run(name, points string) (map[string]reports.Verdict, time.Duration, error) {
+	t0 := time.Now()
+	verdicts := map[string]reports.Verdict{}
+	tv, err := r.traceCheck(name, points)
+	if err != nil {
+		return nil, 0, err
+	}
+	verdicts[traceCheckSpec] = tv
+	for _, su := range r.suites {
+		if err := r.runSuite(name, points, su, verdicts); err != nil {
+			return nil, 0, err
+		}
+	}
+	return verdicts, time.Since(t0), nil
+}
+
+// traceCheck runs the model package's trace-validation workload on the
+// mutant: it fails only when a recorded step breaks the model.
+func (r *mutantRunner) traceCheck(name, points string) (reports.Verdict, error) {
+	cmd := exec.Command(r.traceBin, "-test.run=^TestCheckTraceOfALoop$", "-test.count=1", "-test.v")
+	cmd.Dir = r.modelDir
+	cmd.Env = append(os.Environ(), mutant.Env+"="+points)
+	out, err := cmd.CombinedOutput()
+	_ = os.WriteFile(filepath.Join(r.absDir, name+"-trace.log"), out, 0o644)
+	switch {
+	case err == nil:
+		return reports.VerdictPass, nil
+	case strings.Contains(string(out), "breaks the model"):
+		return reports.VerdictFail, nil
+	}
+	return "", fmt.Errorf("mutant %s: the trace-validation run failed for another reason (%v; see %s-trace.log)", name, err, filepath.Join(r.dir, name))
+}
+
+// runSuite runs one suite's binary on the mutant and adds its verdicts
+// (and each new spec, with the shapes of the items it covers, to the
+// matrix's columns).
+func (r *mutantRunner) runSuite(name, points string, su mutantSuite, verdicts map[string]reports.Verdict) error {
+	name = name + "-" + filepath.Base(su.pkg)
+	report := filepath.Join(r.absDir, name+".json")
+	_ = os.Remove(report)
+	logf, err := os.Create(filepath.Join(r.absDir, name+".log"))
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), mutantRunTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, su.bin, "-test.timeout="+mutantRunTimeout.String(), "-ginkgo.no-color", "-ginkgo.json-report="+report)
+	cmd.Dir = su.dir
+	cmd.Env = append(os.Environ(), "KREACTOR_SUBJECT=reactor", "KREACTOR_TARGET=kfake", mutant.Env+"="+points)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	runErr := cmd.Run() // a failing spec is the point: the report decides
+	rows, err := reports.ParseFiles([]string{report}, reports.Options{})
+	if err != nil {
+		return fmt.Errorf("mutant %s: no usable report (%v; the run: %v; see %s.log)", name, err, runErr, filepath.Join(r.dir, name))
+	}
+	km := r.km
+	for _, row := range rows.Rows {
+		if row.Verdict == reports.VerdictSkipped {
+			continue
+		}
+		verdicts[row.ID] = row.Verdict
+		if !slices.Contains(km.Specs, row.ID) {
+			km.Specs = append(km.Specs, row.ID)
+			for _, c := range row.Covers {
+				if it, ok := r.cat.Lookup(c); ok && !slices.Contains(km.SpecShapes[row.ID], it.Shape) {
+					km.SpecShapes[row.ID] = append(km.SpecShapes[row.ID], it.Shape)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// finishKillMatrix sorts the columns, prints the matrix, writes it to out
+// and fails on its problems.
+func finishKillMatrix(km *reports.KillMatrix, out string, start time.Time, stdout, stderr io.Writer) error {
 	slices.SortStableFunc(km.Specs, func(a, b string) int {
 		// The Go regression specs first, then the scenario files, each by id.
 		sa, sb := strings.HasPrefix(a, "scenario."), strings.HasPrefix(b, "scenario.")
@@ -225,13 +261,13 @@ func runMutants(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(*out, append(data, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(out, append(data, '\n'), 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s (%d mutants x %d specs) in %s\n", *out, len(km.Mutants), len(km.Specs), time.Since(start).Round(time.Second))
+	fmt.Fprintf(stdout, "wrote %s (%d mutants x %d specs) in %s\n", out, len(km.Mutants), len(km.Specs), time.Since(start).Round(time.Second))
 	if probs := km.Problems(); len(probs) > 0 {
 		for _, p := range probs {
 			fmt.Fprintf(stderr, "mutants: %s\n", p)

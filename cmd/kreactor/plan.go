@@ -65,27 +65,8 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	}
 	o.subjects, o.targets, o.releases = splitList(*subjects), splitList(*targetsFlag), splitList(*releases)
 	o.suites, o.nullSuites = splitList(*suites), splitList(*nullSuites)
-	for _, s := range o.subjects {
-		if !slices.Contains(planSubjects, s) {
-			return badFlag(fs, "-subjects: unknown subject %q (known: %s)", s, strings.Join(planSubjects, ", "))
-		}
-	}
-	for _, t := range o.targets {
-		if !slices.Contains(targets.Names(), t) {
-			return badFlag(fs, "-targets: unknown target %q (known: %s)", t, strings.Join(targets.Names(), ", "))
-		}
-	}
-	if len(o.subjects) == 0 || len(o.targets) == 0 || len(o.suites) == 0 {
-		return badFlag(fs, "-subjects, -targets and -suites must each name at least one")
-	}
-	if slices.Contains(o.subjects, "java") && len(o.releases) == 0 {
-		return badFlag(fs, "-releases names no release for the java subject")
-	}
-	if o.runs < 1 {
-		return badFlag(fs, "-runs %d: want at least 1", o.runs)
-	}
-	if o.procs < 1 || o.javaProcs < 1 {
-		return badFlag(fs, "-procs %d, -java-procs %d: want at least 1", o.procs, o.javaProcs)
+	if err := checkPlanOptions(fs, o); err != nil {
+		return err
 	}
 	index, n := 0, 1
 	if o.shard != "" {
@@ -123,7 +104,39 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if o.exec {
 		return execShard(ctx, o, root, mine[0], index, n, stdout, stderr)
 	}
-	if o.asJSON {
+	return printPlan(o.asJSON, mine, n, stdout, stderr)
+}
+
+// checkPlanOptions refuses unknown subjects and targets, empty lists and
+// counts below one.
+func checkPlanOptions(fs *flag.FlagSet, o planOptions) error {
+	for _, s := range o.subjects {
+		if !slices.Contains(planSubjects, s) {
+			return badFlag(fs, "-subjects: unknown subject %q (known: %s)", s, strings.Join(planSubjects, ", "))
+		}
+	}
+	for _, t := range o.targets {
+		if !slices.Contains(targets.Names(), t) {
+			return badFlag(fs, "-targets: unknown target %q (known: %s)", t, strings.Join(targets.Names(), ", "))
+		}
+	}
+	switch {
+	case len(o.subjects) == 0 || len(o.targets) == 0 || len(o.suites) == 0:
+		return badFlag(fs, "-subjects, -targets and -suites must each name at least one")
+	case slices.Contains(o.subjects, "java") && len(o.releases) == 0:
+		return badFlag(fs, "-releases names no release for the java subject")
+	case o.runs < 1:
+		return badFlag(fs, "-runs %d: want at least 1", o.runs)
+	case o.procs < 1 || o.javaProcs < 1:
+		return badFlag(fs, "-procs %d, -java-procs %d: want at least 1", o.procs, o.javaProcs)
+	}
+	return nil
+}
+
+// printPlan prints the shards: as JSON, or one unit a line with a summary
+// per shard on stderr.
+func printPlan(asJSON bool, mine []plan.Shard, n int, stdout, stderr io.Writer) error {
+	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
@@ -142,9 +155,10 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// planSubjects are the subjects a plan may name (harness.SelectSubject's).
+// planSubjects are the subjects a plan may name (subjects.Selected's).
 var planSubjects = []string{"reactor", "baseline", "null", "java", "kgo"}
 
+// splitList is a comma-separated flag's non-empty entries, trimmed.
 func splitList(s string) []string {
 	var out []string
 	for _, p := range strings.Split(s, ",") {

@@ -11,7 +11,7 @@ import (
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/containers"
 	"github.com/kreactor/kreactor/fakebroker/control"
-	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/measure"
 	"github.com/kreactor/kreactor/harness/subjects/java"
 )
 
@@ -77,7 +77,7 @@ func pollUntil(t *testing.T, c *java.Consumer, n int, d time.Duration) {
 // over HTTP makes it rejoin, and KAFKA-21031 (a heartbeat in flight past
 // its interval: the consumer spins) shows as CPU in a window where a
 // delay fault holds every ConsumerGroupHeartbeat 1 s, against a calm
-// window (harness.JudgeCPU with harness.DefaultCPUBound, the bound the
+// window (measure.JudgeCPU with measure.DefaultCPUBound, the bound the
 // regression suite uses).
 func javaOverHTTP(t *testing.T, s *served, topic, group string) {
 	const client = "java-proc"
@@ -117,7 +117,7 @@ func javaOverHTTP(t *testing.T, s *served, topic, group string) {
 	pollFor(t, c, time.Second) // settle into the new epoch
 
 	// KAFKA-21031.
-	calm, err := harness.StartCPU(c)
+	calm, err := measure.StartCPU(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func javaOverHTTP(t *testing.T, s *served, topic, group string) {
 	if st := s.api(t, "POST", "/faults", map[string]any{"kind": "delay", "key": "ConsumerGroupHeartbeat", "delay": "1s", "expires": "1m"}, &f); st != 201 {
 		t.Fatalf("POST delay: %d", st)
 	}
-	slow, err := harness.StartCPU(c)
+	slow, err := measure.StartCPU(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,12 +141,12 @@ func javaOverHTTP(t *testing.T, s *served, topic, group string) {
 	}
 	s.api(t, "DELETE", "/faults/"+f.ID, nil, &f)
 	after := s.log(t, "key=ConsumerGroupHeartbeat&client_id="+client)
-	v, err := harness.JudgeCPU(slowUse, calmUse, harness.DefaultCPUBound)
+	v, err := measure.JudgeCPU(slowUse, calmUse, measure.DefaultCPUBound)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("KAFKA-21031 over HTTP (%s): calm %s; slow %s; heartbeats in the slow window %d (delayed %d); bound %s: cpu ok %v (max %s), select-total ok %v (max %.0f)",
-		s.control, calmUse, slowUse, len(after)-len(before), f.Hits, harness.DefaultCPUBound, v.CPUOK, v.MaxCPU, v.SelectsOK, v.MaxSelects)
+		s.control, calmUse, slowUse, len(after)-len(before), f.Hits, measure.DefaultCPUBound, v.CPUOK, v.MaxCPU, v.SelectsOK, v.MaxSelects)
 	if len(after)-len(before) < 1 {
 		t.Error("no heartbeat in the slow window: the fault did not reach the consumer")
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/kreactor/kreactor/catalogue"
 	"github.com/kreactor/kreactor/harness"
 	"github.com/kreactor/kreactor/harness/scenario"
+	"github.com/kreactor/kreactor/harness/subjects"
 	"github.com/kreactor/kreactor/harness/targets"
 	"github.com/kreactor/kreactor/reports"
 )
@@ -32,7 +33,7 @@ import (
 // is the only one), or a regression file does not discriminate.
 func runScenario(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("run", "FILE... [-subject reactor[,baseline,...]] [-target kfake|kafka] [-timeout 0] [-v]", stderr)
-	subjectNames := fs.String("subject", "reactor", "subjects, comma-separated: the consumers under test ("+strings.Join(harness.SortedNames(harness.Subjects), ", ")+")")
+	subjectNames := fs.String("subject", "reactor", "subjects, comma-separated: the consumers under test ("+strings.Join(subjects.Names(), ", ")+")")
 	targetName := fs.String("target", targets.Default, "target: the broker ("+strings.Join(targets.Names(), ", ")+")")
 	timeout := fs.Duration("timeout", 0, "bound on each scenario run (0: the file's own bound, its timeline plus "+scenario.RunSlack.String()+")")
 	verbose := fs.Bool("v", false, "also print the consumers' diagnosis (recent decisions) after each run")
@@ -43,17 +44,17 @@ func runScenario(args []string, stdout, stderr io.Writer) error {
 	if *timeout < 0 {
 		return badFlag(fs, "-timeout %s: must be >= 0 (0: the file's own bound)", *timeout)
 	}
-	var subjects []harness.Subject
+	var subs []harness.Subject
 	for _, name := range strings.Split(*subjectNames, ",") {
-		s, ok := harness.Subjects[strings.TrimSpace(name)]
+		s, ok := subjects.Lookup(strings.TrimSpace(name))
 		if !ok {
-			return badFlag(fs, "-subject %q: unknown subject %q (known: %s)", *subjectNames, name, strings.Join(harness.SortedNames(harness.Subjects), ", "))
+			return badFlag(fs, "-subject %q: unknown subject %q (known: %s)", *subjectNames, name, strings.Join(subjects.Names(), ", "))
 		}
-		if !slices.ContainsFunc(subjects, func(x harness.Subject) bool { return x.Name() == s.Name() }) {
-			subjects = append(subjects, s)
+		if !slices.ContainsFunc(subs, func(x harness.Subject) bool { return x.Name() == s.Name() }) {
+			subs = append(subs, s)
 		}
 	}
-	target, ok := targets.ByName[*targetName]
+	target, ok := targets.Lookup(*targetName)
 	if !ok {
 		return badFlag(fs, "-target %q: unknown target (known: %s)", *targetName, strings.Join(targets.Names(), ", "))
 	}
@@ -67,7 +68,7 @@ func runScenario(args []string, stdout, stderr io.Writer) error {
 	var problems []string
 	for _, sc := range scs {
 		outs := map[string]*scenario.Outcome{}
-		for _, subject := range subjects {
+		for _, subject := range subs {
 			rctx, cancel := ctx, context.CancelFunc(func() {})
 			if *timeout > 0 {
 				rctx, cancel = context.WithTimeout(ctx, *timeout)
@@ -82,11 +83,11 @@ func runScenario(args []string, stdout, stderr io.Writer) error {
 			if *verbose {
 				fmt.Fprintf(stdout, "  diagnosis:\n    %s\n", strings.ReplaceAll(out.Diagnose, "\n", "\n    "))
 			}
-			if len(subjects) == 1 && !out.Passed() && out.NotApplicable == "" {
+			if len(subs) == 1 && !out.Passed() && out.NotApplicable == "" {
 				problems = append(problems, fmt.Sprintf("%s failed on %s", sc.ID, subject.Name()))
 			}
 		}
-		if len(subjects) > 1 {
+		if len(subs) > 1 {
 			line, ok := discrimination(sc, outs)
 			fmt.Fprintf(stdout, "%s %s\n", sc.ID, line)
 			if !ok {
@@ -115,7 +116,7 @@ func discrimination(sc *scenario.Scenario, outs map[string]*scenario.Outcome) (s
 	}
 	var parts []string
 	ok := true
-	ref, hasRef := outs[harness.ReferenceSubject]
+	ref, hasRef := outs[subjects.Reference]
 	if hasRef {
 		parts = append(parts, "reactor "+ref.Verdict())
 		ok = ok && ref.Passed()
@@ -160,7 +161,7 @@ func discrimination(sc *scenario.Scenario, outs map[string]*scenario.Outcome) (s
 			}
 		}
 	}) {
-		if name != harness.ReferenceSubject && name != "baseline" && name != "null" {
+		if name != subjects.Reference && name != "baseline" && name != "null" {
 			parts = append(parts, name+" "+outs[name].Verdict())
 		}
 	}

@@ -33,9 +33,7 @@ func closeWithin(t *testing.T, p *Proxy) {
 
 func TestCloseWithHeldRequests(t *testing.T) {
 	leaks := goleak.IgnoreCurrent()
-	b := newBed(t, Config{})
-	ctx := testCtx(t)
-	cl, _ := b.newClient(t, "raw")
+	b, ctx, cl := rawBed(t)
 	f, err := b.p.Hold(kmsg.FindCoordinator)
 	if err != nil {
 		t.Fatal(err)

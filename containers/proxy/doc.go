@@ -31,7 +31,8 @@
 // The harness vocabulary (harness.FaultSpec) maps one to one:
 // coordinator-unavailable is CoordinatorUnavailable, error is AnswerError,
 // hold is Hold, delay is Delay, brokers-down is BrokersDown; Observe is
-// Observe. DropConnections drops one node. Every method returns a *Fault
+// Observe. DropConnections drops one node; Inject installs a spec of the
+// vocabulary with the matching method. Every method returns a *Fault
 // (Heal, Hits, Wait) that satisfies harness.Fault. Faults act in the order
 // drop, hold, delay, error. Hold and Delay act on the request before it is
 // forwarded (the broker sees it only after the release or the delay, as with

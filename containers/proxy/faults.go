@@ -11,6 +11,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kreactor/kreactor/internal/chans"
 )
 
 // ErrHealed is returned by Fault.Wait when the fault is healed (or the proxy
@@ -135,12 +137,7 @@ func (f *Fault) hit() bool {
 }
 
 func (f *Fault) isHealed() bool {
-	select {
-	case <-f.healed:
-		return true
-	default:
-		return false
-	}
+	return chans.Closed(f.healed)
 }
 
 type ruleKind uint8

@@ -17,9 +17,7 @@ import (
 
 func TestCoordinatorUnavailable(t *testing.T) {
 	const group = "g-cu"
-	b := newBed(t, Config{})
-	ctx := testCtx(t)
-	cl, _ := b.newClient(t, "raw")
+	b, ctx, cl := rawBed(t)
 	coord := b.kf.CoordinatorFor(group)
 
 	f, err := b.p.CoordinatorUnavailable(group)
@@ -92,9 +90,7 @@ func TestCoordinatorUnavailable(t *testing.T) {
 
 func TestDelay(t *testing.T) {
 	const d = 300 * time.Millisecond
-	b := newBed(t, Config{})
-	ctx := testCtx(t)
-	cl, _ := b.newClient(t, "raw")
+	b, ctx, cl := rawBed(t)
 	f, err := b.p.Delay(kmsg.FindCoordinator, d)
 	if err != nil {
 		t.Fatal(err)
@@ -122,9 +118,7 @@ func TestDelay(t *testing.T) {
 }
 
 func TestHold(t *testing.T) {
-	b := newBed(t, Config{})
-	ctx := testCtx(t)
-	cl, _ := b.newClient(t, "raw")
+	b, ctx, cl := rawBed(t)
 	f, err := b.p.Hold(kmsg.FindCoordinator)
 	if err != nil {
 		t.Fatal(err)
@@ -158,9 +152,7 @@ func TestHold(t *testing.T) {
 }
 
 func TestDropConnectionsAndBrokersDown(t *testing.T) {
-	b := newBed(t, Config{})
-	ctx := testCtx(t)
-	cl, _ := b.newClient(t, "raw")
+	b, ctx, cl := rawBed(t)
 	req := func(node int32) error {
 		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
@@ -307,9 +299,7 @@ func TestFetchErrorWithSessions(t *testing.T) {
 }
 
 func TestErrorFaultFilters(t *testing.T) {
-	b := newBed(t, Config{})
-	ctx := testCtx(t)
-	cl, _ := b.newClient(t, "raw")
+	b, ctx, cl := rawBed(t)
 
 	// When selects by body: only FindCoordinator for "w" is faulted.
 	f, err := b.p.AnswerError(ErrorSpec{Key: kmsg.FindCoordinator, Err: kerr.GroupAuthorizationFailed, When: func(r kmsg.Request) bool {
@@ -372,9 +362,7 @@ func TestErrorFaultFilters(t *testing.T) {
 // Fetch fault: the answer carries the fault's error for every session
 // partition, at once although MaxWaitMillis is 5 s and there is no data.
 func TestFetchErrorIncrementalSession(t *testing.T) {
-	b := newBed(t, Config{})
-	ctx := testCtx(t)
-	cl, _ := b.newClient(t, "raw")
+	b, ctx, cl := rawBed(t)
 	meta, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, cl.Broker(0)) // all topics; teaches the proxy t's id
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kreactor/kreactor/fakebroker/vocab"
 	"github.com/kreactor/kreactor/wire"
 )
 
@@ -139,4 +140,33 @@ func (p *Proxy) observe(node int32, rq *request) {
 			r.observe(rq.at, rq.Body)
 		}
 	}
+}
+
+// Inject installs spec, a fault of the shared vocabulary
+// (fakebroker/vocab, harness.FaultSpec), with the proxy's helpers:
+// CoordinatorUnavailable, AnswerError, HoldSelected, DelaySelected,
+// DropConnectionsOf (brokers-down), BlackHole and Refuse. The kafka target
+// and the control API's proxy mode both install faults here. Errors:
+// spec's validation error, the helper's.
+func (p *Proxy) Inject(spec vocab.Spec) (*Fault, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	switch spec.Kind {
+	case vocab.CoordinatorUnavailable:
+		return p.CoordinatorUnavailable(spec.Group)
+	case vocab.Error:
+		return p.AnswerError(ErrorSpec{Key: spec.Key, Err: spec.Err, Topic: spec.Topic, When: spec.When, Nodes: spec.Nodes})
+	case vocab.Hold:
+		return p.HoldSelected(SelectSpec{Key: spec.Key, Nodes: spec.Nodes, When: spec.When})
+	case vocab.Delay:
+		return p.DelaySelected(SelectSpec{Key: spec.Key, Nodes: spec.Nodes, When: spec.When}, spec.Delay)
+	case vocab.BrokersDown:
+		return p.DropConnectionsOf(spec.Nodes...)
+	case vocab.BlackHole:
+		return p.BlackHole(spec.Nodes...)
+	case vocab.Refuse:
+		return p.Refuse(spec.Nodes...)
+	}
+	return nil, fmt.Errorf("proxy: Inject: unknown fault kind %q", spec.Kind)
 }

@@ -130,6 +130,15 @@ func (d *dialLog) list() []string {
 	return slices.Clone(d.addrs)
 }
 
+// rawBed is a bed with the default config, a context that ends with the
+// test, and a client ("raw") for raw requests.
+func rawBed(t *testing.T) (*bed, context.Context, *kgo.Client) {
+	t.Helper()
+	b := newBed(t, Config{})
+	cl, _ := b.newClient(t, "raw")
+	return b, testCtx(t), cl
+}
+
 // newClient returns a kgo client seeded with the proxy's addresses only,
 // with its metadata loaded so cl.Broker(id) works for every node.
 func (b *bed) newClient(t *testing.T, clientID string, opts ...kgo.Opt) (*kgo.Client, *dialLog) {

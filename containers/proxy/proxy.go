@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kreactor/kreactor/internal/chans"
 	"github.com/kreactor/kreactor/wire"
 )
 
@@ -168,12 +169,7 @@ func (p *Proxy) Stats() Stats {
 
 // isClosing reports whether Close has started.
 func (p *Proxy) isClosing() bool {
-	select {
-	case <-p.closing:
-		return true
-	default:
-		return false
-	}
+	return chans.Closed(p.closing)
 }
 
 // Close closes every listener and client / upstream connection (requests

@@ -96,10 +96,7 @@ func (p *Proxy) rewriteAddrs(resp kmsg.Response) bool {
 	case *kmsg.ApiVersionsResponse:
 		changed = capVersions(r)
 	case *kmsg.MetadataResponse:
-		for i := range r.Brokers {
-			b := &r.Brokers[i]
-			fix(b.NodeID, &b.Host, &b.Port)
-		}
+		fixAll(r.Brokers, func(e *kmsg.MetadataResponseBroker) (int32, *string, *int32) { return e.NodeID, &e.Host, &e.Port }, fix)
 	case *kmsg.FindCoordinatorResponse:
 		if r.Version < 4 {
 			if r.ErrorCode == 0 {
@@ -118,32 +115,31 @@ func (p *Proxy) rewriteAddrs(resp kmsg.Response) bool {
 			// equal broker ids on other ports; left as is.
 			break
 		}
-		for i := range r.Brokers {
-			b := &r.Brokers[i]
-			fix(b.NodeID, &b.Host, &b.Port)
-		}
+		fixAll(r.Brokers, func(e *kmsg.DescribeClusterResponseBroker) (int32, *string, *int32) {
+			return e.NodeID, &e.Host, &e.Port
+		}, fix)
 	case *kmsg.ShareFetchResponse:
-		for i := range r.NodeEndpoints {
-			e := &r.NodeEndpoints[i]
-			fix(e.NodeID, &e.Host, &e.Port)
-		}
+		fixAll(r.NodeEndpoints, func(e *kmsg.ShareFetchResponseNodeEndpoint) (int32, *string, *int32) {
+			return e.NodeID, &e.Host, &e.Port
+		}, fix)
 	case *kmsg.ShareAcknowledgeResponse:
-		for i := range r.NodeEndpoints {
-			e := &r.NodeEndpoints[i]
-			fix(e.NodeID, &e.Host, &e.Port)
-		}
+		fixAll(r.NodeEndpoints, func(e *kmsg.ShareAcknowledgeResponseNodeEndpoint) (int32, *string, *int32) {
+			return e.NodeID, &e.Host, &e.Port
+		}, fix)
 	case *kmsg.FetchResponse:
-		for i := range r.Brokers {
-			b := &r.Brokers[i]
-			fix(b.NodeID, &b.Host, &b.Port)
-		}
+		fixAll(r.Brokers, func(e *kmsg.FetchResponseBroker) (int32, *string, *int32) { return e.NodeID, &e.Host, &e.Port }, fix)
 	case *kmsg.ProduceResponse:
-		for i := range r.Brokers {
-			b := &r.Brokers[i]
-			fix(b.NodeID, &b.Host, &b.Port)
-		}
+		fixAll(r.Brokers, func(e *kmsg.ProduceResponseBroker) (int32, *string, *int32) { return e.NodeID, &e.Host, &e.Port }, fix)
 	}
 	return changed
+}
+
+// fixAll calls fix with each entry's node id, host and port (addr points
+// at them).
+func fixAll[E any](entries []E, addr func(*E) (int32, *string, *int32), fix func(id int32, host *string, port *int32)) {
+	for i := range entries {
+		fix(addr(&entries[i]))
+	}
 }
 
 // learnTopics remembers the topic ids a Metadata answer names.

@@ -6,9 +6,6 @@ import (
 	"slices"
 	"sync"
 
-	franzkfake "github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/kreactor/kreactor/fakebroker"
 	"github.com/kreactor/kreactor/fakebroker/vocab"
 	"github.com/kreactor/kreactor/wire"
@@ -46,47 +43,9 @@ func (f *fakeBackend) Nodes() []int32 {
 	return out
 }
 
-// Inject installs spec with fakebroker's helpers (as the kfake target does).
-func (f *fakeBackend) Inject(spec vocab.Spec) (Fault, error) {
-	if err := spec.Validate(); err != nil {
-		return nil, err
-	}
-	var h *fakebroker.Handle
-	var err error
-	switch spec.Kind {
-	case vocab.CoordinatorUnavailable:
-		h, err = f.b.CoordinatorUnavailable(spec.Group)
-	case vocab.Error:
-		h, err = f.b.Fault(franzkfake.Fault{Keys: []kmsg.Key{spec.Key}, Nodes: spec.Nodes, Topic: spec.Topic, Err: spec.Err, Count: -1, When: spec.When})
-	case vocab.Hold:
-		h, err = f.b.HoldSelected(fakebroker.Selector{Key: spec.Key, Nodes: spec.Nodes, When: spec.When})
-	case vocab.Delay:
-		h, err = f.b.DelaySelected(fakebroker.Selector{Key: spec.Key, Nodes: spec.Nodes, When: spec.When}, spec.Delay)
-	case vocab.BrokersDown:
-		nodes := spec.Nodes
-		if len(nodes) == 0 {
-			nodes = f.Nodes()
-		}
-		var hs faults
-		for _, n := range nodes {
-			h, err := f.b.DropConnections(n)
-			if err != nil {
-				hs.Heal()
-				return nil, err
-			}
-			hs = append(hs, h)
-		}
-		return hs, nil
-	case vocab.BlackHole:
-		h, err = f.b.BlackHole(spec.Nodes...)
-	case vocab.Refuse:
-		h, err = f.b.Refuse(spec.Nodes...)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return h, nil
-}
+// Inject installs spec with fakebroker's helpers (Broker.Inject, as the
+// kfake target does).
+func (f *fakeBackend) Inject(spec vocab.Spec) (Fault, error) { return f.b.Inject(spec) }
 
 func (f *fakeBackend) StopBroker(_ context.Context, node int32) (Fault, error) {
 	h, err := f.b.StopNode(node)
@@ -162,23 +121,6 @@ func (f *fakeBackend) Produce(ctx context.Context, topic string, n int, fn func(
 	f.topics[topic] = true
 	f.mu.Unlock()
 	return f.b.Produce(ctx, topic, n, fn)
-}
-
-// faults heals and counts several faults as one.
-type faults []*fakebroker.Handle
-
-func (m faults) Heal() {
-	for _, h := range m {
-		h.Heal()
-	}
-}
-
-func (m faults) Hits() int {
-	n := 0
-	for _, h := range m {
-		n += h.Hits()
-	}
-	return n
 }
 
 func sortCommits(cs []Commit) {

@@ -45,29 +45,10 @@ func (b *proxyBackend) Nodes() []int32           { return b.p.Nodes() }
 func (b *proxyBackend) Recorder() *wire.Recorder { return b.p.Recorder() }
 func (b *proxyBackend) Close() error             { b.adm.Close(); return nil }
 
-// Inject installs spec with the proxy's helpers (as the kafka target does).
+// Inject installs spec with the proxy's helpers (proxy.Inject, as the
+// kafka target does).
 func (b *proxyBackend) Inject(spec vocab.Spec) (Fault, error) {
-	if err := spec.Validate(); err != nil {
-		return nil, err
-	}
-	var f *proxy.Fault
-	var err error
-	switch spec.Kind {
-	case vocab.CoordinatorUnavailable:
-		f, err = b.p.CoordinatorUnavailable(spec.Group)
-	case vocab.Error:
-		f, err = b.p.AnswerError(proxy.ErrorSpec{Key: spec.Key, Err: spec.Err, Topic: spec.Topic, When: spec.When, Nodes: spec.Nodes})
-	case vocab.Hold:
-		f, err = b.p.HoldSelected(proxy.SelectSpec{Key: spec.Key, Nodes: spec.Nodes, When: spec.When})
-	case vocab.Delay:
-		f, err = b.p.DelaySelected(proxy.SelectSpec{Key: spec.Key, Nodes: spec.Nodes, When: spec.When}, spec.Delay)
-	case vocab.BrokersDown:
-		f, err = b.p.DropConnectionsOf(spec.Nodes...)
-	case vocab.BlackHole:
-		f, err = b.p.BlackHole(spec.Nodes...)
-	case vocab.Refuse:
-		f, err = b.p.Refuse(spec.Nodes...)
-	}
+	f, err := b.p.Inject(spec)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package control
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -155,58 +156,12 @@ func (s *Server) compile(r *http.Request, req FaultRequest, given map[string]jso
 	if !ok {
 		return nil, badf("kind", req.Kind, "unknown fault kind (known: %s)", strings.Join(vocab.Names(), ", "))
 	}
-	tk := takes(def)
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range given {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
-		if k != "kind" && !slices.Contains(tk, k) {
-			return nil, badf(k, json.RawMessage(given[k]), "fault %s takes only %s: %s would be ignored", def.Name, strings.Join(tk, ", "), k)
-		}
-	}
-	for _, k := range requires(def) {
-		if _, ok := given[k]; !ok {
-			return nil, badf(k, nil, "fault %s needs %s", def.Name, k)
-		}
+	if err := checkGiven(def, given); err != nil {
+		return nil, err
 	}
 	c := &compiled{def: def}
-	if req.Expires != "" {
-		d, err := duration("expires", req.Expires, MaxExpiry)
-		if err != nil {
-			return nil, err
-		}
-		c.expires = d
-	}
-	if req.Key != "" {
-		key, ok := vocab.ParseAPIKey(req.Key)
-		if !ok {
-			return nil, badf("key", req.Key, "unknown Kafka API (use its name, e.g. FindCoordinator, ConsumerGroupHeartbeat, Fetch, or its number)")
-		}
-		c.spec.Key = key
-	}
-	if req.Error != "" {
-		ke, ok := vocab.ParseError(req.Error)
-		if !ok {
-			return nil, badf("error", req.Error, "unknown Kafka error name (e.g. NOT_COORDINATOR, FENCED_MEMBER_EPOCH)")
-		}
-		c.spec.Err = ke
-	}
-	if req.Delay != "" || given["delay"] != nil {
-		d, err := duration("delay", req.Delay, MaxExpiry)
-		if err != nil {
-			return nil, err
-		}
-		c.spec.Delay = d
-	}
-	if req.Downtime != "" || given["downtime"] != nil {
-		d, err := duration("downtime", req.Downtime, MaxExpiry)
-		if err != nil {
-			return nil, err
-		}
-		c.downtime = d
+	if err := c.compileValues(req, given); err != nil {
+		return nil, err
 	}
 	c.spec.Topic, c.spec.Group = req.Topic, req.Group
 	if req.Node != nil {
@@ -229,26 +184,9 @@ func (s *Server) compile(r *http.Request, req FaultRequest, given map[string]jso
 	if _, ok := given["seed"]; ok && req.Probability == 0 {
 		return nil, badf("seed", req.Seed, "seed goes with probability")
 	}
-	var sel func(kmsg.Request) bool
-	if len(req.Where) > 0 {
-		w := map[string]string{}
-		for k, v := range req.Where {
-			switch x := v.(type) {
-			case string:
-				w[k] = x
-			case float64:
-				w[k] = strconv.FormatFloat(x, 'f', -1, 64)
-			case bool:
-				w[k] = strconv.FormatBool(x)
-			default:
-				return nil, badf("where."+k, v, "want a number, string or boolean")
-			}
-		}
-		p, err := vocab.CompileWhere(c.spec.Key, w)
-		if err != nil {
-			return nil, badf("where", req.Where, "%v", err)
-		}
-		sel = p
+	sel, err := compileWhere(c.spec.Key, req.Where)
+	if err != nil {
+		return nil, err
 	}
 	c.spec.When = trig.Wrap(sel)
 	switch def.Name {
@@ -271,6 +209,89 @@ func (s *Server) compile(r *http.Request, req FaultRequest, given map[string]jso
 		return nil, badf("kind", req.Kind, "%v", err)
 	}
 	return c, nil
+}
+
+// checkGiven refuses a field the fault kind does not take (it would be
+// ignored) and a field it requires that is missing.
+func checkGiven(def vocab.Def, given map[string]json.RawMessage) error {
+	tk := takes(def)
+	for _, k := range slices.Sorted(maps.Keys(given)) {
+		if k != "kind" && !slices.Contains(tk, k) {
+			return badf(k, json.RawMessage(given[k]), "fault %s takes only %s: %s would be ignored", def.Name, strings.Join(tk, ", "), k)
+		}
+	}
+	for _, k := range requires(def) {
+		if _, ok := given[k]; !ok {
+			return badf(k, nil, "fault %s needs %s", def.Name, k)
+		}
+	}
+	return nil
+}
+
+// compileValues parses the request's expiry, API key, error, delay and
+// downtime into c.
+func (c *compiled) compileValues(req FaultRequest, given map[string]json.RawMessage) error {
+	if req.Expires != "" {
+		d, err := duration("expires", req.Expires, MaxExpiry)
+		if err != nil {
+			return err
+		}
+		c.expires = d
+	}
+	if req.Key != "" {
+		key, ok := vocab.ParseAPIKey(req.Key)
+		if !ok {
+			return badf("key", req.Key, "unknown Kafka API (use its name, e.g. FindCoordinator, ConsumerGroupHeartbeat, Fetch, or its number)")
+		}
+		c.spec.Key = key
+	}
+	if req.Error != "" {
+		ke, ok := vocab.ParseError(req.Error)
+		if !ok {
+			return badf("error", req.Error, "unknown Kafka error name (e.g. NOT_COORDINATOR, FENCED_MEMBER_EPOCH)")
+		}
+		c.spec.Err = ke
+	}
+	if req.Delay != "" || given["delay"] != nil {
+		d, err := duration("delay", req.Delay, MaxExpiry)
+		if err != nil {
+			return err
+		}
+		c.spec.Delay = d
+	}
+	if req.Downtime != "" || given["downtime"] != nil {
+		d, err := duration("downtime", req.Downtime, MaxExpiry)
+		if err != nil {
+			return err
+		}
+		c.downtime = d
+	}
+	return nil
+}
+
+// compileWhere compiles the body selector (nil when where is empty).
+func compileWhere(key kmsg.Key, where map[string]any) (func(kmsg.Request) bool, error) {
+	if len(where) == 0 {
+		return nil, nil
+	}
+	w := map[string]string{}
+	for k, v := range where {
+		switch x := v.(type) {
+		case string:
+			w[k] = x
+		case float64:
+			w[k] = strconv.FormatFloat(x, 'f', -1, 64)
+		case bool:
+			w[k] = strconv.FormatBool(x)
+		default:
+			return nil, badf("where."+k, v, "want a number, string or boolean")
+		}
+	}
+	p, err := vocab.CompileWhere(key, w)
+	if err != nil {
+		return nil, badf("where", where, "%v", err)
+	}
+	return p, nil
 }
 
 // resolveNode checks req.Node against the backend's brokers, resolving

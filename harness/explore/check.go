@@ -614,7 +614,7 @@ func CheckPanics(tr *Trace) []Anomaly {
 const opTraceValidation = "trace-validation"
 
 // CheckModelTrace reports each member whose recorded reactor trace broke
-// the protocol model's rules (package model, harness.ValidateTrace).
+// the protocol model's rules (package model, oursubjects.ValidateTrace).
 func CheckModelTrace(tr *Trace) []Anomaly {
 	var out []Anomaly
 	for _, o := range tr.Ops {

@@ -8,7 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/measure"
 	"github.com/kreactor/kreactor/harness/sim"
 )
 
@@ -152,7 +152,7 @@ func TestCheckClose(t *testing.T) {
 }
 
 func TestCheckRetries(t *testing.T) {
-	retry := harness.RetrySchedule{Initial: 100 * ms_, Max: time.Second}
+	retry := measure.RetrySchedule{Initial: 100 * ms_, Max: time.Second}
 	window := FaultWindow{Fault: Fault{Kind: FaultCoordinatorDown}, From: time.Second, To: 3 * time.Second}
 	allowed := retry.MaxAttemptsIn(2*time.Second) + RetryAllowance
 	reqs := func(n int) []sim.Request {
@@ -216,7 +216,7 @@ func TestCheckShareAcks(t *testing.T) {
 // anomaly passes Check as a whole.
 func TestCheckAllOnGoodHistory(t *testing.T) {
 	e := EpochKey{1, 1}
-	tr := &Trace{Bubble: true, Retry: harness.RetrySchedule{Initial: 100 * ms_, Max: time.Second},
+	tr := &Trace{Bubble: true, Retry: measure.RetrySchedule{Initial: 100 * ms_, Max: time.Second},
 		History: &sim.History{
 			CommitRequests: []sim.CommitRequest{{At: 150 * ms_, Group: Group, MemberID: "m1", Epoch: 1, Topic: "t0", Offset: 3}},
 			Committed:      []sim.Committed{{Group: Group, Topic: "t0", Offset: 3, At: 150 * ms_}},

@@ -11,8 +11,8 @@ var (
 	flagDeterm  = flag.Int("explore.determinism", 0, "TestDeterminism: runs per seed (0 skips; 10 measures)")
 )
 
-// TestExploreReactorSurvives is the bounded simulation run CI does
-// (issue 14): explore.ci.seeds schedules (regular and share groups, every
+// TestExploreReactorSurvives is the bounded simulation run CI does:
+// explore.ci.seeds schedules (regular and share groups, every
 // fault kind) on the reactor in synctest bubbles, every anomaly a failure
 // with its seed (replay: kreactor explore -subject reactor -first SEED
 // -seeds 1). Measured on the 2-core machine: see the package README.

@@ -1,4 +1,4 @@
-// Package explore runs simulation runs (issue 14): it generates random
+// Package explore runs simulation runs: it generates random
 // schedules (a workload, client actions on a timeline, faults) from a seed
 // with pgregory.net/rapid, runs each on a subject against the fake cluster
 // (harness/sim: inside a testing/synctest bubble where the subject allows,
@@ -37,7 +37,7 @@
 //   - close-past-deadline: Close took longer than its deadline plus
 //     CloseTolerance;
 //   - retry-storm: more requests of one API key from one client during a
-//     retriable-error fault window than harness.RetrySchedule allows plus
+//     retriable-error fault window than measure.RetrySchedule allows plus
 //     RetryAllowance;
 //   - spin: the loop stepped more than SpinSteps in one SampleEvery window
 //     (probe; a frozen bubble clock is the same finding, caught by the

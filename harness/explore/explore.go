@@ -17,6 +17,7 @@ import (
 
 	"github.com/kreactor/kreactor/harness"
 	"github.com/kreactor/kreactor/harness/sim"
+	"github.com/kreactor/kreactor/harness/subjects"
 	"github.com/kreactor/kreactor/reports"
 )
 
@@ -331,7 +332,11 @@ func Explore(t *testing.T, o Options) (Summary, error) {
 // Release is subject's version as its Versioned ability reports it
 // (kafka-clients' release for java, franz-go's for kgo), or "".
 func Release(subject string) string {
-	v, ok := harness.Subjects[subject].(harness.Versioned)
+	subj, ok := subjects.Lookup(subject)
+	if !ok {
+		return ""
+	}
+	v, ok := subj.(harness.Versioned)
 	if !ok {
 		return ""
 	}

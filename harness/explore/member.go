@@ -11,6 +11,8 @@ import (
 
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/measure"
+	oursubjects "github.com/kreactor/kreactor/harness/subjects/ours"
 	"github.com/kreactor/kreactor/reactor"
 )
 
@@ -124,7 +126,7 @@ func (r *runner) closeMember(name string, c interface{ Close(context.Context) er
 	s := r.since()
 	err := c.Close(cctx)
 	end := r.since()
-	r.op(Op{Member: name, Kind: OpClose, Start: s, End: end, Inside: harness.CallTime(c, "close", end-s), Timeout: d, Err: errText(err)})
+	r.op(Op{Member: name, Kind: OpClose, Start: s, End: end, Inside: measure.CallTime(c, "close", end-s), Timeout: d, Err: errText(err)})
 }
 
 // wakeups calls Wakeup at each wakeup action's time, from its own
@@ -155,7 +157,7 @@ func (r *runner) watch(m Member, probe harness.Probe, probed bool, c interface {
 }
 
 // validateTrace replays a reactor member's recorded protocol events and
-// decisions against the model (harness.ValidateTrace) and records the
+// decisions against the model (oursubjects.ValidateTrace) and records the
 // outcome as an op: CheckModelTrace reports a violation. Other subjects'
 // engines (the baseline runs effects before publication on purpose) are
 // not the model's.
@@ -167,7 +169,7 @@ func (r *runner) validateTrace(member string, probe harness.Probe) {
 	if !ok || r.subj.Name() != "reactor" {
 		return
 	}
-	err := harness.ValidateTrace(t)
+	err := oursubjects.ValidateTrace(t, "")
 	r.op(Op{Member: member, Kind: OpOther, What: opTraceValidation, Start: r.since(), End: r.since(), Err: errText(err)})
 }
 

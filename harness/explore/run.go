@@ -19,7 +19,9 @@ import (
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/fakebroker"
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/measure"
 	"github.com/kreactor/kreactor/harness/sim"
+	"github.com/kreactor/kreactor/harness/subjects"
 )
 
 // SampleEvery is how often a member's loop counters are sampled.
@@ -27,7 +29,7 @@ const SampleEvery = 100 * time.Millisecond
 
 // RunOptions says how to run a schedule.
 type RunOptions struct {
-	// Subject names the subject (harness.Subjects): reactor, baseline,
+	// Subject names the subject (subjects.Lookup): reactor, baseline,
 	// kgo, null, java, java-classic. The java subjects need Wall: their
 	// driver is a process that reaches the brokers over loopback sockets.
 	Subject string
@@ -56,12 +58,12 @@ type RunOptions struct {
 // baseline busy-loops by design during a coordinator outage (KAFKA-20253),
 // which stops a bubble's clock for good; the java subjects are processes on
 // real sockets, outside any bubble.
-func WallFor(subject string) bool { return subject == harness.Baseline{}.Name() || IsProcess(subject) }
+func WallFor(subject string) bool { return subject == "baseline" || IsProcess(subject) }
 
 // IsProcess reports whether subject runs in another process (the java
 // driver's JVM): on the wall clock, with brokers on loopback sockets.
 func IsProcess(subject string) bool {
-	return subject == harness.SubjectJava || subject == harness.SubjectJavaClassic
+	return subject == subjects.SubjectJava || subject == subjects.SubjectJavaClassic
 }
 
 // ProcessStartSlack is what a schedule's run may take beyond its timeline
@@ -76,7 +78,7 @@ func Run(t *testing.T, s Schedule, o RunOptions) (*Trace, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	subj, ok := harness.Subjects[o.Subject]
+	subj, ok := subjects.Lookup(o.Subject)
 	if !ok || CheckSubject(o.Subject) != nil {
 		return nil, fmt.Errorf("explore: subject %q: not runnable here (known: %s)", o.Subject, strings.Join(Runnable, ", "))
 	}
@@ -87,7 +89,7 @@ func Run(t *testing.T, s Schedule, o RunOptions) (*Trace, error) {
 		return nil, fmt.Errorf("explore: subject %q runs in another process: it needs the wall clock (RunOptions.Wall)", o.Subject)
 	}
 	r := &runner{s: s, subj: subj, stopOnSpin: o.StopOnSpin, noLeakCheck: o.NoLeakCheck, tr: &Trace{Subject: o.Subject, Bubble: !o.Wall, Probed: map[string]bool{},
-		Retry: harness.Schedule(consumer.DefaultConfig())}}
+		Retry: measure.Schedule(consumer.DefaultConfig())}}
 	cfg := sim.Config{
 		Seed:       o.Seed,
 		Cluster:    fakebroker.Config{Brokers: s.Brokers, Topics: topicMap(s)},

@@ -3,7 +3,7 @@ package explore
 import (
 	"time"
 
-	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/measure"
 	"github.com/kreactor/kreactor/harness/sim"
 )
 
@@ -29,7 +29,7 @@ type Trace struct {
 	// Probed names the members that had a probe.
 	Probed map[string]bool
 	// Retry is the retry schedule the members were configured with.
-	Retry harness.RetrySchedule
+	Retry measure.RetrySchedule
 	// Leaked is the stack of every goroutine of the consumers' packages
 	// still alive after every member closed.
 	Leaked []string

@@ -37,7 +37,7 @@ func TestParseGood(t *testing.T) {
 	}
 }
 
-// Every bad input of issue 12 (and the older ones) is an *Error naming the
+// Every bad input is an *Error naming the
 // file, the line and the key, with a message saying what is wrong, or the
 // limit it breaks; nothing crashes, hangs or grows.
 func TestBadInputsNameFileLineKey(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/catalogue"
-	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/reports"
 )
 
 type checker struct {
@@ -40,7 +40,7 @@ func check(p *parser, sc *Scenario) error {
 // identity: an id the suite's labels accept (an id that is not one used to
 // crash the Ginkgo tree at construction), and catalogue items that exist.
 func (c *checker) identity() error {
-	if err := harness.CheckSpecID(c.sc.ID); err != nil {
+	if err := reports.CheckSpecID(c.sc.ID); err != nil {
 		return c.errf(c.sc.idLine, c.sc.ID, "%v", err)
 	}
 	cat, err := catalogue.Load()
@@ -48,7 +48,7 @@ func (c *checker) identity() error {
 		return c.errf(c.sc.coversLine, "covers", "the catalogue does not load: %v", err)
 	}
 	for _, it := range c.sc.Covers {
-		if err := harness.CheckCoverID(it); err != nil {
+		if err := reports.CheckCoverID(it); err != nil {
 			return c.errf(c.sc.coversLine, it, "%v", err)
 		}
 		if _, ok := cat.Lookup(it); !ok {

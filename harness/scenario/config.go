@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
+	"sync"
 	"time"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kreactor/kreactor/consumer"
+	"github.com/kreactor/kreactor/consumer/config"
 )
 
 // ConsumerSpec is one consumer of the file: its kind, group, bootstrap and
@@ -37,7 +39,7 @@ type ConsumerSpec struct {
 	// unless it says otherwise.
 	GroupConfigs map[string]string `yaml:"group_configs,omitempty"`
 	// Settings are the consumer configuration over Java's defaults.
-	Settings Settings `yaml:",inline"`
+	Settings Settings `yaml:"-"`
 
 	lines keyLines
 }
@@ -51,53 +53,68 @@ const (
 // IsShare reports whether c is a share consumer.
 func (c *ConsumerSpec) IsShare() bool { return c.Kind == KindShare }
 
-// Settings are the consumer settings a file may give, each a field of
-// consumer.Config (and of consumer.ShareConfig where the `share` tag says
-// so) with the Java setting it is. Nil keeps the default: Java's, except
+// Settings are the consumer settings a file gives, by key: each a field of
+// consumer.Config (and of consumer.ShareConfig where both have it), its key
+// the field's Java setting without ".ms" and with "_" for "." (the Go name
+// in snake case for a field with none), read from consumer/config's tags
+// (settingFields); a value is the field's type, Duration for a duration and
+// int for any integer. An absent key keeps the default: Java's, except
 // auto_offset_reset (earliest here) and enable_auto_commit (false here), so
 // every OffsetCommit a run sees is one its steps asked for.
-// TestSettingsCoverConfig checks every Config and ShareConfig field has one.
-type Settings struct {
-	AutoOffsetReset                 *string   `yaml:"auto_offset_reset,omitempty" field:"AutoOffsetReset" java:"auto.offset.reset"`
-	EnableAutoCommit                *bool     `yaml:"enable_auto_commit,omitempty" field:"EnableAutoCommit" java:"enable.auto.commit"`
-	AutoCommitInterval              *Duration `yaml:"auto_commit_interval,omitempty" field:"AutoCommitInterval" java:"auto.commit.interval.ms"`
-	RetryBackoff                    *Duration `yaml:"retry_backoff,omitempty" field:"RetryBackoff" java:"retry.backoff.ms" share:"yes"`
-	RetryBackoffMax                 *Duration `yaml:"retry_backoff_max,omitempty" field:"RetryBackoffMax" java:"retry.backoff.max.ms" share:"yes"`
-	ReconnectBackoff                *Duration `yaml:"reconnect_backoff,omitempty" field:"ReconnectBackoff" java:"reconnect.backoff.ms" share:"yes"`
-	ReconnectBackoffMax             *Duration `yaml:"reconnect_backoff_max,omitempty" field:"ReconnectBackoffMax" java:"reconnect.backoff.max.ms" share:"yes"`
-	SocketConnectionSetupTimeout    *Duration `yaml:"socket_connection_setup_timeout,omitempty" field:"SocketConnectionSetupTimeout" java:"socket.connection.setup.timeout.ms" share:"yes"`
-	SocketConnectionSetupTimeoutMax *Duration `yaml:"socket_connection_setup_timeout_max,omitempty" field:"SocketConnectionSetupTimeoutMax" java:"socket.connection.setup.timeout.max.ms" share:"yes"`
-	RequestTimeout                  *Duration `yaml:"request_timeout,omitempty" field:"RequestTimeout" java:"request.timeout.ms" share:"yes"`
-	DefaultAPITimeout               *Duration `yaml:"default_api_timeout,omitempty" field:"DefaultAPITimeout" java:"default.api.timeout.ms" share:"yes"`
-	MaxPollInterval                 *Duration `yaml:"max_poll_interval,omitempty" field:"MaxPollInterval" java:"max.poll.interval.ms" share:"yes"`
-	MetadataMaxAge                  *Duration `yaml:"metadata_max_age,omitempty" field:"MetadataMaxAge" java:"metadata.max.age.ms" share:"yes"`
-	FetchMaxWait                    *Duration `yaml:"fetch_max_wait,omitempty" field:"FetchMaxWait" java:"fetch.max.wait.ms" share:"yes"`
-	MaxPollRecords                  *int      `yaml:"max_poll_records,omitempty" field:"MaxPollRecords" java:"max.poll.records" share:"yes" sc:"signed"`
-	FetchMinBytes                   *int      `yaml:"fetch_min_bytes,omitempty" field:"FetchMinBytes" java:"fetch.min.bytes" sc:"signed"`
-	FetchMaxBytes                   *int      `yaml:"fetch_max_bytes,omitempty" field:"FetchMaxBytes" java:"fetch.max.bytes" share:"yes" sc:"signed"`
-	MaxPartitionFetchBytes          *int      `yaml:"max_partition_fetch_bytes,omitempty" field:"MaxPartitionFetchBytes" java:"max.partition.fetch.bytes" share:"yes" sc:"signed"`
-	MaxBufferedRecords              *int      `yaml:"max_buffered_records,omitempty" field:"MaxBufferedRecords" share:"yes" sc:"signed"`
-	IsolationLevel                  *string   `yaml:"isolation_level,omitempty" field:"IsolationLevel" java:"isolation.level"`
-	GroupInstanceID                 *string   `yaml:"group_instance_id,omitempty" field:"GroupInstanceID" java:"group.instance.id"`
-}
+// TestSettingKeys keeps the keys the files use.
+type Settings map[string]any
 
-// settingsFields describes Settings' fields.
+// settingField is one setting a file may give.
 type settingField struct {
-	index      int
 	key, field string
-	java       string
-	share      bool
+	java       string // "" none
+	share      bool   // consumer.ShareConfig has it too
+	value      reflect.Type
 }
 
-func settingFields() []settingField {
-	t := reflect.TypeFor[Settings]()
-	out := make([]settingField, 0, t.NumField())
-	for i := range t.NumField() {
-		f := t.Field(i)
-		key, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		out = append(out, settingField{index: i, key: key, field: f.Tag.Get("field"), java: f.Tag.Get("java"), share: f.Tag.Get("share") == "yes"})
+// runSettings are the Config fields a run sets itself (bootstrap, client id
+// and group), never a file.
+var runSettings = []string{"BootstrapServers", "ClientID", "GroupID"}
+
+// settingFields are the settings a file may give, in consumer.Config's
+// order: every field whose value a file can write (a duration, an integer,
+// a bool or a string) that the run does not set itself.
+var settingFields = sync.OnceValue(func() []settingField {
+	var out []settingField
+	for _, f := range config.Fields[consumer.Config]() {
+		var value reflect.Type
+		switch {
+		case slices.Contains(runSettings, f.Name):
+			continue
+		case f.Type == reflect.TypeFor[time.Duration]():
+			value = reflect.TypeFor[Duration]()
+		case f.Type.Kind() == reflect.Int || f.Type.Kind() == reflect.Int32 || f.Type.Kind() == reflect.Int64:
+			value = reflect.TypeFor[int]()
+		case f.Type.Kind() == reflect.Bool || f.Type.Kind() == reflect.String:
+			value = f.Type
+		default:
+			continue // Dial, Logger, Rand: not for a file
+		}
+		_, share := config.Lookup[consumer.ShareConfig](f.Name)
+		out = append(out, settingField{key: settingKey(f), field: f.Name, java: f.Java, share: share, value: value})
 	}
 	return out
+})
+
+// settingKey is f's key in a file: its Java setting without ".ms", "_" for
+// "."; its Go name in snake case when it has none.
+func settingKey(f config.Field) string {
+	if f.Java != "" {
+		return strings.ReplaceAll(strings.TrimSuffix(f.Java, ".ms"), ".", "_")
+	}
+	var b strings.Builder
+	for i, r := range f.Name {
+		if unicode.IsUpper(r) && i > 0 {
+			b.WriteByte('_')
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
 }
 
 // settingKeyOf is the file key of Config field name.
@@ -110,54 +127,75 @@ func settingKeyOf(field string) (string, bool) {
 	return "", false
 }
 
+// settingDecoders decode each setting's value into s, as handlers of
+// decodeStruct.
+func (p *parser) settingDecoders(s Settings, extra map[string]func(*yaml.Node) error) {
+	for _, f := range settingFields() {
+		extra[f.key] = func(n *yaml.Node) error {
+			v := reflect.New(f.value).Elem()
+			if err := p.decodeValue(n, f.key, fieldRule{signed: f.value.Kind() == reflect.Int}, v); err != nil {
+				return err
+			}
+			s[f.key] = v.Interface()
+			return nil
+		}
+	}
+}
+
 // apply sets every given setting on dst, a *consumer.Config or a
 // *consumer.ShareConfig (fields of the same names).
 func (s Settings) apply(dst any) {
 	d := reflect.ValueOf(dst).Elem()
-	v := reflect.ValueOf(s)
 	for _, f := range settingFields() {
-		sv := v.Field(f.index)
-		if sv.IsNil() {
+		val, ok := s[f.key]
+		if !ok {
 			continue
 		}
 		df := d.FieldByName(f.field)
 		if !df.IsValid() {
 			continue // not a field of this config (a regular-only setting on a share config is refused at load)
 		}
-		val := sv.Elem()
-		switch val.Type() {
-		case reflect.TypeFor[Duration]():
-			df.SetInt(val.Int())
+		switch v := reflect.ValueOf(val); v.Kind() {
+		case reflect.Int, reflect.Int64:
+			df.SetInt(v.Int())
 		default:
-			switch df.Kind() {
-			case reflect.Int, reflect.Int32, reflect.Int64:
-				df.SetInt(val.Int())
-			default:
-				df.Set(val)
-			}
+			df.Set(v)
 		}
 	}
 }
 
-// given lists the keys of the settings given.
+// given lists the keys of the settings given, in settingFields' order.
 func (s Settings) given() []string {
 	var out []string
-	v := reflect.ValueOf(s)
 	for _, f := range settingFields() {
-		if !v.Field(f.index).IsNil() {
+		if _, ok := s[f.key]; ok {
 			out = append(out, f.key)
 		}
 	}
 	return out
 }
 
+// nodes are the given settings as YAML key and value nodes, in
+// settingFields' order (Format).
+func (s Settings) nodes() ([]*yaml.Node, error) {
+	var out []*yaml.Node
+	for _, key := range s.given() {
+		v, err := encode(s[key])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, v)
+	}
+	return out, nil
+}
+
 func (p *parser) consumerSpec(name string, n *yaml.Node) (*ConsumerSpec, error) {
-	c := &ConsumerSpec{Name: name, Line: n.Line, Kind: KindRegular}
+	c := &ConsumerSpec{Name: name, Line: n.Line, Kind: KindRegular, Settings: Settings{}}
 	what := "consumer " + name
 	if name == DefaultConsumer {
 		what = "consumer"
 	}
-	lines, err := p.decodeStruct(n, what, &c.Settings, map[string]func(*yaml.Node) error{
+	extra := map[string]func(*yaml.Node) error{
 		"kind": func(n *yaml.Node) error {
 			if n.Value != KindRegular && n.Value != KindShare {
 				return p.errf(n.Line, "kind", "want regular or share, got %s", describe(n))
@@ -193,7 +231,9 @@ func (p *parser) consumerSpec(name string, n *yaml.Node) (*ConsumerSpec, error) 
 			c.GroupConfigs = m.M
 			return nil
 		},
-	})
+	}
+	p.settingDecoders(c.Settings, extra)
+	lines, err := p.decodeStruct(n, what, &struct{}{}, extra)
 	if err != nil {
 		return nil, err
 	}
@@ -316,25 +356,4 @@ func configFields() []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// javaOf is the Java setting of a Settings key ("" if none).
-func javaOf(key string) string {
-	for _, f := range settingFields() {
-		if f.key == key {
-			return f.java
-		}
-	}
-	return ""
-}
-
-// formatSetting renders a setting's value as the file writes it.
-func formatSetting(v reflect.Value) string {
-	switch x := v.Interface().(type) {
-	case Duration:
-		return time.Duration(x).String()
-	case int:
-		return strconv.Itoa(x)
-	}
-	return fmt.Sprint(v.Interface())
 }

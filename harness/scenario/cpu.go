@@ -1,12 +1,12 @@
 package scenario
 
-// The cpu expectation (issue 11, one handler of the registry in expect.go):
+// The cpu expectation (one handler of the registry in expect.go):
 // the consumer's CPU in a fault window, bounded by an idle window of the
 // same file ("at most 3x idle + 100 ms", scaled to the windows' lengths),
 // and for a client that reports it (kafka-clients' select-total) its
 // selector polls the same way:
 //
-//	- cpu: {window: outage, idle: idle}                      # harness.DefaultCPUBound
+//	- cpu: {window: outage, idle: idle}                      # measure.DefaultCPUBound
 //	- cpu: {window: outage, idle: idle, factor: 3, plus: 100ms, select_plus: 1000}
 //	- cpu: {window: waiting, max: 400ms}                     # no healthy window to calibrate by
 //	- cpu: {window: idle, report_only: true}                 # a figure for the report, no bound
@@ -16,16 +16,17 @@ package scenario
 // select_plus selector polls (default 1000) in the window.
 //
 // Its keys are cpu.<window> and cpu.<window>.select_total. It is checked
-// for subjects whose CPU is their own (harness.ScopeSubject: the java
+// for subjects whose CPU is their own (measure.ScopeSubject: the java
 // subject's driver process, kgo's labelled goroutines); for our in-process
 // consumers the figure is the test process's and is shown only. The whole
-// of it is harness.ReadCPU at the windows' edges and harness.JudgeCPU.
+// of it is measure.ReadCPU at the windows' edges and measure.JudgeCPU.
 
 import (
 	"fmt"
 	"math"
 
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/measure"
 )
 
 // CPU bounds the CPU a consumer used in Window (see the file comment).
@@ -33,7 +34,7 @@ type CPU struct {
 	Window   string `yaml:"window" sc:"required,name"`
 	Idle     string `yaml:"idle,omitempty" sc:"name"`
 	Consumer string `yaml:"consumer,omitempty" sc:"name"`
-	// Factor, Plus, SelectPlus override harness.DefaultCPUBound's
+	// Factor, Plus, SelectPlus override measure.DefaultCPUBound's
 	// IdleFactor, Plus (CPU time) and SelectPlus (selector polls).
 	Factor     *float64  `yaml:"factor,omitempty"`
 	Plus       *Duration `yaml:"plus,omitempty"`
@@ -45,11 +46,11 @@ type CPU struct {
 
 func (a *CPU) key(sc *Scenario) string { return "cpu." + a.Window + sc.suffix(a.Consumer) }
 
-func (a *CPU) extraKeys(sc *Scenario) []string { return []string{a.key(sc) + harness.CPUSuffixSelects} }
+func (a *CPU) extraKeys(sc *Scenario) []string { return []string{a.key(sc) + measure.CPUSuffixSelects} }
 
 // bound is the harness bound the file gives.
-func (a *CPU) bound() harness.CPUBound {
-	b := harness.DefaultCPUBound
+func (a *CPU) bound() measure.CPUBound {
+	b := measure.DefaultCPUBound
 	if a.Factor != nil {
 		b.IdleFactor = *a.Factor
 	}
@@ -105,20 +106,20 @@ func (a *CPU) validate(c *checker, e *Expectation) error {
 func (a *CPU) evaluate(r *run, e *Expectation) {
 	m := r.member(a.Consumer)
 	key := a.key(r.sc)
-	use := func(name string) (harness.CPUUse, bool) {
+	use := func(name string) (measure.CPUUse, bool) {
 		w, ok := r.windowOf(name)
 		if !ok {
 			r.notReached(e, fmt.Sprintf("window %q", name))
-			return harness.CPUUse{}, false
+			return measure.CPUUse{}, false
 		}
 		wp := w.probes[m.spec.Name]
 		switch {
 		case wp == nil || !wp.cpuRead:
 			r.figure(Figure{Name: key, Pass: true, NotApplicable: true, Detail: fmt.Sprintf("consumer %s was not running when window %q opened", m.spec.Name, name)})
-			return harness.CPUUse{}, false
+			return measure.CPUUse{}, false
 		case wp.cpuErr != nil:
 			r.figure(Figure{Name: key, Pass: true, NotApplicable: true, Detail: fmt.Sprintf("CPU not measured: %v", wp.cpuErr)})
-			return harness.CPUUse{}, false
+			return measure.CPUUse{}, false
 		}
 		return wp.cpu1.Since(wp.cpu0), true
 	}
@@ -133,13 +134,13 @@ func (a *CPU) evaluate(r *run, e *Expectation) {
 	}
 	// max: no idle window; nothing to scale (zero CPU, zero selector
 	// polls where the client counts them).
-	idle := harness.CPUUse{Scope: fault.Scope, Selects: fault.Selects * 0}
+	idle := measure.CPUUse{Scope: fault.Scope, Selects: fault.Selects * 0}
 	if a.Idle != "" {
 		if idle, ok = use(a.Idle); !ok {
 			return
 		}
 	}
-	v, err := harness.JudgeCPU(fault, idle, a.bound())
+	v, err := measure.JudgeCPU(fault, idle, a.bound())
 	if err != nil {
 		r.fail(harness.KeyTimeline, "%s:%d: cpu: %v", r.sc.File, e.Line, err)
 		return
@@ -147,7 +148,7 @@ func (a *CPU) evaluate(r *run, e *Expectation) {
 	for i, f := range v.Figures(key) {
 		fig := Figure{Name: f.Name, Value: f.Value, Unit: f.Unit, Bound: f.Bound, Pass: f.Pass}
 		if i == 0 && !v.Checked {
-			fig.Detail = fmt.Sprintf("%s CPU: shown only", harness.ScopeProcess)
+			fig.Detail = fmt.Sprintf("%s CPU: shown only", measure.ScopeProcess)
 		}
 		r.figure(fig)
 	}
@@ -155,23 +156,23 @@ func (a *CPU) evaluate(r *run, e *Expectation) {
 		r.fail(key, "%s:%d: cpu: %s", r.sc.File, e.Line, v.CPUMessage())
 	}
 	if !v.SelectsOK {
-		r.fail(key+harness.CPUSuffixSelects, "%s:%d: cpu: %s", r.sc.File, e.Line, v.SelectsMessage())
+		r.fail(key+measure.CPUSuffixSelects, "%s:%d: cpu: %s", r.sc.File, e.Line, v.SelectsMessage())
 	}
 }
 
 // readCPU reads m's CPU for a window edge.
 // ok is false when m has no consumer (not built yet, or refused).
-func readCPU(m *member) (rd harness.CPUReading, ok bool, err error) {
+func readCPU(m *member) (rd measure.CPUReading, ok bool, err error) {
 	h := m.handle()
 	if h == nil {
-		return harness.CPUReading{}, false, nil
+		return measure.CPUReading{}, false, nil
 	}
-	rd, err = harness.ReadCPU(h)
+	rd, err = measure.ReadCPU(h)
 	return rd, true, err
 }
 
 // JudgesCPU reports whether sc bounds a consumer's CPU (a cpu expectation
-// that is not report_only): such a file runs alone (harness.Alone), since a
+// that is not report_only): such a file runs alone (suite.Alone), since a
 // spec running beside it would spend the CPU it measures.
 func (sc *Scenario) JudgesCPU() bool {
 	for _, e := range sc.Expect {

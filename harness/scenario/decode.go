@@ -27,6 +27,42 @@ func (p *parser) errf(line int, key, format string, args ...any) error {
 	return &Error{File: p.file, Line: line, Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
+// sized checks that n is a non-empty node of kind (a mapping counts its
+// pairs) with at most max entries. Its errors are at key: want, or that n
+// has more entries (noun) than maxName allows.
+func (p *parser) sized(n *yaml.Node, kind yaml.Kind, key, want, noun string, max int, maxName string) error {
+	if n.Kind != kind || len(n.Content) == 0 {
+		return p.errf(n.Line, key, "%s", want)
+	}
+	entries := len(n.Content)
+	if kind == yaml.MappingNode {
+		entries /= 2
+	}
+	if entries > max {
+		return p.errf(n.Line, key, "%d %s, more than %s (%d)", entries, noun, maxName, max)
+	}
+	return nil
+}
+
+// namedMap checks mapping n as sized does, then calls fn with each key, a
+// name (p.str's rules), and its value, in file order, until fn fails.
+func (p *parser) namedMap(n *yaml.Node, key, want, noun string, max int, maxName string, fn func(name string, k, v *yaml.Node) error) error {
+	if err := p.sized(n, yaml.MappingNode, key, want, noun, max, maxName); err != nil {
+		return err
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		var name string
+		if err := p.str(k, key, true, &name); err != nil {
+			return err
+		}
+		if err := fn(name, k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // nodeDecoder is implemented (on the pointer) by field types with a syntax
 // of their own (an API key by name, a Kafka error by name, an at: anchor, a
 // body selector).
@@ -240,11 +276,8 @@ func (p *parser) decodeValue(n *yaml.Node, key string, r fieldRule, f reflect.Va
 		}
 		f.SetInt(v)
 	case reflect.Slice:
-		if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-			return p.errf(n.Line, key, "want a non-empty list, got %s", describe(n))
-		}
-		if len(n.Content) > MaxListLen {
-			return p.errf(n.Line, key, "%d entries, more than MaxListLen (%d)", len(n.Content), MaxListLen)
+		if err := p.sized(n, yaml.SequenceNode, key, fmt.Sprintf("want a non-empty list, got %s", describe(n)), "entries", MaxListLen, "MaxListLen"); err != nil {
+			return err
 		}
 		s := reflect.MakeSlice(f.Type(), len(n.Content), len(n.Content))
 		for i, c := range n.Content {
@@ -254,19 +287,8 @@ func (p *parser) decodeValue(n *yaml.Node, key string, r fieldRule, f reflect.Va
 		}
 		f.Set(s)
 	case reflect.Map:
-		if n.Kind != yaml.MappingNode || len(n.Content) == 0 {
-			return p.errf(n.Line, key, "want a non-empty mapping, got %s", describe(n))
-		}
-		if len(n.Content)/2 > MaxListLen {
-			return p.errf(n.Line, key, "%d entries, more than MaxListLen (%d)", len(n.Content)/2, MaxListLen)
-		}
 		m := reflect.MakeMap(f.Type())
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			var ks string
-			if err := p.str(k, key, true, &ks); err != nil {
-				return err
-			}
+		err := p.namedMap(n, key, fmt.Sprintf("want a non-empty mapping, got %s", describe(n)), "entries", MaxListLen, "MaxListLen", func(ks string, k, v *yaml.Node) error {
 			if m.MapIndex(reflect.ValueOf(ks)).IsValid() {
 				return p.errf(k.Line, ks, "repeated key in %s", key)
 			}
@@ -275,6 +297,10 @@ func (p *parser) decodeValue(n *yaml.Node, key string, r fieldRule, f reflect.Va
 				return err
 			}
 			m.SetMapIndex(reflect.ValueOf(ks), ev)
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		f.Set(m)
 	case reflect.Struct:

@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/measure"
 )
 
 // evaluate judges every expectation, then adds the run's own figures.
@@ -71,7 +72,7 @@ func (r *run) count(e *Expectation, key string, n int, unit string, minN, maxN *
 	ok := (maxN == nil || n <= *maxN) && (minN == nil || n >= *minN)
 	r.judge(e, key, ok, Figure{Value: float64(n), Unit: unit, Bound: bound}, "%s = %d %s, want %s", key, n, unit, bound)
 	if maxN != nil && *maxN > 0 {
-		r.figure(Figure{Name: key + ".headroom", Value: harness.Headroom(float64(n), float64(*maxN)), Unit: "x"})
+		r.figure(Figure{Name: key + ".headroom", Value: measure.Headroom(float64(n), float64(*maxN)), Unit: "x"})
 	}
 }
 

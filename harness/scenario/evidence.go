@@ -57,18 +57,8 @@ func (sc *Scenario) Floors() []reports.Floor {
 
 // evidenceMap parses `evidence: {key: min, ...}`.
 func (p *parser) evidenceMap(n *yaml.Node, sc *Scenario) error {
-	if n.Kind != yaml.MappingNode || len(n.Content) == 0 {
-		return p.errf(n.Line, "evidence", "want a mapping of figure keys to minimum values, e.g. {commits.observed: 1}")
-	}
-	if len(n.Content)/2 > MaxListLen {
-		return p.errf(n.Line, "evidence", "%d entries, more than MaxListLen (%d)", len(n.Content)/2, MaxListLen)
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		var name string
-		if err := p.str(k, "evidence", true, &name); err != nil {
-			return err
-		}
+	const want = "want a mapping of figure keys to minimum values, e.g. {commits.observed: 1}"
+	return p.namedMap(n, "evidence", want, "entries", MaxListLen, "MaxListLen", func(name string, k, v *yaml.Node) error {
 		f, err := strconv.ParseFloat(v.Value, 64)
 		if v.Kind != yaml.ScalarNode || err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
 			return p.errf(v.Line, name, "evidence: want a finite number >= 0, got %s", describe(v))
@@ -78,8 +68,8 @@ func (p *parser) evidenceMap(n *yaml.Node, sc *Scenario) error {
 		}
 		sc.Evidence = append(sc.Evidence, reports.Floor{Figure: name, Min: f})
 		sc.evidenceLines = append(sc.evidenceLines, k.Line)
-	}
-	return nil
+		return nil
+	})
 }
 
 // evidence checks that every floor names a figure some expectation of the

@@ -20,6 +20,7 @@ import (
 
 	"github.com/kreactor/kreactor/harness"
 	"github.com/kreactor/kreactor/harness/scenario"
+	"github.com/kreactor/kreactor/harness/subjects"
 	"github.com/kreactor/kreactor/harness/targets"
 )
 
@@ -156,7 +157,8 @@ var cheapToRun = []string{scenario.SectionStep, scenario.SectionFault, scenario.
 
 func TestVocabularyExamples(t *testing.T) {
 	dir := t.TempDir()
-	subject, target := harness.Subjects[harness.ReferenceSubject], targets.ByName["kfake"]
+	subject, _ := subjects.Lookup(subjects.Reference)
+	target, _ := targets.Lookup("kfake")
 	t.Cleanup(func() { targets.CloseShared() }) //nolint:errcheck // best effort
 	for _, e := range scenario.Vocabulary() {
 		if e.Section == scenario.SectionLimit {

@@ -83,7 +83,7 @@ var expectDefs = []expectDef{
 	{kind: "early_returns", new: func() ExpectArgs { return &EarlyReturns{} },
 		doc: "commit calls released before the decision holding their completion was published, over the run (probe)", example: "- early_returns: {max: 0}"},
 	{kind: "cpu", new: func() ExpectArgs { return &CPU{} },
-		doc:     "CPU the consumer used in `window`, bounded by the `idle` window of the same file (harness.DefaultCPUBound: at most `factor` 3x its CPU + `plus` 100ms, scaled to the window's length; kafka-clients' select-total at most 3x + `select_plus` 1000), or by `max` CPU time where no healthy window can calibrate it, or `report_only`. Checked for subjects whose CPU is their own (java: the driver's /proc threads; kgo: its labelled goroutines); for in-process subjects the test process's CPU is shown only. Keys cpu.WINDOW and cpu.WINDOW.select_total",
+		doc:     "CPU the consumer used in `window`, bounded by the `idle` window of the same file (measure.DefaultCPUBound: at most `factor` 3x its CPU + `plus` 100ms, scaled to the window's length; kafka-clients' select-total at most 3x + `select_plus` 1000), or by `max` CPU time where no healthy window can calibrate it, or `report_only`. Checked for subjects whose CPU is their own (java: the driver's /proc threads; kgo: its labelled goroutines); for in-process subjects the test process's CPU is shown only. Keys cpu.WINDOW and cpu.WINDOW.select_total",
 		example: "- cpu: {window: outage, idle: calm}"},
 	{kind: "duration", new: func() ExpectArgs { return &DurationOf{} },
 		doc: "the named step took that long (`min`, `max`, or report_only)", example: "- duration: {of: close, max: 1s}  # its 500ms deadline plus slack for a loaded machine"},
@@ -144,11 +144,8 @@ func expectDefOf(kind string) (expectDef, bool) {
 }
 
 func (p *parser) expectations(n *yaml.Node, out *[]*Expectation) error {
-	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-		return p.errf(n.Line, "expect", "want a non-empty list of expectations")
-	}
-	if len(n.Content) > MaxExpectations {
-		return p.errf(n.Line, "expect", "%d expectations, more than MaxExpectations (%d)", len(n.Content), MaxExpectations)
+	if err := p.sized(n, yaml.SequenceNode, "expect", "want a non-empty list of expectations", "expectations", MaxExpectations, "MaxExpectations"); err != nil {
+		return err
 	}
 	for _, item := range n.Content {
 		if item.Kind != yaml.MappingNode || len(item.Content) != 2 {

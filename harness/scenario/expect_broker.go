@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/measure"
 	"github.com/kreactor/kreactor/managers"
 )
 
@@ -106,7 +107,7 @@ func (a *Requests) evaluate(r *run, e *Expectation) {
 	case a.MaxBackoffPlus != nil:
 		// The retry schedule comes from the configuration through the
 		// harness's own reading of Kafka's documented backoff
-		// (harness.RetrySchedule), never from the subject's code.
+		// (measure.RetrySchedule), never from the subject's code.
 		sched := r.retrySchedule(a.Consumer)
 		m := sched.MaxAttemptsIn(to.Sub(from)) + *a.MaxBackoffPlus
 		maxN = &m
@@ -126,16 +127,16 @@ func (a *Requests) evaluate(r *run, e *Expectation) {
 }
 
 // retrySchedule is the consumer's retry schedule from its configuration.
-func (r *run) retrySchedule(consumer string) harness.RetrySchedule {
+func (r *run) retrySchedule(consumer string) measure.RetrySchedule {
 	m := r.order[0]
 	if consumer != "" && consumer != "all" {
 		m = r.member(consumer)
 	}
 	if m.spec.IsShare() {
 		cfg := m.spec.shareConfig(nil, "", "")
-		return harness.RetrySchedule{Initial: cfg.RetryBackoff, Max: cfg.RetryBackoffMax}
+		return measure.RetrySchedule{Initial: cfg.RetryBackoff, Max: cfg.RetryBackoffMax}
 	}
-	return harness.Schedule(m.spec.regularConfig(nil, "", ""))
+	return measure.Schedule(m.spec.regularConfig(nil, "", ""))
 }
 
 // Connections bounds the connections the consumer sent requests on.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/measure"
 	"github.com/kreactor/kreactor/managers/share"
 )
 
@@ -49,7 +50,7 @@ func (a *DurationOf) evaluate(r *run, e *Expectation) {
 	}
 	r.judge(e, a.key(r.sc), a.ok(d), f, "%s took %s, want %s", a.Of, d.Round(time.Millisecond), a.DurBounds)
 	if a.Max != nil {
-		r.figure(Figure{Name: a.key(r.sc) + ".headroom", Value: harness.Headroom(float64(d.Milliseconds()), float64(a.Max.D().Milliseconds())), Unit: "x"})
+		r.figure(Figure{Name: a.key(r.sc) + ".headroom", Value: measure.Headroom(float64(d.Milliseconds()), float64(a.Max.D().Milliseconds())), Unit: "x"})
 	}
 }
 

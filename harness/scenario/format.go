@@ -151,7 +151,9 @@ func consumerNode(c *ConsumerSpec) (*yaml.Node, error) {
 		}
 		out.Content = append(out.Content, k, v)
 	}
-	return out, nil
+	settings, err := c.Settings.nodes()
+	out.Content = append(out.Content, settings...)
+	return out, err
 }
 
 func stepNode(st *Step) (*yaml.Node, error) {

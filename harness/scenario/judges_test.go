@@ -2,7 +2,7 @@ package scenario
 
 import "testing"
 
-// The files that bound CPU run alone (harness.Alone); report_only figures
+// The files that bound CPU run alone (suite.Alone); report_only figures
 // and files without a cpu expectation do not.
 func TestJudgesCPU(t *testing.T) {
 	for file, want := range map[string]bool{

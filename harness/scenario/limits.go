@@ -6,7 +6,7 @@ import "time"
 // file loads (an error naming the file, line, key and the limit), so a file
 // cannot make a run use unbounded memory or time: a produce count of 2e9
 // once grew the harness to 3 GB in 9 s, and an 87,600 h Poll ran until the
-// suite's global timeout (issue 12). specs/scenarios/README.md lists them.
+// suite's global timeout. specs/scenarios/README.md lists them.
 const (
 	// MaxFileBytes is the largest scenario file read; a larger one is
 	// refused without reading past the limit (a /dev/zero or a huge file

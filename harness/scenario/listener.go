@@ -13,6 +13,7 @@ import (
 
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/consume"
 	"github.com/kreactor/kreactor/managers"
 )
 
@@ -32,7 +33,7 @@ type listenerLog struct {
 
 func (l *listenerLog) record(method string, tps []managers.TopicPartition) {
 	g := l.pollG.Load()
-	in := g != 0 && g == harness.GoroutineID()
+	in := g != 0 && g == consume.GoroutineID()
 	l.mu.Lock()
 	l.calls = append(l.calls, harness.RebalanceCall{Method: method, Partitions: slices.Clone(tps), InPoll: in, At: time.Now()})
 	l.mu.Unlock()
@@ -48,7 +49,7 @@ func (l *listenerLog) polling() func() {
 	if l == nil {
 		return func() {}
 	}
-	l.pollG.Store(harness.GoroutineID())
+	l.pollG.Store(consume.GoroutineID())
 	return func() { l.pollG.Store(0) }
 }
 

@@ -236,11 +236,8 @@ func (p *parser) top(n *yaml.Node, sc *Scenario) error {
 }
 
 func (p *parser) strList(n *yaml.Node, key string, out *[]string) error {
-	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-		return p.errf(n.Line, key, "want a non-empty list of strings")
-	}
-	if len(n.Content) > MaxListLen {
-		return p.errf(n.Line, key, "%d entries, more than MaxListLen (%d)", len(n.Content), MaxListLen)
+	if err := p.sized(n, yaml.SequenceNode, key, "want a non-empty list of strings", "entries", MaxListLen, "MaxListLen"); err != nil {
+		return err
 	}
 	for _, c := range n.Content {
 		var s string
@@ -261,18 +258,8 @@ func (p *parser) consumers(n *yaml.Node, sc *Scenario, single bool) error {
 		sc.Consumers = []*ConsumerSpec{c}
 		return nil
 	}
-	if n.Kind != yaml.MappingNode || len(n.Content) == 0 {
-		return p.errf(n.Line, "consumers", "want a mapping of consumer names to their settings")
-	}
-	if len(n.Content)/2 > MaxConsumers {
-		return p.errf(n.Line, "consumers", "%d consumers, more than MaxConsumers (%d)", len(n.Content)/2, MaxConsumers)
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		var name string
-		if err := p.str(k, "consumers", true, &name); err != nil {
-			return err
-		}
+	const want = "want a mapping of consumer names to their settings"
+	return p.namedMap(n, "consumers", want, "consumers", MaxConsumers, "MaxConsumers", func(name string, k, v *yaml.Node) error {
 		if name == "all" {
 			return p.errf(k.Line, name, "\"all\" names every consumer in expectations: pick another name")
 		}
@@ -285,8 +272,8 @@ func (p *parser) consumers(n *yaml.Node, sc *Scenario, single bool) error {
 		}
 		c.Line = k.Line
 		sc.Consumers = append(sc.Consumers, c)
-	}
-	return nil
+		return nil
+	})
 }
 
 func (p *parser) cluster(n *yaml.Node, c *ClusterSpec) error {

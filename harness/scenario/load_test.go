@@ -12,12 +12,12 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/suite"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// Every shipped scenario file loads, and its id is one harness.Spec accepts
+// Every shipped scenario file loads, and its id is one suite.Spec accepts
 // (an id that is not used to crash the Ginkgo tree).
 func TestShippedScenariosLoad(t *testing.T) {
 	ls, err := LoadDir("../../specs/scenarios")
@@ -39,10 +39,10 @@ func TestShippedScenariosLoad(t *testing.T) {
 		func() {
 			defer func() {
 				if p := recover(); p != nil {
-					t.Errorf("%s: harness.Spec panics on its id: %v", sc.File, p)
+					t.Errorf("%s: suite.Spec panics on its id: %v", sc.File, p)
 				}
 			}()
-			harness.Spec(sc.ID, sc.Covers, "reactor", "kfake")
+			suite.Spec(sc.ID, sc.Covers, "reactor", "kfake")
 		}()
 		if sc.Bound() > MaxTimeline {
 			t.Errorf("%s: bound %s over MaxTimeline", sc.File, sc.Bound())
@@ -93,7 +93,7 @@ func writeFile(t *testing.T, dir, name, body string) string {
 
 // The suite never loses other scenario specs because one file is bad: each
 // file's load result stands alone, and two files with one id fail only the
-// second (issue 12: they used to collapse every scenario spec into one
+// second (they used to collapse every scenario spec into one
 // failing load spec).
 func TestLoadDirKeepsEveryFile(t *testing.T) {
 	dir := t.TempDir()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/consume"
 	"github.com/kreactor/kreactor/managers"
 )
 
@@ -268,7 +269,7 @@ func ability[T any](c any) (T, bool) {
 			return t, true
 		}
 		switch w := c.(type) {
-		case *harness.Tracked:
+		case *consume.Tracked:
 			c = w.Consumer
 		case harness.UnwrapConsumer:
 			c = w.Unwrap()

@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/measure"
 	"github.com/kreactor/kreactor/reactor"
 )
 
@@ -138,7 +139,7 @@ type windowProbe struct {
 	// cpu0, cpu1 are the consumer's CPU at the window's edges (cpu.go);
 	// cpuRead is false when it had no consumer when the window opened,
 	// cpuErr the first failed reading.
-	cpu0, cpu1 harness.CPUReading
+	cpu0, cpu1 measure.CPUReading
 	cpuRead    bool
 	cpuErr     error
 }

@@ -14,7 +14,7 @@ type Scenario struct {
 	File  string `yaml:"-"` // path as given
 	Title string `yaml:"-"` // the opening "# ..." line, without "#"
 	// ID is the spec id (label "id:"): lower-case words and digits joined
-	// by '-' or '.' (harness.CheckSpecID), unique across files.
+	// by '-' or '.' (reports.CheckSpecID), unique across files.
 	ID string `yaml:"id"`
 	// Covers are catalogue items (labels "covers:").
 	Covers []string `yaml:"covers"`
@@ -28,7 +28,7 @@ type Scenario struct {
 	Expect    []*Expectation  `yaml:"expect"`
 	// Signals are the expectation keys that express the covered Jira's
 	// symptom: the negative control (the baseline) must fail on one of
-	// them (issue 9). Required, with Liveness, for a file covering a
+	// them. Required, with Liveness, for a file covering a
 	// regression.
 	Signals []string `yaml:"signals,omitempty"`
 	// Liveness are the expectation keys that express progress (records

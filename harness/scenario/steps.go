@@ -164,11 +164,8 @@ func StepKinds() []string {
 }
 
 func (p *parser) steps(n *yaml.Node, out *[]*Step) error {
-	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-		return p.errf(n.Line, "steps", "want a non-empty list of steps")
-	}
-	if len(n.Content) > MaxSteps {
-		return p.errf(n.Line, "steps", "%d steps, more than MaxSteps (%d)", len(n.Content), MaxSteps)
+	if err := p.sized(n, yaml.SequenceNode, "steps", "want a non-empty list of steps", "steps", MaxSteps, "MaxSteps"); err != nil {
+		return err
 	}
 	for _, item := range n.Content {
 		if item.Kind != yaml.MappingNode || len(item.Content) != 2 {

@@ -201,15 +201,7 @@ type PauseAll struct {
 }
 
 func (a *PauseAll) run(_ context.Context, r *run, st *Step) error {
-	m := r.member(st.Consumer)
-	tps := m.c.Assignment()
-	if len(tps) == 0 && a.IfAssigned {
-		return nil
-	}
-	if len(tps) == 0 {
-		return errors.New("no partitions assigned")
-	}
-	return m.c.Pause(tps...)
+	return withAssignment(r, st, a.IfAssigned, harness.Consumer.Pause)
 }
 
 // ResumeAll resumes every assigned partition.
@@ -219,15 +211,21 @@ type ResumeAll struct {
 }
 
 func (a *ResumeAll) run(_ context.Context, r *run, st *Step) error {
+	return withAssignment(r, st, a.IfAssigned, harness.Consumer.Resume)
+}
+
+// withAssignment calls fn on st's consumer with every partition it has
+// assigned; none assigned is an error, or nothing to do with ifAssigned.
+func withAssignment(r *run, st *Step, ifAssigned bool, fn func(c harness.Consumer, tps ...managers.TopicPartition) error) error {
 	m := r.member(st.Consumer)
 	tps := m.c.Assignment()
-	if len(tps) == 0 && a.IfAssigned {
+	if len(tps) == 0 && ifAssigned {
 		return nil
 	}
 	if len(tps) == 0 {
 		return errors.New("no partitions assigned")
 	}
-	return m.c.Resume(tps...)
+	return fn(m.c, tps...)
 }
 
 // orDefault is *d, or def when d is nil.

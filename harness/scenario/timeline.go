@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/measure"
 )
 
 // mark is what one step did: when it started and ended, its error and the
@@ -26,7 +27,7 @@ type mark struct {
 	reached        bool
 	// inside is the client's own time for a single-call step (poll,
 	// commit_sync, close) of a consumer in another process
-	// (harness.CallTimer: the java driver times the call inside the JVM);
+	// (measure.CallTimer: the java driver times the call inside the JVM);
 	// 0 when end - start is the call's time.
 	inside time.Duration
 }
@@ -143,7 +144,7 @@ func (r *run) callTime(st *Step) time.Duration {
 	if h == nil {
 		return 0
 	}
-	return harness.CallTime(h, st.Kind, 0)
+	return measure.CallTime(h, st.Kind, 0)
 }
 
 // timed runs a step with at: once its anchor is reached and its offset has
@@ -238,7 +239,7 @@ func (r *run) closeWindowLocked(w *window) {
 		}
 		if p, ok := probeOf(m); ok {
 			wp.s1 = p.Stats()
-			wp.pastInTrace = harness.PastDeadlinesIn(p.Trace(), w.from, w.to)
+			wp.pastInTrace = measure.PastDeadlinesIn(p.Trace(), w.from, w.to)
 		}
 	}
 }

@@ -15,7 +15,7 @@ var determinismRuns = flag.Int("sim.runs", 10, "runs of the determinism measurem
 // TestDeterminismSameSeed runs the outage scenario on the reactor
 // consumer -sim.runs times in this process with one seed, with its faults
 // on round times and off them, and reports how many histories differ and
-// how (issue 14: "same seed, 10 runs, how many histories differ"). It
+// how ("same seed, 10 runs, how many histories differ"). It
 // fails only if a run fails or a history breaks the scenario's checks:
 // goroutine scheduling inside a bubble is not deterministic, so neither
 // is the history (see the package doc).

@@ -1,7 +1,7 @@
 // Package sim runs seeded simulations: a fake cluster (fakebroker on
 // kfake's in-memory network) and consumers inside one testing/synctest
 // bubble, driven by a run function, with everything the run did recorded
-// as a History. It is the ground floor of `kreactor explore` (issue 14):
+// as a History. It is the ground floor of `kreactor explore`:
 // explore generates a schedule from a seed, runs it with Run, checks the
 // History, and shrinks.
 //

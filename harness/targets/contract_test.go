@@ -39,7 +39,8 @@ func TestTargetContract(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(t.Context(), contractTimeout)
 			defer cancel()
-			checkContract(ctx, t, ByName[name])
+			tg, _ := Lookup(name)
+			checkContract(ctx, t, tg)
 		})
 	}
 	if err := CloseShared(); err != nil {
@@ -125,7 +126,7 @@ func checkContract(ctx context.Context, t *testing.T, tg harness.Target) {
 	if !gi.Exists || gi.Epoch <= 0 || len(gi.Members) != 1 || gi.Members[0].ClientID != client || gi.Members[0].Assigned != 2 || !maps.Equal(gi.Commits, want) {
 		t.Fatalf("GroupInfo = %+v; want one member %q with 2 partitions, epoch > 0, commits %v", gi, client, want)
 	}
-	if n := harness.CountIn(cl.Recorder(), kmsg.ConsumerGroupHeartbeat, client, harness.Window{From: mark, To: time.Now()}); n == 0 {
+	if n := (harness.Window{From: mark, To: time.Now()}).Count(cl.Recorder(), kmsg.ConsumerGroupHeartbeat, client); n == 0 {
 		t.Fatal("the recorder saw no ConsumerGroupHeartbeat from the consumer")
 	}
 	if observed.Load() == 0 {

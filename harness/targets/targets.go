@@ -1,19 +1,8 @@
-// Package targets chooses the target (the broker a subject runs against)
-// by name: "kfake" (package harness/targets/kfake, in-process), "kafka"
-// (package harness/targets/kafka, real Apache Kafka in Docker behind the
-// recording proxy), and "kfake-raw" (kfake without fakebroker's
-// corrections towards Kafka's answers, for seeing which specs need them). It exists apart from package harness because harness
-// defines the Target interface the target packages implement, so it cannot
-// import them.
-//
-// Suites pick theirs with KREACTOR_TARGET (default "kfake"):
-//
-//	var target = targets.MustSelect()
-//	var _ = AfterSuite(func() { Expect(targets.CloseShared()).To(Succeed()) })
 package targets
 
 import (
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/internal/byname"
 	"github.com/kreactor/kreactor/harness/targets/kafka"
 	"github.com/kreactor/kreactor/harness/targets/kfake"
 )
@@ -25,36 +14,31 @@ const Env = "KREACTOR_TARGET"
 // Default is the target used when Env is unset: kfake.
 const Default = kfake.Name
 
-// ByName are the known targets by name. Read-only.
-var ByName = map[string]harness.Target{
-	kfake.Name:    kfake.Target{},
-	kfake.RawName: kfake.Raw{},
-	kafka.Name:    kafka.Target{},
+// known returns the targets by name, a new map on each call.
+func known() map[string]harness.Target {
+	return map[string]harness.Target{
+		kfake.Name:    kfake.Target{},
+		kfake.RawName: kfake.Raw{},
+		kafka.Name:    kafka.Target{},
+	}
+}
+
+// Lookup returns the target named name, or false.
+func Lookup(name string) (harness.Target, bool) {
+	t, ok := known()[name]
+	return t, ok
 }
 
 // Names returns the known targets' names, sorted.
-func Names() []string { return harness.SortedNames(ByName) }
+func Names() []string { return byname.Names(known()) }
 
-// Selected returns the target named by $KREACTOR_TARGET (default "kfake"),
-// or an error naming the value and listing the known ones.
-func Selected() (harness.Target, error) {
-	return harness.FromEnv(Env, Default, ByName)
-}
-
-// MustSelect returns Selected's target and panics with the reason if it is
-// unknown (for suite-level vars). It comes wrapped (harness.Recorded) so the
-// clusters specs start are recorded on the spec's timeline (requests per API
-// key, fault windows) for the report's plots.
-func MustSelect() harness.Target {
-	t, err := Selected()
-	if err != nil {
-		panic(err)
-	}
-	return harness.Recorded(t)
-}
+// Selected returns the target named by $KREACTOR_TARGET (surrounding space
+// trimmed; unset or empty means Default). Error: the name is not known; the
+// message names the variable, the value and every known name.
+func Selected() (harness.Target, error) { return byname.FromEnv(Env, Default, known()) }
 
 // CloseShared terminates what targets keep across specs (the kafka
-// target's pooled clusters). Call it from AfterSuite, before the leak
+// target's pooled clusters). Call it after the suite, before the leak
 // check; safe when nothing was started.
 func CloseShared() error {
 	return kafka.CloseSharedClusters()

@@ -7,16 +7,12 @@ import (
 	"go.uber.org/goleak"
 )
 
-// TestMain checks for leaked goroutines; Ginkgo's interrupt handler (started by
-// TestTimelineSuite's RunSpecs) lives for the process by design.
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/onsi/ginkgo/v2/internal/interrupt_handler.(*InterruptHandler).registerForInterrupts.func2"))
-}
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestSelected(t *testing.T) {
 	t.Setenv(Env, "")
-	if tg := MustSelect(); tg.Name() != "kfake" {
-		t.Fatalf("default target = %s, want kfake", tg.Name())
+	if tg, err := Selected(); err != nil || tg.Name() != "kfake" {
+		t.Fatalf("default target = %v, %v, want kfake", tg, err)
 	}
 	t.Setenv(Env, "kafka")
 	if tg, err := Selected(); err != nil || tg.Name() != "kafka" {
@@ -26,9 +22,9 @@ func TestSelected(t *testing.T) {
 	if _, err := Selected(); err == nil || !strings.Contains(err.Error(), `KREACTOR_TARGET="nope"`) || !strings.Contains(err.Error(), "kafka, kfake") {
 		t.Fatalf("unknown target error = %v, want one naming the value and listing kafka, kfake", err)
 	}
-	for name, tg := range ByName {
-		if tg.Name() != name {
-			t.Errorf("ByName[%q].Name() = %q", name, tg.Name())
+	for _, name := range Names() {
+		if tg, ok := Lookup(name); !ok || tg.Name() != name {
+			t.Errorf("Lookup(%q) = %v, %v", name, tg, ok)
 		}
 	}
 	if err := CloseShared(); err != nil {

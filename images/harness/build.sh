@@ -19,8 +19,8 @@
 #
 # Environment: KREACTOR_HARNESS_IMAGE (default kreactor/harness:dev),
 # KREACTOR_IMAGE_WORK (scratch folder, default /tmp/kreactor-harness-image).
-# Needs: a Docker engine (make docker), git, go, busybox-static (installed
-# with apt-get when missing).
+# Needs: a Docker engine (make docker), git, go, busybox-static (.ci/install
+# installs it).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -29,17 +29,11 @@ IMAGE="${KREACTOR_HARNESS_IMAGE:-kreactor/harness:dev}"
 WORK="${KREACTOR_IMAGE_WORK:-/tmp/kreactor-harness-image}"
 ROOT="$WORK/rootfs"
 
-say() { echo "build.sh: $*" >&2; }
+# shellcheck source=../lib.sh
+. "$HERE/../lib.sh"
 
-if ! docker info >/dev/null 2>&1; then
-	say "no Docker engine answers: run 'make docker' (images/kafka/docker.sh start) first"
-	exit 1
-fi
-if [ ! -x /bin/busybox ] || ! /bin/busybox --list | grep -qx sh; then
-	say "installing busybox-static (apt-get)"
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq busybox-static >/dev/null
-fi
+need_docker
+need_busybox
 start=$(date +%s)
 commit="$(git -C "$SRC" rev-parse HEAD)"
 rm -rf "$WORK"
@@ -65,12 +59,7 @@ GOROOT="$(go env GOROOT)"
 mkdir -p "$ROOT/usr/local/go"
 tar -C "$GOROOT" --exclude=./test --exclude=./doc --exclude=./api --exclude='./pkg/*_race' -c . | tar -x -C "$ROOT/usr/local/go"
 
-cp -L /bin/busybox "$ROOT/bin/busybox"
-for cmd in $(/bin/busybox --list); do
-	[ -e "$ROOT/bin/$cmd" ] || ln -s busybox "$ROOT/bin/$cmd"
-done
-printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >"$ROOT/etc/passwd"
-printf 'root:x:0:\nnogroup:x:65534:\n' >"$ROOT/etc/group"
+add_busybox_root "$ROOT"
 
 say "docker import $IMAGE ($(du -sh "$ROOT" | cut -f1) root folder)"
 tar -C "$ROOT" -c . | docker import \

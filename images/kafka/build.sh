@@ -12,7 +12,7 @@
 # KREACTOR_IMAGE_WORK (scratch folder, default /tmp/kreactor-kafka-image),
 # JAVA_HOME (the JDK whose jlink builds the runtime; default the machine's 17).
 # Needs: a Docker engine (make docker), mvn, a JDK 17+ with jmods, and
-# busybox-static (installed with apt-get when missing). Maven's ~/.m2 caches
+# busybox-static (.ci/install installs it). Maven's ~/.m2 caches
 # the jars between builds.
 set -euo pipefail
 
@@ -21,12 +21,10 @@ IMAGE="${KREACTOR_KAFKA_IMAGE:-kreactor/kafka:4.4.0}"
 WORK="${KREACTOR_IMAGE_WORK:-/tmp/kreactor-kafka-image}"
 ROOT="$WORK/rootfs"
 
-say() { echo "build.sh: $*" >&2; }
+# shellcheck source=../lib.sh
+. "$HERE/../lib.sh"
 
-if ! docker info >/dev/null 2>&1; then
-	say "no Docker engine answers: run 'make docker' (images/kafka/docker.sh start) first"
-	exit 1
-fi
+need_docker
 if [ -z "${FORCE:-}" ] && docker image inspect "$IMAGE" >/dev/null 2>&1; then
 	say "$IMAGE is present (FORCE=1 rebuilds)"
 	exit 0
@@ -37,11 +35,7 @@ if [ -z "${JAVA_HOME:-}" ]; then
 	JAVA_HOME="$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")"
 fi
 [ -d "$JAVA_HOME/jmods" ] || { say "$JAVA_HOME has no jmods/ for jlink (set JAVA_HOME to a full JDK 17+)"; exit 1; }
-if [ ! -x /bin/busybox ] || ! /bin/busybox --list | grep -qx sh; then
-	say "installing busybox-static (apt-get)"
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq busybox-static >/dev/null
-fi
+need_busybox
 
 rm -rf "$WORK"
 mkdir -p "$ROOT"/{bin,etc,tmp,var/lib/kafka,opt/kafka/bin,opt/kafka/config}
@@ -82,12 +76,7 @@ for lib in $libs /usr/lib/x86_64-linux-gnu/libstdc++.so.6 /lib/x86_64-linux-gnu/
 	[ -e "$lib" ] && cp -L --parents "$lib" "$ROOT"
 done
 # Debian is merged-/usr: keep /lib and /lib64 where the loader looks.
-cp -L /bin/busybox "$ROOT/bin/busybox"
-for cmd in $(/bin/busybox --list); do
-	[ -e "$ROOT/bin/$cmd" ] || ln -s busybox "$ROOT/bin/$cmd"
-done
-printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >"$ROOT/etc/passwd"
-printf 'root:x:0:\nnogroup:x:65534:\n' >"$ROOT/etc/group"
+add_busybox_root "$ROOT"
 printf 'hosts: files dns\n' >"$ROOT/etc/nsswitch.conf"
 install -m 0755 "$HERE/entrypoint.sh" "$ROOT/opt/kafka/bin/entrypoint.sh"
 install -m 0644 "$HERE/log4j2.properties" "$ROOT/opt/kafka/config/log4j2.properties"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Start, stop or report a local Docker engine for the real-Kafka target.
 #
-#   images/kafka/docker.sh start    install docker.io if dockerd is missing
-#                                   (apt-get, as root), start dockerd in the
-#                                   background unless an engine already answers,
-#                                   wait until `docker info` answers
+#   images/kafka/docker.sh start    start dockerd (Debian's docker.io, which
+#                                   .ci/install installs) in the background
+#                                   unless an engine already answers, wait
+#                                   until `docker info` answers
 #   images/kafka/docker.sh stop     stop the dockerd this script started
 #   images/kafka/docker.sh status   exit 0 when an engine answers, 1 otherwise
 #
@@ -24,13 +24,8 @@ answers() { docker info >/dev/null 2>&1; }
 
 install() {
 	command -v dockerd >/dev/null 2>&1 && command -v docker >/dev/null 2>&1 && return 0
-	if [ "$(id -u)" != 0 ]; then
-		say "dockerd is not installed and installing it needs root (apt-get install docker.io)"
-		exit 1
-	fi
-	say "installing docker.io (apt-get)"
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io >/dev/null
+	say "dockerd is not installed: install Debian's docker.io (.ci/install does, as root)"
+	exit 1
 }
 
 start() {

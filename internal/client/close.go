@@ -9,7 +9,7 @@ import (
 	"github.com/kreactor/kreactor/reactor"
 )
 
-// Close phases (issue 10, "close phases"). Java's AsyncKafkaConsumer.close
+// Close phases (CONTRACT-3; docs/design.md, invariant 7). Java's AsyncKafkaConsumer.close
 // and ShareConsumerImpl.close run one close timer of min(timeout,
 // request.timeout.ms) through their phases in turn (the final commit or
 // acknowledgements, then the leave, then the network thread's close-time

@@ -84,7 +84,7 @@ func runClose(t *testing.T, budget time.Duration, w *closeWork, answer func(now 
 	return nil, time.Time{}
 }
 
-// Issue 10 item 3: a final commit that never completes gets the first three
+// CONTRACT-3: a final commit that never completes gets the first three
 // quarters of the budget; then it fails and the leave goes anyway; an
 // unanswered leave ends the close at its deadline, with both listed.
 func TestClosePhasesLeaveAfterStuckCommit(t *testing.T) {

@@ -9,8 +9,7 @@
 // and Close wait) is a GroupPath or SharePath, one per variant.
 //
 // The public types (Record, Snapshot, the errors) are defined here and
-// aliased by package consumer, which documents them for applications;
-// Config and ShareConfig mirror consumer.Config and consumer.ShareConfig
-// field for field, so a conversion (client.Config(cfg)) carries them here
-// and the compiler keeps the two identical.
+// aliased by package consumer, which documents them for applications. The
+// settings are package config's Consumer and Share (consumer.Config and
+// consumer.ShareConfig are aliases of them), declared once.
 package client

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kreactor/kreactor/consumer/config"
 	"github.com/kreactor/kreactor/internal/mutant"
 	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/managers/group"
@@ -18,7 +19,7 @@ import (
 // with every decision (consumer.Snapshot).
 type Snapshot struct {
 	Assignment     []managers.TopicPartition // owned partitions, sorted
-	MemberState    group.MemberState
+	MemberState    managers.MemberState
 	MemberEpoch    int32
 	Buffered       int  // records buffered for the application
 	PendingCommits int  // commits queued or in flight
@@ -43,7 +44,7 @@ type GroupPath interface {
 // view and snapshot (the assembly seam), its engine and application sides,
 // and the application calls every variant shares.
 type Group struct {
-	Cfg Config
+	Cfg config.Consumer
 	common
 	Log  *slog.Logger
 	path GroupPath
@@ -81,9 +82,9 @@ type Group struct {
 // NewGroup builds the managers of a consumer with cfg (already validated).
 // It sends nothing: the engine is built over EngineConfig and handed to
 // Start.
-func NewGroup(cfg Config) *Group {
+func NewGroup(cfg config.Consumer) *Group {
 	rnd := newRandoms(cfg.Rand)
-	return newGroup(cfg, rnd, newTransport(&cfg, rnd))
+	return newGroup(cfg, rnd, newTransport(&cfg.Common, cfg.ClientID, rnd))
 }
 
 // NewGroupOn is NewGroup on tr instead of the franz-go transport: every
@@ -91,11 +92,11 @@ func NewGroup(cfg Config) *Group {
 // caller owns (closing the consumer does not close it). For harnesses: a
 // transport that never sends (the null subject), or one that injects
 // faults.
-func NewGroupOn(cfg Config, tr reactor.Transport) *Group {
+func NewGroupOn(cfg config.Consumer, tr reactor.Transport) *Group {
 	return newGroup(cfg, newRandoms(cfg.Rand), &foreign{tr: tr})
 }
 
-func newGroup(cfg Config, rnd *randoms, tr sender) *Group {
+func newGroup(cfg config.Consumer, rnd *randoms, tr sender) *Group {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -5,13 +5,15 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/kreactor/kreactor/consumer/config"
 )
 
 // Config.Rand fixes every random choice of a consumer: the same seed gives
 // the same member id and the same jitter in every manager; another seed
 // another id; without a source the member id is random each time.
 func TestRandSeedsMemberIDAndJitter(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := config.DefaultConsumer()
 	cfg.BootstrapServers, cfg.GroupID = []string{"localhost:9092"}, "g"
 	group := func(seed uint64) *Group {
 		c := cfg

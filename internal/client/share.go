@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kreactor/kreactor/consumer/config"
 	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/managers/share"
 	"github.com/kreactor/kreactor/reactor"
@@ -15,7 +16,7 @@ import (
 // (consumer.ShareSnapshot).
 type ShareSnapshot struct {
 	Assignment     []managers.TopicPartition
-	MemberState    share.MemberState
+	MemberState    managers.MemberState
 	MemberEpoch    int32
 	Buffered       int
 	Unacknowledged int
@@ -43,7 +44,7 @@ type SharePath interface {
 // engine and application sides, and the application calls every variant
 // shares. It shares no manager state with a Group (P5).
 type Share struct {
-	Cfg ShareConfig
+	Cfg config.Share
 	common
 	path SharePath
 
@@ -59,11 +60,10 @@ type Share struct {
 
 // NewShare builds the managers of a share consumer with cfg (already
 // validated).
-func NewShare(cfg ShareConfig) *Share {
-	transportCfg := cfg.AsConfig()
+func NewShare(cfg config.Share) *Share {
 	s := &Share{Cfg: cfg}
 	rnd := newRandoms(cfg.Rand)
-	s.tr = newTransport(&transportCfg, rnd)
+	s.tr = newTransport(&cfg.Common, cfg.ClientID, rnd)
 	backoff := Backoff(cfg.RetryBackoff, cfg.RetryBackoffMax)
 	s.Coord = managers.NewCoordinator(cfg.GroupID, managers.KeyTypeGroup, rnd.backoff("coordinator", backoff))
 	s.Meta = managers.NewMetadata(cfg.BootstrapServers, cfg.MetadataMaxAge, rnd.backoff("metadata", backoff))

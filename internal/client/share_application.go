@@ -115,7 +115,7 @@ func (a *ShareApplication) tryAnswer(tx *reactor.Tx) {
 		a.poll.Fail(tx, errors.Join(errs...))
 		return
 	}
-	if err := a.s.Member.LastError(); a.s.Member.State() == share.MemberFatal && err != nil {
+	if err := a.s.Member.LastError(); a.s.Member.State() == managers.MemberFatal && err != nil {
 		a.poll.Fail(tx, fmt.Errorf("consumer: share group membership failed: %w", err))
 		return
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kreactor/kreactor/consumer/config"
 	"github.com/kreactor/kreactor/internal/mutant"
 	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/reactor"
@@ -49,7 +50,7 @@ func (f *foreign) close()        {}
 // completes through done.
 //
 // Connections back off per broker as Java's ClusterConnectionStates does
-// (issue 10, "backoff that grows"): after a failed connection attempt the
+// (CONTRACT-4, KIP-580): after a failed connection attempt the
 // next one to that broker waits reconnect.backoff.ms doubling to
 // reconnect.backoff.max.ms with 20% jitter (managers.Reconnect); a request
 // for a broker still in backoff is answered at once with a
@@ -73,7 +74,7 @@ type transport struct {
 	wg      sync.WaitGroup
 }
 
-func newTransport(cfg *Config, rnd *randoms) *transport {
+func newTransport(cfg *config.Common, clientID string, rnd *randoms) *transport {
 	ctx, cancel := context.WithCancel(context.Background())
 	t := &transport{timeout: cfg.RequestTimeout, ctx: ctx, cancel: cancel, clients: map[string]*kgo.Client{},
 		reconnect: managers.NewReconnect(rnd.transportBackoff(managers.NewBackoff(cfg.ReconnectBackoff, cfg.ReconnectBackoffMax))),
@@ -83,7 +84,7 @@ func newTransport(cfg *Config, rnd *randoms) *transport {
 		dial = (&net.Dialer{}).DialContext
 	}
 	t.opts = []kgo.Opt{
-		kgo.ClientID(cfg.ClientID),
+		kgo.ClientID(clientID),
 		kgo.DisableClientMetrics(), // no KIP-714 telemetry traffic of kgo's own
 		kgo.RequestRetries(0),
 		kgo.Dialer(func(ctx context.Context, network, addr string) (net.Conn, error) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kreactor/kreactor/consumer/config"
 	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/reactor"
 )
@@ -29,7 +30,7 @@ func send(t *testing.T, tr *transport, addr string) error {
 	}
 }
 
-// Issue 10, "backoff that grows", transport part: a failed connection to a
+// A backoff that grows (KIP-580), transport part: a failed connection to a
 // broker starts its reconnect backoff (reconnect.backoff.ms doubling to
 // reconnect.backoff.max.ms); requests for it within the backoff are answered
 // at once with a *managers.ReconnectBackoffError and dial nothing; after it,
@@ -42,13 +43,13 @@ func TestTransportReconnectBackoff(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close() // nobody listens: every dial is refused
 	var dials atomic.Int32
-	cfg := DefaultConfig()
+	cfg := config.DefaultConsumer()
 	cfg.ReconnectBackoff, cfg.ReconnectBackoffMax = 200*time.Millisecond, time.Second
 	cfg.Dial = func(ctx context.Context, network, address string) (net.Conn, error) {
 		dials.Add(1)
 		return (&net.Dialer{}).DialContext(ctx, network, address)
 	}
-	tr := newTransport(&cfg, nil)
+	tr := newTransport(&cfg.Common, cfg.ClientID, nil)
 	defer tr.close()
 
 	if err := send(t, tr, addr); !managers.IsConnectError(err) {

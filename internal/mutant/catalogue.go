@@ -24,40 +24,40 @@ type Mutant struct {
 	// Description says what the bug does, in the words of the issue or of
 	// the Jira whose shape it has.
 	Description string
-	// Source says where the bug comes from: "issue 9" for the twelve the
-	// issue describes, "added" for ours.
+	// Source says where the bug comes from: "seed" for the twelve the
+	// project started with, "added" for later ones.
 	Source string
 }
 
 // Mutants is the catalogue, in kill-matrix row order.
 var Mutants = []Mutant{
-	{Name: "effects-before-publication", Shape: catalogue.ShapePublicationRace, Points: []string{"effects-before-publication"}, Where: "reactor/loop.go", Source: "issue 9",
+	{Name: "effects-before-publication", Shape: catalogue.ShapePublicationRace, Points: []string{"effects-before-publication"}, Where: "reactor/loop.go", Source: "seed",
 		Description: "the loop runs a step's effects (commit releases, Poll answers) before it publishes the decision that includes them (invariant 4)"},
 	{Name: "waitfor-check-before-take", Shape: catalogue.ShapePublicationRace, Points: []string{"waitfor-check-before-take"}, Where: "reactor/engine.go", Source: "added",
 		Description: "WaitFor evaluates its condition on the current publication and takes the channel afterwards: a publication between the two is missed (invariant 5's lost wakeup)"},
 	{Name: "effects-at-once", Shape: catalogue.ShapePublicationRace, Points: []string{"effects-at-once"}, Where: "reactor/core.go", Source: "added",
 		Description: "publication after effects: the core runs each effect as soon as it is queued, while observations are still being applied (today's futures)"},
-	{Name: "retry-at-now-coordinator-unknown", Shape: catalogue.ShapeBusyLoop, Points: []string{"retry-at-now-coordinator-unknown"}, Where: "managers/group/membership.go", Source: "issue 9",
+	{Name: "retry-at-now-coordinator-unknown", Shape: catalogue.ShapeBusyLoop, Points: []string{"retry-at-now-coordinator-unknown"}, Where: "managers/group/membership.go", Source: "seed",
 		Description: "membership answers RetryAt(now) instead of Await(coordinator) while the coordinator is unknown (KAFKA-20253's zero wait)"},
-	{Name: "past-deadline-uncounted", Shape: catalogue.ShapeBusyLoop, Points: []string{"retry-at-now-coordinator-unknown", "past-deadline-uncounted"}, Where: "reactor/stats.go", Source: "issue 9",
+	{Name: "past-deadline-uncounted", Shape: catalogue.ShapeBusyLoop, Points: []string{"retry-at-now-coordinator-unknown", "past-deadline-uncounted"}, Where: "reactor/stats.go", Source: "seed",
 		Description: "the loop silently drops past deadlines: with membership answering RetryAt(now) while the coordinator is unknown, the engine no longer counts the violation (Stats.PastDeadline stays 0)"},
-	{Name: "unsubscribed-heartbeat-due", Shape: catalogue.ShapeBusyLoop, Points: []string{"unsubscribed-heartbeat-due"}, Where: "managers/group/membership.go", Source: "issue 9",
+	{Name: "unsubscribed-heartbeat-due", Shape: catalogue.ShapeBusyLoop, Points: []string{"unsubscribed-heartbeat-due"}, Where: "managers/group/membership.go", Source: "seed",
 		Description: "an unsubscribed member (group id, manual assignment) reports its heartbeat timer, which never started, instead of Idle: a zero wait (KAFKA-20426)"},
-	{Name: "coordinator-unknown-10hz-wake", Shape: catalogue.ShapeBusyLoop, Points: []string{"coordinator-unknown-10hz-wake"}, Where: "managers/group/membership.go", Source: "issue 9",
+	{Name: "coordinator-unknown-10hz-wake", Shape: catalogue.ShapeBusyLoop, Points: []string{"coordinator-unknown-10hz-wake"}, Where: "managers/group/membership.go", Source: "seed",
 		Description: "membership awaits the coordinator but asks to be polled again every 100 ms for nothing: a useless 10 Hz wake while the coordinator is unknown"},
-	{Name: "fetch-in-flight-1ms-wake", Shape: catalogue.ShapeAmbiguousEmptyResult, Points: []string{"fetch-in-flight-1ms-wake"}, Where: "managers/group/fetch.go", Source: "issue 9",
+	{Name: "fetch-in-flight-1ms-wake", Shape: catalogue.ShapeAmbiguousEmptyResult, Points: []string{"fetch-in-flight-1ms-wake"}, Where: "managers/group/fetch.go", Source: "seed",
 		Description: "a Fetch in flight awaits its response with a 1 ms deadline: the loop wakes about a thousand times a second for nothing (the mutant that woke 2,591 times in 3 s)"},
-	{Name: "poll-returns-at-once", Shape: catalogue.ShapeAmbiguousEmptyResult, Points: []string{"poll-returns-at-once"}, Where: "consumer/application.go", Source: "issue 9",
+	{Name: "poll-returns-at-once", Shape: catalogue.ShapeAmbiguousEmptyResult, Points: []string{"poll-returns-at-once"}, Where: "consumer/application.go", Source: "seed",
 		Description: "Poll is answered at once, empty, when nothing is fetchable: the application polls again and again (KAFKA-20854's ping-pong on the reactor)"},
-	{Name: "backoff-never-doubles", Shape: catalogue.ShapeBusyLoop, Points: []string{"backoff-never-doubles"}, Where: "internal/client/config.go", Source: "issue 9",
+	{Name: "backoff-never-doubles", Shape: catalogue.ShapeBusyLoop, Points: []string{"backoff-never-doubles"}, Where: "internal/client/config.go", Source: "seed",
 		Description: "every retry waits retry.backoff.ms: the backoff never grows toward retry.backoff.max.ms"},
-	{Name: "transport-never-sends", Shape: catalogue.ShapeEndToEnd, Points: []string{"transport-never-sends"}, Where: "internal/client/transport.go", Source: "issue 9",
+	{Name: "transport-never-sends", Shape: catalogue.ShapeEndToEnd, Points: []string{"transport-never-sends"}, Where: "internal/client/transport.go", Source: "seed",
 		Description: "the transport accepts every request and never sends or completes it (the null subject as a bug of the reactor path)"},
 	{Name: "heartbeat-in-flight-zero-wait", Shape: catalogue.ShapeBusyLoop, Points: []string{"heartbeat-in-flight-zero-wait"}, Where: "managers/group/membership.go", Source: "added",
 		Description: "a heartbeat in flight past its interval reports the expired interval instead of awaiting the response (KAFKA-21031)"},
 	{Name: "auto-commit-timer-stale", Shape: catalogue.ShapeBusyLoop, Points: []string{"auto-commit-timer-stale"}, Where: "managers/group/commit.go", Source: "added",
 		Description: "an auto-commit due while the coordinator is unknown reports its expired timer, reset only when a commit is sent (KAFKA-20970)"},
-	{Name: "zero-backoff-accepted", Shape: catalogue.ShapeBusyLoop, Points: []string{"zero-backoff-accepted"}, Where: "consumer/config.go", Source: "added",
+	{Name: "zero-backoff-accepted", Shape: catalogue.ShapeBusyLoop, Points: []string{"zero-backoff-accepted"}, Where: "consumer/config/validate.go", Source: "added",
 		Description: "the reactor accepts retry.backoff.ms=0: a failing Fetch is retried with no wait (KAFKA-21049)"},
 	{Name: "close-skips-leave", Shape: catalogue.ShapeLifecycle, Points: []string{"close-skips-leave"}, Where: "internal/client/close.go", Source: "added",
 		Description: "close skips the leave heartbeat and reports the member gone: the group keeps it until its session times out"},

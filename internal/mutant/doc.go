@@ -1,4 +1,4 @@
-// Package mutant holds the deliberate bugs of `make mutants` (issue 9): a
+// Package mutant holds the deliberate bugs of `make mutants`: a
 // catalogue of named mutants of the reactor consumer's path, each one or
 // more mutation points in the code where the bug would live, and the switch
 // those points read.

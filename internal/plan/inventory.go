@@ -10,8 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/onsi/ginkgo/v2/types"
-
+	"github.com/kreactor/kreactor/internal/jsonreport"
 	"github.com/kreactor/kreactor/reports"
 )
 
@@ -20,7 +19,7 @@ import (
 type Spec struct {
 	Suite string // package directory relative to the module root
 	ID    string // label id:
-	Alone bool   // Ginkgo's Serial (harness.Alone)
+	Alone bool   // Ginkgo's Serial (suite.Alone)
 }
 
 // Inventory lists the specs of suites (package patterns, e.g. ./specs/...)
@@ -57,7 +56,7 @@ func Inventory(ctx context.Context, ginkgo []string, root string, suites []strin
 
 // decodeInventory reads a dry run's Ginkgo JSON report.
 func decodeInventory(data []byte, root string) ([]Spec, error) {
-	var reps []types.Report
+	var reps []jsonreport.Report
 	if err := json.Unmarshal(data, &reps); err != nil {
 		return nil, fmt.Errorf("dry run report: %w", err)
 	}
@@ -70,7 +69,7 @@ func decodeInventory(data []byte, root string) ([]Spec, error) {
 		suite = filepath.ToSlash(suite)
 		for _, sr := range rep.SpecReports {
 			// A dry run passes the specs it selects and skips the others.
-			if sr.LeafNodeType != types.NodeTypeIt || sr.State != types.SpecStatePassed {
+			if sr.LeafNodeType != jsonreport.NodeTypeIt || sr.State != jsonreport.SpecStatePassed {
 				continue
 			}
 			id := ""

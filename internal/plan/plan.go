@@ -30,7 +30,7 @@ type Unit struct {
 	Release string `json:"release,omitempty"`
 	// Run is the repeat index, 1-based (KREACTOR_RUN).
 	Run int `json:"run"`
-	// Alone is true when the spec judges CPU or timing (harness.Alone:
+	// Alone is true when the spec judges CPU or timing (suite.Alone:
 	// Ginkgo's Serial): it runs after its suite's parallel specs, alone.
 	Alone bool `json:"alone,omitempty"`
 	// Seconds is the duration the plan balanced by (Durations.Of).

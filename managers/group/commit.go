@@ -10,7 +10,7 @@ package group
 // reset when a commit is queued, not when it is sent), KAFKA-19357 (a pending
 // commit fails with a clear error at its deadline, never silently kept),
 // KAFKA-18641 (auto-commit commits only positions the application has
-// received from a completed Poll). Issue 10: commits complete in the order
+// received from a completed Poll). Java's contract (CONTRACT-*): commits complete in the order
 // made, so a CommitSync completes after every commit made before it (with
 // nothing to commit it waits for them as a barrier), and the callbacks of
 // earlier CommitAsync calls are queued before its completion (Java's
@@ -52,7 +52,7 @@ type commit struct {
 	// completed is set when done has been queued: a commit completes once.
 	// FailAll (the close deadline) completes the one in flight too; its
 	// answer arriving later is then dropped (invariant 8), not run as a
-	// second completion (issue 14: explore found a CommitAsync callback run
+	// second completion (explore found a CommitAsync callback run
 	// twice, with the close-deadline error and then with nil).
 	completed bool
 }

@@ -157,8 +157,8 @@ func TestCoordinatorFailureFailsWaitingCommits(t *testing.T) {
 
 // A commit in flight when the close deadline fails every pending commit
 // (FailAll) completes once, with the close error; its answer arriving
-// afterwards is dropped, not run as a second completion (issue 14: explore
-// found a CommitAsync callback run twice, with the error and then nil).
+// afterwards is dropped, not run as a second completion (a simulation
+// run of `kreactor explore` found a CommitAsync callback run twice, with the error and then nil).
 func TestCommitFailedInFlightCompletesOnce(t *testing.T) {
 	r, cm := commitRig(t)
 	res := enqueueCommit(r, cm)

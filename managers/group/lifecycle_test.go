@@ -1,6 +1,6 @@
 package group_test
 
-// Issue 10: the leave heartbeat goes whatever else is going on (a heartbeat
+// Java's contract (CONTRACT-*): the leave heartbeat goes whatever else is going on (a heartbeat
 // in flight, a heartbeat backoff), max.poll.interval.ms leaves the group and
 // the next Poll rejoins, and a CommitSync completes after every commit made
 // before it.
@@ -12,14 +12,15 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
+	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/managers/group"
 	"github.com/kreactor/kreactor/managers/internal/testrig"
 	"github.com/kreactor/kreactor/reactor"
 )
 
 // A heartbeat held in flight does not keep the leave back: it goes in the
-// step Leave is called (Java's shouldSendLeaveHeartbeatNow; issue 10 item
-// 3), and the held heartbeat's late answer is ignored.
+// step Leave is called (Java's shouldSendLeaveHeartbeatNow;
+// CONTRACT-3), and the held heartbeat's late answer is ignored.
 func TestLeaveGoesWhileHeartbeatInFlight(t *testing.T) {
 	r, m := stableMember(t)
 	r.Elapse(interval)
@@ -34,12 +35,12 @@ func TestLeaveGoesWhileHeartbeatInFlight(t *testing.T) {
 	}
 	r.Answer(held, hbAnswer(kerr.UnknownMemberID.Code, 0, false), nil) // a stale answer: ignored
 	st := r.Step()
-	if got := len(r.Sent(st, m)); got != 0 || m.State() != group.MemberLeaving {
+	if got := len(r.Sent(st, m)); got != 0 || m.State() != managers.MemberLeaving {
 		t.Fatalf("after the held heartbeat's answer: %d requests, member %s; want none, still leaving", got, m.State())
 	}
 	r.Answer(leave, hbAnswer(0, -1, false), nil)
 	r.Step()
-	if !m.Done() || m.State() != group.MemberLeft {
+	if !m.Done() || m.State() != managers.MemberLeft {
 		t.Fatalf("member %s after the leave's answer, want left", m.State())
 	}
 }
@@ -59,7 +60,7 @@ func TestLeaveGoesDuringHeartbeatBackoff(t *testing.T) {
 	}
 }
 
-// max.poll.interval.ms (issue 10 item 6): while a Poll waits the timer
+// max.poll.interval.ms (CONTRACT-6): while a Poll waits the timer
 // does not run; without Poll activity for the interval the member sends a
 // leave heartbeat (epoch -1) at the interval's end, gives up its
 // assignment, sends nothing more (MemberStale), and the next Poll joins
@@ -105,13 +106,13 @@ func TestPollIntervalLeavesAndNextPollRejoins(t *testing.T) {
 	if got := r.Now.Sub(lastPoll); got != 3*interval {
 		t.Fatalf("leave %s after the last Poll, want max.poll.interval.ms (%s)", got, 3*interval)
 	}
-	if owned, _ := m.Owned(); len(owned) != 0 || m.State() != group.MemberLeaving {
+	if owned, _ := m.Owned(); len(owned) != 0 || m.State() != managers.MemberLeaving {
 		t.Fatalf("expired member %s owning %v, want leaving with nothing", m.State(), owned)
 	}
 	r.Answer(leave, hbAnswer(0, -1, false), nil)
 	for range 3 {
 		st := r.Step()
-		if n := len(r.Sent(st, m)); n != 0 || m.State() != group.MemberStale {
+		if n := len(r.Sent(st, m)); n != 0 || m.State() != managers.MemberStale {
 			t.Fatalf("stale member sent %d heartbeats, state %s", n, m.State())
 		}
 		if res := r.Result(st, m); res.Kind != reactor.KindIdle {
@@ -148,7 +149,7 @@ func TestPollDuringExpiryLeaveRejoins(t *testing.T) {
 	}
 }
 
-// CommitSync's completion (issue 10 item 1): a commit with nothing to send
+// CommitSync's completion (CONTRACT-1): a commit with nothing to send
 // queued behind a commit in flight completes after it, in the same step
 // and after its done, never at once; a commit completes after every commit
 // queued before it.

@@ -59,7 +59,7 @@ func stableMember(t *testing.T) (*rig, *group.Membership) {
 	}
 	r.Answer(join, hbAnswer(0, 1, true), nil)
 	r.Answer(r.Request(m), hbAnswer(0, 1, false), nil) // the acknowledgement
-	if owned, _ := m.Owned(); m.State() != group.MemberStable || len(owned) != 3 {
+	if owned, _ := m.Owned(); m.State() != managers.MemberStable || len(owned) != 3 {
 		t.Fatalf("member %s owning %v, want stable with 3 partitions", m.State(), owned)
 	}
 	return r, m
@@ -79,7 +79,7 @@ func TestHeartbeatErrorsByClass(t *testing.T) {
 			owned, _ := m.Owned()
 			switch {
 			case c.Row.Class == managers.ClassCoordinator:
-				if _, known := r.Coord.Known(); known || m.State() != group.MemberStable || len(owed) != 0 {
+				if _, known := r.Coord.Known(); known || m.State() != managers.MemberStable || len(owed) != 0 {
 					t.Fatalf("coordinator known %v, state %s, owed %v: want rediscovery, still stable", known, m.State(), owed)
 				}
 				if res.Kind != reactor.KindAwait || res.Inputs&reactor.InputCoordinator == 0 {
@@ -91,7 +91,7 @@ func TestHeartbeatErrorsByClass(t *testing.T) {
 					t.Fatalf("rejoin with epoch %d owning %v, want epoch 0 owning nothing", hbEpoch(req), owned)
 				}
 			case c.Row.Fatal:
-				if m.State() != group.MemberFatal || !errors.Is(m.LastError(), c.Err) || len(owned) != 0 || res.Kind != reactor.KindIdle {
+				if m.State() != managers.MemberFatal || !errors.Is(m.LastError(), c.Err) || len(owned) != 0 || res.Kind != reactor.KindIdle {
 					t.Fatalf("state %s, last error %v, owned %v, membership %s: want fatal", m.State(), m.LastError(), owned, testrig.Describe(res, r.Now))
 				}
 			case c.Row.Class == managers.ClassAuthorization, c.Row.Class == managers.ClassFailed:
@@ -100,7 +100,7 @@ func TestHeartbeatErrorsByClass(t *testing.T) {
 				}
 				fallthrough
 			default: // retriable
-				if res.Kind != reactor.KindRetryAt || !res.At.Equal(r.Now.Add(r.Back.Delay(1))) || m.State() != group.MemberStable {
+				if res.Kind != reactor.KindRetryAt || !res.At.Equal(r.Now.Add(r.Back.Delay(1))) || m.State() != managers.MemberStable {
 					t.Fatalf("membership %s in state %s, want RetryAt(+%s) while stable", testrig.Describe(res, r.Now), m.State(), r.Back.Delay(1))
 				}
 				if c.Row.Class == managers.ClassRetriable && len(owed) != 0 {
@@ -111,7 +111,7 @@ func TestHeartbeatErrorsByClass(t *testing.T) {
 	}
 }
 
-// Issue 10 item 4: a member fenced again and again rejoins at once the
+// CONTRACT-4: a member fenced again and again rejoins at once the
 // first time, then on the growing retry backoff; a successful heartbeat
 // starts over. Over 600 ms of UNKNOWN_MEMBER_ID answered in 1 ms, at most
 // the backoff schedule's attempts go out (before: one per round trip).
@@ -168,7 +168,7 @@ func TestRepeatedFencingBacksOff(t *testing.T) {
 	r.Request(m)
 }
 
-// Issue 10 item 2: FindCoordinator answered GROUP_AUTHORIZATION_FAILED
+// CONTRACT-2: FindCoordinator answered GROUP_AUTHORIZATION_FAILED
 // reaches the application through membership once per failed discovery (in
 // any member state), and in the step that raises it: the round is polled
 // again, so a waiting Poll in the application manager (the probe, polled
@@ -217,7 +217,7 @@ func TestLeaveEndsOnAnyAnswer(t *testing.T) {
 		}
 		answerHB(r, req, c)
 		_, known := r.Coord.Known()
-		if m.State() != group.MemberLeft || !m.Done() || known == (managers.Class(kmsg.ConsumerGroupHeartbeat, managers.ScopeResponse, c.Err) == managers.ClassCoordinator) {
+		if m.State() != managers.MemberLeft || !m.Done() || known == (managers.Class(kmsg.ConsumerGroupHeartbeat, managers.ScopeResponse, c.Err) == managers.ClassCoordinator) {
 			t.Fatalf("%v: state %s, coordinator known %v", c.Err, m.State(), known)
 		}
 	}

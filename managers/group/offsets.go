@@ -252,32 +252,10 @@ func (o *Offsets) onOffsetFetch(tx *reactor.Tx, node int32, groupID string, gens
 	if err == nil {
 		r, err = managers.As[*kmsg.OffsetFetchResponse](kmsg.OffsetFetch, node, resp)
 	}
-	type part struct {
-		topic     string
-		topicID   [16]byte
-		partition int32
-		offset    int64
-		epoch     int32
-		code      int16
-	}
-	var parts []part
+	var parts []offsetFetchPart
 	if err == nil {
-		code := r.ErrorCode
-		if len(r.Groups) > 0 { // v8+
-			g := r.Groups[0]
-			code = g.ErrorCode
-			for _, t := range g.Topics {
-				for _, p := range t.Partitions {
-					parts = append(parts, part{t.Topic, t.TopicID, p.Partition, p.Offset, p.LeaderEpoch, p.ErrorCode})
-				}
-			}
-		} else {
-			for _, t := range r.Topics {
-				for _, p := range t.Partitions {
-					parts = append(parts, part{t.Topic, [16]byte{}, p.Partition, p.Offset, p.LeaderEpoch, p.ErrorCode})
-				}
-			}
-		}
+		var code int16
+		parts, code = offsetFetchParts(r)
 		err = kerr.ErrorForCode(code)
 	}
 	switch managers.Class(kmsg.OffsetFetch, managers.ScopeResponse, err) {
@@ -288,9 +266,7 @@ func (o *Offsets) onOffsetFetch(tx *reactor.Tx, node int32, groupID string, gens
 		// raw kfake answers this): nothing is committed, so
 		// auto.offset.reset decides.
 		for tp, gen := range gens {
-			if st, ok := o.state[tp]; ok && st.gen == gen {
-				st.committedTried = true
-			}
+			o.nothingCommitted(tp, gen)
 		}
 		o.retry.Succeed()
 		return
@@ -311,16 +287,6 @@ func (o *Offsets) onOffsetFetch(tx *reactor.Tx, node int32, groupID string, gens
 	o.coord.Confirm()
 	o.retry.Succeed()
 	answered := map[managers.TopicPartition]bool{}
-	defer func() {
-		// A partition asked for and not answered is a failure: retry it
-		// after a backoff, never at once.
-		for tp := range gens {
-			if !answered[tp] {
-				o.retryLater(tx, &managers.ResponseError{Key: kmsg.OffsetFetch, Node: node, Detail: "no answer for " + tp.String()})
-				return
-			}
-		}
-	}()
 	for _, p := range parts {
 		topic := p.topic
 		if topic == "" {
@@ -332,31 +298,82 @@ func (o *Offsets) onOffsetFetch(tx *reactor.Tx, node int32, groupID string, gens
 			continue
 		}
 		answered[tp] = true
-		if perr := kerr.ErrorForCode(p.code); perr != nil {
-			perr = fmt.Errorf("OffsetFetch %s: %w", tp, perr)
-			switch managers.Class(kmsg.OffsetFetch, managers.ScopePartition, perr) {
-			case managers.ClassIgnored:
-				if st, ok := o.state[tp]; ok && st.gen == gen {
-					st.committedTried = true
-				}
-			case managers.ClassCoordinator:
-				o.coord.MarkUnknown(node, perr)
-				o.retryLater(tx, perr)
-			case managers.ClassRetriable, managers.ClassMetadata:
-				o.retryLater(tx, perr)
-			default:
-				o.fetch.ReportError(&PartitionError{TP: tp, Err: perr})
-				o.retryLater(tx, perr)
+		o.onCommitted(tx, node, tp, gen, p)
+	}
+	// A partition asked for and not answered is a failure: retry it
+	// after a backoff, never at once.
+	for tp := range gens {
+		if !answered[tp] {
+			o.retryLater(tx, &managers.ResponseError{Key: kmsg.OffsetFetch, Node: node, Detail: "no answer for " + tp.String()})
+			return
+		}
+	}
+}
+
+// offsetFetchPart is one partition of an OffsetFetch answer, in either
+// layout.
+type offsetFetchPart struct {
+	topic     string
+	topicID   [16]byte
+	partition int32
+	offset    int64
+	epoch     int32
+	code      int16
+}
+
+// offsetFetchParts flattens an OffsetFetch answer (v8+: its one group;
+// before: the top-level topics) and returns its error code.
+func offsetFetchParts(r *kmsg.OffsetFetchResponse) ([]offsetFetchPart, int16) {
+	var parts []offsetFetchPart
+	if len(r.Groups) > 0 { // v8+
+		g := r.Groups[0]
+		for _, t := range g.Topics {
+			for _, p := range t.Partitions {
+				parts = append(parts, offsetFetchPart{t.Topic, t.TopicID, p.Partition, p.Offset, p.LeaderEpoch, p.ErrorCode})
 			}
-			continue
 		}
-		if p.offset >= 0 {
-			o.fetch.SetPosition(tp, managers.Position{Offset: p.offset, LeaderEpoch: p.epoch}, gen)
-			continue
+		return parts, g.ErrorCode
+	}
+	for _, t := range r.Topics {
+		for _, p := range t.Partitions {
+			parts = append(parts, offsetFetchPart{t.Topic, [16]byte{}, p.Partition, p.Offset, p.LeaderEpoch, p.ErrorCode})
 		}
-		if st, ok := o.state[tp]; ok && st.gen == gen {
-			st.committedTried = true
+	}
+	return parts, r.ErrorCode
+}
+
+// onCommitted applies one partition's committed offset (generation gen of
+// its assignment): a position, "nothing committed" (auto.offset.reset
+// decides), or a partition error by its class in the error table.
+func (o *Offsets) onCommitted(tx *reactor.Tx, node int32, tp managers.TopicPartition, gen uint64, p offsetFetchPart) {
+	if perr := kerr.ErrorForCode(p.code); perr != nil {
+		perr = fmt.Errorf("OffsetFetch %s: %w", tp, perr)
+		switch managers.Class(kmsg.OffsetFetch, managers.ScopePartition, perr) {
+		case managers.ClassIgnored:
+			o.nothingCommitted(tp, gen)
+		case managers.ClassCoordinator:
+			o.coord.MarkUnknown(node, perr)
+			o.retryLater(tx, perr)
+		case managers.ClassRetriable, managers.ClassMetadata:
+			o.retryLater(tx, perr)
+		default:
+			o.fetch.ReportError(&PartitionError{TP: tp, Err: perr})
+			o.retryLater(tx, perr)
 		}
+		return
+	}
+	if p.offset >= 0 {
+		o.fetch.SetPosition(tp, managers.Position{Offset: p.offset, LeaderEpoch: p.epoch}, gen)
+		return
+	}
+	o.nothingCommitted(tp, gen)
+}
+
+// nothingCommitted records that tp (generation gen) has no committed
+// offset: auto.offset.reset decides its position.
+func (o *Offsets) nothingCommitted(tp managers.TopicPartition, gen uint64) {
+	if st, ok := o.state[tp]; ok && st.gen == gen {
+		st.committedTried = true
 	}
 }
 

@@ -102,18 +102,10 @@ func (m *Membership) Reconciling() bool { return m.rec != nil }
 // a partition it cannot name). With hooks it starts a reconciliation that
 // completes in later rounds.
 func (m *Membership) reconcile(tx *reactor.Tx, meta *managers.Metadata) {
-	var tps []managers.TopicPartition
-	for id, ps := range m.target {
-		name, ok := meta.TopicName(id)
-		if !ok {
-			meta.RequestRefresh(tx)
-			return
-		}
-		for _, p := range ps {
-			tps = append(tps, managers.TopicPartition{Topic: name, Partition: p})
-		}
+	tps, ok := managers.NamePartitions(tx, meta, m.target)
+	if !ok {
+		return
 	}
-	slices.SortFunc(tps, managers.CompareTopicPartition)
 	target := m.target
 	m.target = nil
 	if m.hooks == nil {

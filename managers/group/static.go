@@ -39,7 +39,7 @@ func (m *Membership) instanceIDField() *string {
 
 // leavingEpoch is the member epoch of the leave heartbeat.
 func (m *Membership) leavingEpoch() int32 {
-	if m.instanceID != "" && !m.stale && !mutant.On("static-leave-dynamic") {
+	if m.instanceID != "" && !m.life.StaleLeave() && !mutant.On("static-leave-dynamic") {
 		return leaveStaticEpoch
 	}
 	return leaveEpoch

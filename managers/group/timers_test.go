@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kreactor/kreactor/managers/group"
+	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/managers/internal/testrig"
 	"github.com/kreactor/kreactor/reactor"
 )
@@ -25,7 +25,7 @@ func TestSubscribeJoinsAtPoll(t *testing.T) {
 		}
 		r.Elapse(time.Second)
 	}
-	if m.State() != group.MemberUnsubscribed || m.InGroup() {
+	if m.State() != managers.MemberUnsubscribed || m.InGroup() {
 		t.Fatalf("state %s before the first Poll, want unsubscribed and not in the group", m.State())
 	}
 	r.Do("poll", func(tx *reactor.Tx) { m.OnPoll(tx.Now) })

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/kreactor/kreactor/managers"
 )
 
@@ -112,4 +114,95 @@ func hasRenew(acks map[managers.TopicPartition][]ackEntry) bool {
 		}
 	}
 	return false
+}
+
+// Acknowledge records the application's acknowledgement of a delivered
+// record. Renew keeps the record unacknowledged (its lock is extended).
+// Errors: ErrNotDelivered.
+func (c *Consume) Acknowledge(tp managers.TopicPartition, offset int64, typ AckType) error {
+	if !typ.Valid() {
+		return fmt.Errorf("%w: %d", ErrInvalidAckType, int8(typ))
+	}
+	d := c.delivered[tp]
+	cur, ok := d[offset]
+	if !ok || cur != 0 {
+		return ErrNotDelivered
+	}
+	if typ == AckRenew {
+		c.pending[tp] = append(c.pending[tp], ackEntry{offset, AckRenew})
+		return nil
+	}
+	d[offset] = typ
+	return nil
+}
+
+// Unacknowledged is the number of delivered records not yet acknowledged.
+func (c *Consume) Unacknowledged() int {
+	n := 0
+	for _, d := range c.delivered {
+		for _, t := range d {
+			if t == 0 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// AcknowledgeAll gives every delivered, unacknowledged record typ (implicit
+// mode accepts the previous batch; close in explicit mode releases).
+func (c *Consume) AcknowledgeAll(typ AckType) {
+	for _, d := range c.delivered {
+		for off, t := range d {
+			if t == 0 {
+				d[off] = typ
+			}
+		}
+	}
+}
+
+// Flush moves acknowledged delivered records to the acknowledgements
+// awaiting sending.
+func (c *Consume) Flush() {
+	for tp, d := range c.delivered {
+		for off, t := range d {
+			if t != 0 {
+				c.pending[tp] = append(c.pending[tp], ackEntry{off, t})
+				delete(d, off)
+			}
+		}
+		if len(d) == 0 {
+			delete(c.delivered, tp)
+		}
+	}
+}
+
+func (c *Consume) outcomes(sent map[managers.TopicPartition][]ackEntry, errFor func(managers.TopicPartition) error) ([]AckOutcome, map[managers.TopicPartition]error) {
+	var out []AckOutcome
+	results := map[managers.TopicPartition]error{}
+	for tp, es := range sent {
+		var kept []ackEntry // renewals are not outcomes the application asked to know
+		for _, e := range es {
+			if e.typ != AckRenew {
+				kept = append(kept, e)
+			}
+		}
+		err := errFor(tp)
+		results[tp] = err
+		if len(kept) > 0 {
+			out = append(out, AckOutcome{TP: tp, Offsets: offsetsOf(kept), Err: err})
+		}
+	}
+	return out, results
+}
+
+// answeredOr is tp's acknowledgement outcome in an answer: its error code,
+// or, when the broker left tp out, a ResponseError (an acknowledgement
+// nobody confirmed is never reported accepted).
+func answeredOr(perTP map[managers.TopicPartition]error, tp managers.TopicPartition, key kmsg.Key, node int32) error {
+	err, ok := perTP[tp]
+	if !ok {
+		return &managers.ResponseError{Key: key, Node: node, Detail: "no answer for the acknowledgements of " + tp.String()}
+	}
+	return err
 }

@@ -1,6 +1,6 @@
 package share_test
 
-// Issue 10: the share member's leave goes while a heartbeat is in flight,
+// Java's contract (CONTRACT-*): the share member's leave goes while a heartbeat is in flight,
 // max.poll.interval.ms leaves the share group and the next Poll rejoins (as
 // the KIP-932 Java client does), every acknowledgement is reported once
 // even when a request carrying it is still unanswered at the close
@@ -29,12 +29,12 @@ func TestShareLeaveGoesWhileHeartbeatInFlight(t *testing.T) {
 	}
 	r.Answer(held, shbAnswer(0, 1, false), nil) // superseded: ignored
 	r.Step()
-	if m.State() != share.MemberLeaving {
+	if m.State() != managers.MemberLeaving {
 		t.Fatalf("member %s after the held heartbeat's answer, want leaving", m.State())
 	}
 	r.Answer(leave, shbAnswer(0, -1, false), nil)
 	r.Step()
-	if m.State() != share.MemberLeft {
+	if m.State() != managers.MemberLeft {
 		t.Fatalf("member %s after the leave's answer, want left", m.State())
 	}
 }
@@ -69,7 +69,7 @@ func TestSharePollIntervalLeavesAndNextPollRejoins(t *testing.T) {
 	}
 	r.Answer(leave, shbAnswer(0, -1, false), nil)
 	r.Elapse(10 * interval)
-	if st := r.Step(); len(r.Sent(st, m)) != 0 || m.State() != share.MemberStale {
+	if st := r.Step(); len(r.Sent(st, m)) != 0 || m.State() != managers.MemberStale {
 		t.Fatalf("stale share member sent %d requests, state %s", len(r.Sent(st, m)), m.State())
 	}
 	r.Do("poll", func(tx *reactor.Tx) { m.OnPoll(tx.Now) })

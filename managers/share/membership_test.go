@@ -44,7 +44,7 @@ func stableShareMember(t *testing.T) (*rig, *share.Membership) {
 	r.Do("subscribe", func(tx *reactor.Tx) { m.Subscribe([]string{testrig.Topic}); m.OnPoll(tx.Now) })
 	r.Answer(r.Request(m), shbAnswer(0, 1, true), nil)
 	r.Step() // resolves the assignment's topic names
-	if assigned, _ := m.Assigned(); m.State() != share.MemberStable || len(assigned) != 3 {
+	if assigned, _ := m.Assigned(); m.State() != managers.MemberStable || len(assigned) != 3 {
 		t.Fatalf("member %s assigned %v, want stable with 3 partitions", m.State(), assigned)
 	}
 	return r, m
@@ -76,11 +76,11 @@ func TestShareHeartbeatErrorsByClass(t *testing.T) {
 					t.Fatalf("rejoin with epoch %d assigned %v", epoch, assigned)
 				}
 			case c.Row.Fatal:
-				if m.State() != share.MemberFatal || !errors.Is(m.LastError(), c.Err) || len(assigned) != 0 || !m.Done() {
+				if m.State() != managers.MemberFatal || !errors.Is(m.LastError(), c.Err) || len(assigned) != 0 || !m.Done() {
 					t.Fatalf("state %s, last error %v, assigned %v: want fatal", m.State(), m.LastError(), assigned)
 				}
 			default:
-				if res.Kind != reactor.KindRetryAt || !res.At.Equal(r.Now.Add(r.Back.Delay(1))) || m.State() != share.MemberStable {
+				if res.Kind != reactor.KindRetryAt || !res.At.Equal(r.Now.Add(r.Back.Delay(1))) || m.State() != managers.MemberStable {
 					t.Fatalf("membership %s in state %s, want RetryAt(+%s)", testrig.Describe(res, r.Now), m.State(), r.Back.Delay(1))
 				}
 				wantOwed := c.Row.Class == managers.ClassAuthorization || c.Row.Class == managers.ClassFailed
@@ -104,7 +104,7 @@ func TestShareRepeatedFencingBacksOff(t *testing.T) {
 	}
 	// A member rejoining with nothing in flight has nothing to leave.
 	r.Do("leave", func(*reactor.Tx) { m.Leave() })
-	if m.State() != share.MemberLeft || !m.Done() {
+	if m.State() != managers.MemberLeft || !m.Done() {
 		t.Fatalf("state %s after leaving while rejoining", m.State())
 	}
 }
@@ -121,7 +121,7 @@ func TestShareLeaveEndsOnAnyAnswer(t *testing.T) {
 		}
 		answerSHB(r, req, c)
 		_, known := r.Coord.Known()
-		if m.State() != share.MemberLeft || known == (managers.Class(kmsg.ShareGroupHeartbeat, managers.ScopeResponse, c.Err) == managers.ClassCoordinator) {
+		if m.State() != managers.MemberLeft || known == (managers.Class(kmsg.ShareGroupHeartbeat, managers.ScopeResponse, c.Err) == managers.ClassCoordinator) {
 			t.Fatalf("%v: state %s, coordinator known %v", c.Err, m.State(), known)
 		}
 	}

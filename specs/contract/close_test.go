@@ -7,13 +7,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/consume"
+	"github.com/kreactor/kreactor/harness/measure"
+	"github.com/kreactor/kreactor/harness/suite"
 )
 
 const (
@@ -35,16 +37,16 @@ const (
 
 var _ = Describe("Closing a group consumer", func() {
 	It("with auto-commit commits the positions after the last Poll's records, as Java's close commits the consumed positions",
-		harness.Spec("contract-5-close-commits-last-poll", []string{"CONTRACT-5"}, subject.Name(), target.Name()), SpecTimeout(harness.SpecTimeout),
+		suite.Spec("contract-5-close-commits-last-poll", []string{"CONTRACT-5"}, subject.Name(), target.Name()), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
 			const topic = "orders"
-			cl := harness.StartCluster(ctx, target, harness.TargetConfig{Brokers: 3, Topics: map[string]int32{topic: 3}})
-			group := harness.UniqueName("close-commit")
+			cl := suite.StartCluster(ctx, target, harness.TargetConfig{Brokers: 3, Topics: map[string]int32{topic: 3}})
+			group := suite.UniqueName("close-commit")
 			counts, err := cl.Produce(ctx, topic, closeRecords, nil)
 			Expect(err).NotTo(HaveOccurred())
-			cfg := harness.ConsumerConfig(cl, group, harness.UniqueName("close-commit-client"))
+			cfg := suite.ConsumerConfig(cl, group, suite.UniqueName("close-commit-client"))
 			cfg.EnableAutoCommit, cfg.AutoCommitInterval = true, autoCommitOff
-			c := harness.NewConsumer(subject, cfg)
+			c := suite.NewConsumer(subject, cfg)
 
 			// The OffsetCommits the brokers see for the group (their
 			// offsets; on kfake an observer may be called more than once
@@ -84,7 +86,7 @@ var _ = Describe("Closing a group consumer", func() {
 					recs, last = append(recs, got...), got
 				}
 			}
-			delivered, err := harness.CheckDelivery(recs, harness.Partitions(topic, counts), nil)
+			delivered, err := consume.CheckDelivery(recs, consume.Partitions(topic, counts), nil)
 			Expect(err).NotTo(HaveOccurred())
 			mu.Lock()
 			Expect(commits).To(BeEmpty(), "auto-commits before Close (interval %s)", autoCommitOff)
@@ -102,27 +104,27 @@ var _ = Describe("Closing a group consumer", func() {
 				committed += gi.Commits[tp]
 				want += next
 			}
-			harness.Figure("last_poll_records", float64(len(last)), "records", "")
-			harness.Figure("committed_sum", float64(committed), "offsets", fmt.Sprintf("== %d (every delivered record)", want))
-			closeCommits := harness.CountIn(cl.Recorder(), kmsg.OffsetCommit, cfg.ClientID, harness.Window{From: closeStart, To: time.Now()})
-			harness.Figure("close_commits", float64(closeCommits), "requests", ">= 1")
+			suite.Figure("last_poll_records", float64(len(last)), "records", "")
+			suite.Figure("committed_sum", float64(committed), "offsets", fmt.Sprintf("== %d (every delivered record)", want))
+			closeCommits := harness.Window{From: closeStart, To: time.Now()}.Count(cl.Recorder(), kmsg.OffsetCommit, cfg.ClientID)
+			suite.Figure("close_commits", float64(closeCommits), "requests", ">= 1")
 			Expect(closeCommits).To(BeNumerically(">=", 1), "no OffsetCommit at Close")
 			Expect(gi.Commits).To(Equal(delivered.Next), "committed offsets after Close vs the positions after every record Poll returned (the last Poll's included)")
 		})
 
 	It("with a zero timeout still sends the leave heartbeat, and the coordinator drops the member",
-		harness.Spec("contract-3-close-zero-leaves", []string{"CONTRACT-3"}, subject.Name(), target.Name()), SpecTimeout(harness.SpecTimeout),
+		suite.Spec("contract-3-close-zero-leaves", []string{"CONTRACT-3"}, subject.Name(), target.Name()), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
 			const topic = "orders"
-			cl := harness.StartCluster(ctx, target, harness.TargetConfig{Brokers: 3, Topics: map[string]int32{topic: 3}})
-			group := harness.UniqueName("close-zero")
+			cl := suite.StartCluster(ctx, target, harness.TargetConfig{Brokers: 3, Topics: map[string]int32{topic: 3}})
+			group := suite.UniqueName("close-zero")
 			_, err := cl.Produce(ctx, topic, closeRecords, nil)
 			Expect(err).NotTo(HaveOccurred())
-			c := harness.NewConsumer(subject, harness.ConsumerConfig(cl, group, harness.UniqueName("close-zero-client")))
+			c := suite.NewConsumer(subject, suite.ConsumerConfig(cl, group, suite.UniqueName("close-zero-client")))
 			Expect(c.Subscribe(topic)).To(Succeed())
 			wctx, cancel := context.WithTimeout(ctx, harness.WaitTimeout)
 			defer cancel()
-			_, _, err = harness.PollUntil(wctx, c, closeRecords)
+			_, _, err = consume.PollUntil(wctx, c, closeRecords)
 			Expect(err).NotTo(HaveOccurred(), harness.Diagnose(c))
 			gi, err := cl.GroupInfo(ctx, group)
 			Expect(err).NotTo(HaveOccurred())
@@ -137,15 +139,15 @@ var _ = Describe("Closing a group consumer", func() {
 			// The client's own close: for the java subject, timed inside
 			// the driver around KafkaConsumer.close, without the driver's
 			// exit that follows it.
-			took := harness.CallTime(c, "close", measured)
-			harness.Figure("close_duration", float64(took.Milliseconds()), "ms", fmt.Sprintf("<= %d ms", closeZeroBound.Milliseconds()))
-			harness.Figure("close_round_trip", float64(measured.Milliseconds()), "ms", "")
+			took := measure.CallTime(c, "close", measured)
+			suite.Figure("close_duration", float64(took.Milliseconds()), "ms", fmt.Sprintf("<= %d ms", closeZeroBound.Milliseconds()))
+			suite.Figure("close_round_trip", float64(measured.Milliseconds()), "ms", "")
 			Expect(err == nil || errors.Is(err, consumer.ErrCloseDeadline)).To(BeTrue(), "Close(0): %v", err)
 			Expect(took).To(BeNumerically("<=", closeZeroBound), "Close(0) took longer than closeZeroBound")
 			Eventually(ctx, func() bool { _, ok := beats.first(start, -1); return ok }).WithTimeout(leaveSeen).Should(BeTrue(),
 				"no leave heartbeat (member epoch -1) after Close(0)")
 			leave, _ := beats.first(start, -1)
-			harness.Figure("leave_after_close_start", float64(leave.at.Sub(start).Microseconds())/1000, "ms", "")
+			suite.Figure("leave_after_close_start", float64(leave.at.Sub(start).Microseconds())/1000, "ms", "")
 			Eventually(ctx, func(ctx context.Context) (int, error) {
 				gi, err := cl.GroupInfo(ctx, group)
 				return len(gi.Members), err

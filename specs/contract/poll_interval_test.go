@@ -5,19 +5,20 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/consume"
+	"github.com/kreactor/kreactor/harness/suite"
 )
 
 const (
 	// pollInterval is max.poll.interval.ms in these specs.
 	pollInterval = time.Second
 	// pollPause is how long the application stops calling Poll: three
-	// intervals (issue 10 item 6).
+	// intervals (CONTRACT-6).
 	pollPause = 3 * pollInterval
 	// leaveEarlyRatio and leaveLateRatio bound when the leave may come, as
 	// ratios of the interval after the application's last Poll was called
@@ -65,12 +66,12 @@ func lastPollCall(ctx context.Context, poll func(context.Context) error) time.Ti
 func checkPollIntervalLeave(cl harness.Cluster, key kmsg.Key, clientID string, beats *heartbeatLog, lastPoll, pauseEnd time.Time) {
 	GinkgoHelper()
 	recs := cl.Recorder().Filter(harness.Window{From: lastPoll, To: pauseEnd}.Filter(clientID, key))
-	harness.Figure("heartbeats_in_pause", float64(len(recs)), "requests", "")
+	suite.Figure("heartbeats_in_pause", float64(len(recs)), "requests", "")
 	leave, ok := beats.first(lastPoll, -1)
 	Expect(ok).To(BeTrue(), "no leave heartbeat (member epoch -1) in %s without Poll (max.poll.interval.ms %s); heartbeats: %d", pollPause, pollInterval, len(recs))
 	after := leave.at.Sub(lastPoll)
 	early, late := time.Duration(leaveEarlyRatio*float64(pollInterval)), time.Duration(leaveLateRatio*float64(pollInterval))
-	harness.Figure("leave_after_last_poll", float64(after.Milliseconds()), "ms",
+	suite.Figure("leave_after_last_poll", float64(after.Milliseconds()), "ms",
 		fmt.Sprintf("%d..%d ms (max.poll.interval.ms x %.1f..%.1f)", early.Milliseconds(), late.Milliseconds(), leaveEarlyRatio, leaveLateRatio))
 	Expect(after).To(BeNumerically(">=", early), "leave before leaveEarlyRatio x max.poll.interval.ms")
 	Expect(after).To(BeNumerically("<=", late), "leave later than leaveLateRatio x max.poll.interval.ms")
@@ -82,26 +83,26 @@ func checkPollIntervalLeave(cl harness.Cluster, key kmsg.Key, clientID string, b
 			later++
 		}
 	}
-	harness.Figure("heartbeats_after_leave", float64(later), "requests", "== 0")
+	suite.Figure("heartbeats_after_leave", float64(later), "requests", "== 0")
 	Expect(later).To(BeZero(), "heartbeats after the leave while the application still did not poll")
 }
 
 var _ = Describe("max.poll.interval.ms", func() {
 	It("makes a group consumer that stops polling leave the group about that long after its last Poll, stop heartbeating, and rejoin at its next Poll",
-		harness.Spec("contract-6-poll-interval-group", []string{"CONTRACT-6"}, subject.Name(), target.Name()), SpecTimeout(harness.SpecTimeout),
+		suite.Spec("contract-6-poll-interval-group", []string{"CONTRACT-6"}, subject.Name(), target.Name()), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
 			const topic = "orders"
-			cl := harness.StartCluster(ctx, target, harness.TargetConfig{Brokers: 3, Topics: map[string]int32{topic: 3}})
-			group := harness.UniqueName("poll-interval")
+			cl := suite.StartCluster(ctx, target, harness.TargetConfig{Brokers: 3, Topics: map[string]int32{topic: 3}})
+			group := suite.UniqueName("poll-interval")
 			_, err := cl.Produce(ctx, topic, pollRecords, nil)
 			Expect(err).NotTo(HaveOccurred())
-			cfg := harness.ConsumerConfig(cl, group, harness.UniqueName("poll-interval-client"))
+			cfg := suite.ConsumerConfig(cl, group, suite.UniqueName("poll-interval-client"))
 			cfg.MaxPollInterval = pollInterval
-			c := harness.NewConsumer(subject, cfg)
+			c := suite.NewConsumer(subject, cfg)
 			Expect(c.Subscribe(topic)).To(Succeed())
 			wctx, cancel := context.WithTimeout(ctx, harness.WaitTimeout)
 			defer cancel()
-			_, _, err = harness.PollUntil(wctx, c, pollRecords)
+			_, _, err = consume.PollUntil(wctx, c, pollRecords)
 			Expect(err).NotTo(HaveOccurred(), harness.Diagnose(c))
 			beats := observeHeartbeats(ctx, cl, kmsg.ConsumerGroupHeartbeat, group)
 			lastPoll := lastPollCall(ctx, func(ctx context.Context) error { _, err := c.Poll(ctx); return err })
@@ -117,30 +118,30 @@ var _ = Describe("max.poll.interval.ms", func() {
 			By("polling again: the member joins with epoch 0 and consumes")
 			rctx, rcancel := context.WithTimeout(ctx, harness.WaitTimeout)
 			defer rcancel()
-			_, ps, err := harness.PollUntil(rctx, c, 1)
+			_, ps, err := consume.PollUntil(rctx, c, 1)
 			Expect(err).NotTo(HaveOccurred(), "no record after polling again\n%s", harness.Diagnose(c))
 			_, ok := beats.first(pauseEnd, 0)
 			Expect(ok).To(BeTrue(), "no join heartbeat (epoch 0) after the next Poll")
-			harness.Figure("rejoin_first_record", float64(ps.FirstRecord.Milliseconds()), "ms", "")
+			suite.Figure("rejoin_first_record", float64(ps.FirstRecord.Milliseconds()), "ms", "")
 			gi, err = cl.GroupInfo(ctx, group)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(gi.Members).To(HaveLen(1), "members after the rejoin")
 		})
 
 	It("makes a share consumer that stops polling leave its share group about that long after its last Poll, stop heartbeating, and rejoin at its next Poll",
-		harness.Spec("contract-6-poll-interval-share", []string{"CONTRACT-6"}, subject.Name(), target.Name()), SpecTimeout(harness.SpecTimeout),
+		suite.Spec("contract-6-poll-interval-share", []string{"CONTRACT-6"}, subject.Name(), target.Name()), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
 			const topic = "orders"
-			cl := harness.StartCluster(ctx, target, harness.TargetConfig{Brokers: 3, Topics: map[string]int32{topic: 3}})
-			group := harness.UniqueName("share-poll-interval")
+			cl := suite.StartCluster(ctx, target, harness.TargetConfig{Brokers: 3, Topics: map[string]int32{topic: 3}})
+			group := suite.UniqueName("share-poll-interval")
 			Expect(cl.SetGroupConfigs(ctx, group, map[string]string{"share.auto.offset.reset": "earliest"})).To(Succeed())
 			_, err := cl.Produce(ctx, topic, pollRecords, nil)
 			Expect(err).NotTo(HaveOccurred())
-			cfg := harness.ShareConsumerConfig(cl, group, harness.UniqueName("share-poll-interval-client"))
+			cfg := suite.ShareConsumerConfig(cl, group, suite.UniqueName("share-poll-interval-client"))
 			cfg.MaxPollInterval = pollInterval
-			c := harness.NewShareConsumer(subject, cfg)
+			c := suite.NewShareConsumer(subject, cfg)
 			Expect(c.Subscribe(topic)).To(Succeed())
-			pollShare(ctx, c, pollRecords, nil)
+			suite.PollShare(ctx, c, pollRecords, nil)
 			beats := observeHeartbeats(ctx, cl, kmsg.ShareGroupHeartbeat, group)
 			lastPoll := lastPollCall(ctx, func(ctx context.Context) error { _, err := c.Poll(ctx); return err })
 

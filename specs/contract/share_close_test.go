@@ -7,13 +7,14 @@ import (
 	"slices"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/measure"
+	"github.com/kreactor/kreactor/harness/suite"
 	"github.com/kreactor/kreactor/managers"
 )
 
@@ -43,7 +44,7 @@ const (
 // acknowledgements with: answered well before the acknowledgements' phase
 // ends (3/4 of the budget), around it, after it, and after the whole
 // deadline, so every run puts the answer on a different side of the
-// deadline (issue 10 item 7: 10 of 30 offsets were lost when a ShareFetch
+// deadline (CONTRACT-7: 10 of 30 offsets were lost when a ShareFetch
 // carrying them was still in flight at the deadline).
 var shareCloseDelays = []time.Duration{0, 150 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond}
 
@@ -66,11 +67,11 @@ var shareCloseShapes = []shareCloseShape{
 
 var _ = Describe("Closing a share consumer", func() {
 	It("accounts for every acknowledgement, accepted or reported failed exactly once, wherever the close deadline falls against the requests carrying them",
-		harness.Spec("contract-7-share-close-accounts-every-ack", []string{"CONTRACT-7", "SHARE-4"}, subject.Name(), target.Name()),
+		suite.Spec("contract-7-share-close-accounts-every-ack", []string{"CONTRACT-7", "SHARE-4"}, subject.Name(), target.Name()),
 		SpecTimeout(shareCloseRunsTimeout),
 		func(ctx SpecContext) {
 			const topic = "orders"
-			cl := harness.StartCluster(ctx, target, harness.TargetConfig{Brokers: 3, Topics: map[string]int32{topic: 3}})
+			cl := suite.StartCluster(ctx, target, harness.TargetConfig{Brokers: 3, Topics: map[string]int32{topic: 3}})
 			_, err := cl.Produce(ctx, topic, shareCloseRecords, nil)
 			Expect(err).NotTo(HaveOccurred())
 			type run struct {
@@ -86,7 +87,7 @@ var _ = Describe("Closing a share consumer", func() {
 			seed := uint64(GinkgoRandomSeed())
 			rng := rand.New(rand.NewPCG(seed, seed))
 			rng.Shuffle(len(runs), func(i, j int) { runs[i], runs[j] = runs[j], runs[i] })
-			harness.Note("run_order", fmt.Sprintf("seed %d: %v", seed, runs))
+			suite.Note("run_order", fmt.Sprintf("seed %d: %v", seed, runs))
 
 			var accepted, failed, withFailures, slowest int
 			for i, r := range runs {
@@ -99,12 +100,12 @@ var _ = Describe("Closing a share consumer", func() {
 				}
 				slowest = max(slowest, int(took.Milliseconds()))
 			}
-			harness.Figure("runs", float64(len(runs)), "runs", "")
-			harness.Figure("offsets_accounted", float64(accepted+failed), "offsets", fmt.Sprintf("== %d (every delivered offset of every run, once)", len(runs)*shareCloseRecords))
-			harness.Figure("offsets_accepted", float64(accepted), "offsets", "")
-			harness.Figure("offsets_failed", float64(failed), "offsets", "")
-			harness.Figure("runs_with_failed_acks", float64(withFailures), "runs", "")
-			harness.Figure("close_duration_max", float64(slowest), "ms", fmt.Sprintf("<= %d ms", (shareCloseBudget+shareCloseSlack).Milliseconds()))
+			suite.Figure("runs", float64(len(runs)), "runs", "")
+			suite.Figure("offsets_accounted", float64(accepted+failed), "offsets", fmt.Sprintf("== %d (every delivered offset of every run, once)", len(runs)*shareCloseRecords))
+			suite.Figure("offsets_accepted", float64(accepted), "offsets", "")
+			suite.Figure("offsets_failed", float64(failed), "offsets", "")
+			suite.Figure("runs_with_failed_acks", float64(withFailures), "runs", "")
+			suite.Figure("close_duration_max", float64(slowest), "ms", fmt.Sprintf("<= %d ms", (shareCloseBudget+shareCloseSlack).Milliseconds()))
 		})
 })
 
@@ -116,23 +117,23 @@ var _ = Describe("Closing a share consumer", func() {
 // long Close took.
 func shareCloseRun(ctx context.Context, cl harness.Cluster, topic string, shape shareCloseShape, delay time.Duration) (accepted, failed int, took time.Duration) {
 	GinkgoHelper()
-	group := harness.UniqueName("share-close")
+	group := suite.UniqueName("share-close")
 	Expect(cl.SetGroupConfigs(ctx, group, map[string]string{"share.auto.offset.reset": "earliest"})).To(Succeed())
-	cfg := harness.ShareConsumerConfig(cl, group, harness.UniqueName("share-close-client"))
+	cfg := suite.ShareConsumerConfig(cl, group, suite.UniqueName("share-close-client"))
 	cfg.FetchMaxWait = shareCloseFetchWait
 	var c harness.ShareConsumer
 	if shape.explicit {
-		c = harness.NewExplicitShareConsumer(subject, cfg)
+		c = suite.NewExplicitShareConsumer(subject, cfg)
 	} else {
-		c = harness.NewShareConsumer(subject, cfg)
+		c = suite.NewShareConsumer(subject, cfg)
 	}
-	acks := newAckLog(c)
+	acks := suite.NewAckLog(c)
 	Expect(c.Subscribe(topic)).To(Succeed())
 	var ack func(consumer.ShareRecord)
 	if shape.explicit {
 		ack = func(r consumer.ShareRecord) { Expect(c.Acknowledge(r, consumer.Accept)).To(Succeed()) }
 	}
-	recs := pollShare(ctx, c, shareCloseRecords, ack)
+	recs := suite.PollShare(ctx, c, shareCloseRecords, ack)
 	delivered := map[managers.TopicPartition][]int64{}
 	for _, r := range recs {
 		tp := managers.TopicPartition{Topic: r.Topic, Partition: r.Partition}
@@ -166,13 +167,13 @@ func shareCloseRun(ctx context.Context, cl harness.Cluster, topic string, shape 
 	start := time.Now()
 	_ = c.Close(cctx) // an error naming what was left is expected in the slow runs
 	// The client's own close, not a java driver's exit after it.
-	took = harness.CallTime(c, "close", time.Since(start))
+	took = measure.CallTime(c, "close", time.Since(start))
 	Expect(took).To(BeNumerically("<=", shareCloseBudget+shareCloseSlack), "%s, delay %s: Close took %s", shape.name, delay, took)
-	accepted, failed, problems := acks.account(delivered)
+	accepted, failed, problems := acks.Account(delivered)
 	slices.Sort(problems)
-	GinkgoWriter.Printf("%s, delay %s: %d accepted, %d failed (%v), Close %s\n", shape.name, delay, accepted, failed, acks.errors(), took.Round(time.Millisecond))
+	GinkgoWriter.Printf("%s, delay %s: %d accepted, %d failed (%v), Close %s\n", shape.name, delay, accepted, failed, acks.Errors(), took.Round(time.Millisecond))
 	Expect(problems).To(BeEmpty(), "%s, delay %s: %d accepted, %d failed of %d delivered offsets (failures %v); not accounted for exactly once:\n%v",
-		shape.name, delay, accepted, failed, len(recs), acks.errors(), problems)
+		shape.name, delay, accepted, failed, len(recs), acks.Errors(), problems)
 	return accepted, failed, took
 }
 

@@ -10,6 +10,8 @@ import (
 
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/consume"
+	"github.com/kreactor/kreactor/harness/suite"
 	"github.com/kreactor/kreactor/managers"
 )
 
@@ -25,19 +27,19 @@ const (
 
 var _ = Describe("A group consumer whose coordinator's broker stops", func() {
 	It("finds the new coordinator and resumes, loses nothing and delivers nothing twice past its last commit, and closes within its deadline",
-		harness.Spec("coordinator-failover", []string{"E2E-2"}, subject.Name(), target.Name()), SpecTimeout(2*harness.SpecTimeout),
+		suite.Spec("coordinator-failover", []string{"E2E-2"}, subject.Name(), target.Name()), SpecTimeout(2*harness.SpecTimeout),
 		func(ctx SpecContext) {
 			const topic = "orders"
-			cl := harness.StartCluster(ctx, target, harness.TargetConfig{Brokers: 3, Topics: map[string]int32{topic: 3}})
-			groupID, clientID := harness.UniqueName("failover"), harness.UniqueName("failover-client")
+			cl := suite.StartCluster(ctx, target, harness.TargetConfig{Brokers: 3, Topics: map[string]int32{topic: 3}})
+			groupID, clientID := suite.UniqueName("failover"), suite.UniqueName("failover-client")
 			counts, err := cl.Produce(ctx, topic, failoverRecords/2, nil)
 			Expect(err).NotTo(HaveOccurred())
 
-			c := harness.NewConsumer(subject, harness.ConsumerConfig(cl, groupID, clientID))
+			c := suite.NewConsumer(subject, suite.ConsumerConfig(cl, groupID, clientID))
 			Expect(c.Subscribe(topic)).To(Succeed())
 			wctx, cancel := context.WithTimeout(ctx, harness.WaitTimeout)
 			defer cancel()
-			before, _, err := harness.PollUntil(wctx, c, failoverRecords/2)
+			before, _, err := consume.PollUntil(wctx, c, failoverRecords/2)
 			Expect(err).NotTo(HaveOccurred(), harness.Diagnose(c))
 			Expect(c.CommitSync(ctx)).To(Succeed())
 			committed := map[managers.TopicPartition]int64{}
@@ -57,7 +59,7 @@ var _ = Describe("A group consumer whose coordinator's broker stops", func() {
 			for p, n := range more2 {
 				counts[p] += n
 			}
-			want := harness.Partitions(topic, counts)
+			want := consume.Partitions(topic, counts)
 
 			var after []consumer.Record
 			var firstAfter time.Duration
@@ -73,9 +75,9 @@ var _ = Describe("A group consumer whose coordinator's broker stops", func() {
 				}
 				after = append(after, recs...)
 			}
-			more, _, _ := harness.PollFor(ctx, c, harness.QuietPoll)
+			more, _, _ := consume.PollFor(ctx, c, harness.QuietPoll)
 			after = append(after, more...)
-			harness.Figure("resume_after_stop", float64(firstAfter.Milliseconds()), "ms", "")
+			suite.Figure("resume_after_stop", float64(firstAfter.Milliseconds()), "ms", "")
 
 			// Records past the last commit: each exactly once; records before
 			// it may come again only if the member lost its partitions.
@@ -89,14 +91,14 @@ var _ = Describe("A group consumer whose coordinator's broker stops", func() {
 			for tp, n := range want {
 				rest[tp] = n - int(committed[tp])
 			}
-			_, err = harness.CheckDelivery(pastCommit, rest, committed)
+			_, err = consume.CheckDelivery(pastCommit, rest, committed)
 			Expect(err).NotTo(HaveOccurred(), "records past the last commit")
-			harness.Figure("delivered_past_commit", float64(len(pastCommit)), "records", fmt.Sprintf("== %d, each once", failoverRecords-len(before)))
+			suite.Figure("delivered_past_commit", float64(len(pastCommit)), "records", fmt.Sprintf("== %d, each once", failoverRecords-len(before)))
 
 			newCoord, err := cl.Coordinator(ctx, groupID)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(newCoord).NotTo(Equal(coord), "the coordinator moved")
-			harness.Figure("new_coordinator", float64(newCoord), "node", fmt.Sprintf("!= %d", coord))
+			suite.Figure("new_coordinator", float64(newCoord), "node", fmt.Sprintf("!= %d", coord))
 
 			Expect(c.CommitSync(ctx)).To(Succeed(), harness.Diagnose(c))
 			cctx, ccancel := context.WithTimeout(ctx, harness.CloseTimeout)
@@ -104,7 +106,7 @@ var _ = Describe("A group consumer whose coordinator's broker stops", func() {
 			start := time.Now()
 			Expect(c.Close(cctx)).To(Succeed(), harness.Diagnose(c))
 			took := time.Since(start)
-			harness.Figure("close_duration", float64(took.Milliseconds()), "ms", fmt.Sprintf("<= %d ms", failoverCloseBound.Milliseconds()))
+			suite.Figure("close_duration", float64(took.Milliseconds()), "ms", fmt.Sprintf("<= %d ms", failoverCloseBound.Milliseconds()))
 			Expect(took).To(BeNumerically("<=", failoverCloseBound))
 		})
 })

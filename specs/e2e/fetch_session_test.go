@@ -12,6 +12,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/consume"
+	"github.com/kreactor/kreactor/harness/suite"
 )
 
 // Fetch sessions (KIP-227), seen broker-side on every target: kfake keeps
@@ -43,11 +45,11 @@ type seenFetch struct {
 
 var _ = Describe("Fetch sessions (KIP-227)", func() {
 	It("keeps its fetch session and sends incremental Fetches naming only the partitions whose position changed",
-		harness.Spec("fetch-session-incremental", []string{"E2E-3"}, subject.Name(), target.Name()), SpecTimeout(harness.SpecTimeout),
+		suite.Spec("fetch-session-incremental", []string{"E2E-3"}, subject.Name(), target.Name()), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
 			const topic = "sessions"
-			cl := harness.StartCluster(ctx, target, harness.TargetConfig{Brokers: 1, Topics: map[string]int32{topic: 3}})
-			groupID, clientID := harness.UniqueName("session"), harness.UniqueName("session-client")
+			cl := suite.StartCluster(ctx, target, harness.TargetConfig{Brokers: 1, Topics: map[string]int32{topic: 3}})
+			groupID, clientID := suite.UniqueName("session"), suite.UniqueName("session-client")
 
 			var (
 				mu    sync.Mutex // guards seen, dedup: the observer runs on the broker's goroutines
@@ -85,22 +87,22 @@ var _ = Describe("Fetch sessions (KIP-227)", func() {
 			By(fmt.Sprintf("consuming %d records from 3 partitions, then polling %s more", sessionRecords, sessionSettle))
 			_, err = cl.Produce(ctx, topic, sessionRecords, nil)
 			Expect(err).NotTo(HaveOccurred())
-			c := harness.NewConsumer(subject, harness.ConsumerConfig(cl, groupID, clientID))
+			c := suite.NewConsumer(subject, suite.ConsumerConfig(cl, groupID, clientID))
 			Expect(c.Subscribe(topic)).To(Succeed())
 			wctx, cancel := context.WithTimeout(ctx, harness.WaitTimeout)
 			defer cancel()
-			_, _, err = harness.PollUntil(wctx, c, sessionRecords)
+			_, _, err = consume.PollUntil(wctx, c, sessionRecords)
 			Expect(err).NotTo(HaveOccurred(), "polling for %d records\n%s", sessionRecords, harness.Diagnose(c))
-			_, _, err = harness.PollFor(ctx, c, sessionSettle)
+			_, _, err = consume.PollFor(ctx, c, sessionSettle)
 			Expect(err).NotTo(HaveOccurred())
 
 			By("one more record, to partition 0 only, and polling on")
 			mark := time.Now()
 			_, err = cl.Produce(ctx, topic, 1, nil) // record 0 goes to partition 0
 			Expect(err).NotTo(HaveOccurred())
-			_, _, err = harness.PollUntil(wctx, c, 1)
+			_, _, err = consume.PollUntil(wctx, c, 1)
 			Expect(err).NotTo(HaveOccurred(), "polling for the record to partition 0\n%s", harness.Diagnose(c))
-			_, _, err = harness.PollFor(ctx, c, sessionWindow)
+			_, _, err = consume.PollFor(ctx, c, sessionWindow)
 			Expect(err).NotTo(HaveOccurred())
 			end := time.Now()
 
@@ -132,13 +134,13 @@ var _ = Describe("Fetch sessions (KIP-227)", func() {
 					others = append(others, fmt.Sprintf("id=%d epoch=%d named %v", s.id, s.epoch, s.named))
 				}
 			}
-			harness.Figure("fetch_requests", float64(total), "requests", "")
-			harness.Figure("window_fetches", float64(len(window)), "requests", "")
-			harness.Figure("incremental_fetches", float64(incremental), "requests", fmt.Sprintf(">= %d, all of the window's", minIncremental))
-			harness.Figure("fetch_sessions", float64(len(epochs)), "sessions", "== 1")
-			harness.Figure("fetches_naming_no_partition", float64(empty), "requests", ">= 1")
-			harness.Figure("fetches_naming_partition_0_only", float64(namedP0), "requests", ">= 1")
-			harness.Figure("max_partitions_named", float64(maxNamed), "partitions", "<= 1")
+			suite.Figure("fetch_requests", float64(total), "requests", "")
+			suite.Figure("window_fetches", float64(len(window)), "requests", "")
+			suite.Figure("incremental_fetches", float64(incremental), "requests", fmt.Sprintf(">= %d, all of the window's", minIncremental))
+			suite.Figure("fetch_sessions", float64(len(epochs)), "sessions", "== 1")
+			suite.Figure("fetches_naming_no_partition", float64(empty), "requests", ">= 1")
+			suite.Figure("fetches_naming_partition_0_only", float64(namedP0), "requests", ">= 1")
+			suite.Figure("max_partitions_named", float64(maxNamed), "partitions", "<= 1")
 
 			Expect(incremental).To(BeNumerically(">=", minIncremental), "incremental Fetches (session id set, epoch > 0) in the window: %d of %d", incremental, len(window))
 			Expect(incremental).To(Equal(len(window)), "every Fetch in the window is incremental: %+v", window)
@@ -176,6 +178,6 @@ var _ = Describe("Fetch sessions (KIP-227)", func() {
 				}
 			}
 			mu.Unlock()
-			harness.Figure("session_close_requests", float64(final), "requests", "best effort, not asserted")
+			suite.Figure("session_close_requests", float64(final), "requests", "best effort, not asserted")
 		})
 })

@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/suite"
 )
 
 // downProbeTimeout bounds one request to a broker that is down: it fails
@@ -30,10 +31,10 @@ var _ = Describe("Harness faults", func() {
 	It("makes a group's coordinator unavailable the same way on every target: FindCoordinator answers COORDINATOR_NOT_AVAILABLE naming no node, the group's heartbeats, commits and offset fetches NOT_COORDINATOR, other groups are unaffected, and healing restores the coordinator",
 		spec("fidelity.fault-coordinator-unavailable", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := harness.UniqueName("fid-faults")
+			topic := suite.UniqueName("fid-faults")
 			cl, p := startCluster(ctx, map[string]int32{topic: 1})
 			id := p.topicID(ctx, topic)
-			group, other, member := harness.UniqueName("fid-fault"), harness.UniqueName("fid-other"), memberID()
+			group, other, member := suite.UniqueName("fid-fault"), suite.UniqueName("fid-other"), memberID()
 			_, epoch, _ := joinConsumer(ctx, p, group, member, topic, assigned{id: {0}})
 			coord := p.coordinator(ctx, group)
 			p.coordinator(ctx, other)
@@ -43,7 +44,7 @@ var _ = Describe("Harness faults", func() {
 			DeferCleanup(f.Heal)
 			for _, v := range []int16{3, 6} {
 				got := findCoordinator(ctx, p, coord, v, 0, group)
-				harness.Note(fmt.Sprintf("find_coordinator_v%d", v), fmt.Sprint(got))
+				suite.Note(fmt.Sprintf("find_coordinator_v%d", v), fmt.Sprint(got))
 				Expect(got).To(Equal(noNode("COORDINATOR_NOT_AVAILABLE")), "FindCoordinator v%d for the group while its coordinator is unavailable", v)
 			}
 			Expect(findCoordinator(ctx, p, coord, 6, 0, other)).To(Equal(brokerAnswer(ctx, p, coord)), "FindCoordinator for another group")
@@ -65,7 +66,7 @@ var _ = Describe("Harness faults", func() {
 			fetched := errName(offsetFetchCode(p.send(ctx, coord, 10, fetch)))
 			type groupAnswers struct{ Heartbeat, OffsetCommit, OffsetFetch string }
 			got := groupAnswers{beat.Error, committed, fetched}
-			harness.Note("group_requests", fmt.Sprint(got))
+			suite.Note("group_requests", fmt.Sprint(got))
 			Expect(got).To(Equal(groupAnswers{"NOT_COORDINATOR", "NOT_COORDINATOR", "NOT_COORDINATOR"}), "the group's requests to its coordinator while it is unavailable")
 			Expect(beat.Interval).To(BeZero(), "a heartbeat error answer hands out no interval")
 			Expect(f.Hits()).To(BeNumerically(">=", 5), "requests the fault acted on (2 FindCoordinator, heartbeat, commit, fetch)")
@@ -86,10 +87,10 @@ var _ = Describe("Harness faults", func() {
 			DeferCleanup(f.Heal)
 			start := time.Now()
 			err = metadataTo(ctx, p, node)
-			harness.Note("error_while_down", fmt.Sprint(err))
+			suite.Note("error_while_down", fmt.Sprint(err))
 			Expect(err).To(HaveOccurred(), "Metadata while every broker is down")
 			Expect(ctx.Err()).NotTo(HaveOccurred())
-			harness.Figure("failed_after", float64(time.Since(start).Milliseconds()), "ms", fmt.Sprintf("< %d ms", downProbeTimeout.Milliseconds()))
+			suite.Figure("failed_after", float64(time.Since(start).Milliseconds()), "ms", fmt.Sprintf("< %d ms", downProbeTimeout.Milliseconds()))
 			f.Heal()
 			Eventually(ctx, func() error { return metadataTo(ctx, p, node) }).WithTimeout(harness.WaitTimeout).Should(Succeed(), "Metadata after healing")
 		})
@@ -105,16 +106,16 @@ var _ = Describe("Harness faults", func() {
 				RequestFailed bool
 			}
 			if err != nil {
-				harness.Note("stop_error", err.Error())
+				suite.Note("stop_error", err.Error())
 				kafkaAnswers(itemStopLastBroker, outcome{}, Equal(outcome{true, true}), fmt.Sprintf("StopBroker(%d) of a one-broker cluster (error %v)", node, err))
 			}
 			DeferCleanup(f.Heal)
 			reqErr := metadataTo(ctx, p, node)
-			harness.Note("error_while_stopped", fmt.Sprint(reqErr))
+			suite.Note("error_while_stopped", fmt.Sprint(reqErr))
 			kafkaAnswers(itemStopLastBroker, outcome{true, reqErr != nil}, Equal(outcome{true, true}), "StopBroker of the only broker, then a Metadata request to it")
 			start := time.Now()
 			f.Heal()
 			Eventually(ctx, func() error { return metadataTo(ctx, p, node) }).WithTimeout(harness.WaitTimeout).Should(Succeed(), "Metadata after the restart")
-			harness.Figure("restart", float64(time.Since(start).Milliseconds()), "ms", "")
+			suite.Figure("restart", float64(time.Since(start).Milliseconds()), "ms", "")
 		})
 })

@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/suite"
 )
 
 // coordinatorAnswer is one key of a FindCoordinator answer, as compared.
@@ -145,35 +146,35 @@ var _ = Describe("Coordinators and group membership", func() {
 	It("names a live broker as coordinator of a consumer and of a share group (key type 0, v3 and v6) and answers a share-coordinator key (type 2) that is not group:topic-id:partition with INVALID_REQUEST and no node",
 		spec("fidelity.find-coordinator", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := harness.UniqueName("fid-groups")
+			topic := suite.UniqueName("fid-groups")
 			_, p := startCluster(ctx, map[string]int32{topic: 1})
 			node := p.node(ctx)
-			group, share := harness.UniqueName("fid-group"), harness.UniqueName("fid-share")
+			group, share := suite.UniqueName("fid-group"), suite.UniqueName("fid-share")
 			coord := p.coordinator(ctx, group)
 			Expect(shareBeat(ctx, p, share, memberID(), 0, topic).ErrorCode).To(BeZero(), "a share member joins, so the share group exists")
 			for _, key := range []string{group, share} {
 				for _, v := range []int16{3, 6} {
 					got := findCoordinator(ctx, p, node, v, 0, key)
-					harness.Note(fmt.Sprintf("answer_%s_v%d", key, v), fmt.Sprint(got))
+					suite.Note(fmt.Sprintf("answer_%s_v%d", key, v), fmt.Sprint(got))
 					Expect(got).To(Equal(brokerAnswer(ctx, p, coord)), "FindCoordinator v%d for %s names the coordinator as Metadata lists it", v, key)
 				}
 			}
 			got := findCoordinator(ctx, p, node, 6, 2, share)
-			harness.Note("answer_share_key_type", fmt.Sprint(got))
+			suite.Note("answer_share_key_type", fmt.Sprint(got))
 			Expect(got).To(Equal(noNode("INVALID_REQUEST")), "FindCoordinator key type 2 (share coordinator) for a bare group id")
 		})
 
 	It("answers a ConsumerGroupHeartbeat join with the member's id, an epoch above 0 and the configured heartbeat interval, assigns the subscribed topic by id, and answers the leave (epoch -1) with epoch -1 and no interval",
 		spec("fidelity.consumer-group-heartbeat", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := harness.UniqueName("fid-groups")
+			topic := suite.UniqueName("fid-groups")
 			cl, p := startCluster(ctx, map[string]int32{topic: 2})
 			id := p.topicID(ctx, topic)
-			group, member := harness.UniqueName("fid-group"), memberID()
+			group, member := suite.UniqueName("fid-group"), memberID()
 			interval := int32(cl.HeartbeatInterval().Milliseconds())
 
 			join, epoch, _ := joinConsumer(ctx, p, group, member, topic, assigned{id: {0, 1}})
-			harness.Note("answer_join", fmt.Sprint(join))
+			suite.Note("answer_join", fmt.Sprint(join))
 			Expect(join.Error).To(Equal("NONE"))
 			Expect(join.Member).To(Equal(member), "the join answer echoes the client's member id (KIP-1082)")
 			Expect(join.Epoch).To(BeNumerically(">", 0), "member epoch after the join")
@@ -182,24 +183,24 @@ var _ = Describe("Coordinators and group membership", func() {
 			Expect(beat).To(Equal(beatAnswer{"NONE", member, epoch, interval}), "a heartbeat at the current epoch")
 
 			leave := consumerAnswer(consumerBeat(ctx, p, group, member, -1))
-			harness.Note("answer_leave", fmt.Sprint(leave))
+			suite.Note("answer_leave", fmt.Sprint(leave))
 			Expect(leave).To(Equal(beatAnswer{"NONE", member, -1, 0}), "the leave answer: epoch -1, no heartbeat interval")
 			after := consumerAnswer(consumerBeat(ctx, p, group, member, epoch))
-			harness.Note("answer_after_leave", fmt.Sprint(after))
+			suite.Note("answer_after_leave", fmt.Sprint(after))
 			Expect(after).To(Equal(beatAnswer{"UNKNOWN_MEMBER_ID", "<null>", 0, 0}), "a heartbeat of the member that left")
 		})
 
 	It("answers a ShareGroupHeartbeat join with the member's id, an epoch above 0 and the configured heartbeat interval, assigns the subscribed topic by id, and answers the leave (epoch -1) with epoch -1 and no interval",
 		spec("fidelity.share-group-heartbeat", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := harness.UniqueName("fid-groups")
+			topic := suite.UniqueName("fid-groups")
 			cl, p := startCluster(ctx, map[string]int32{topic: 2})
 			id := p.topicID(ctx, topic)
-			group, member := harness.UniqueName("fid-share"), memberID()
+			group, member := suite.UniqueName("fid-share"), memberID()
 			interval := int32(cl.HeartbeatInterval().Milliseconds())
 
 			join := shareBeat(ctx, p, group, member, 0, topic)
-			harness.Note("answer_join", fmt.Sprint(shareAnswer(join)))
+			suite.Note("answer_join", fmt.Sprint(shareAnswer(join)))
 			Expect(shareAnswer(join)).To(Equal(beatAnswer{"NONE", member, join.MemberEpoch, interval}), "the join answer")
 			Expect(join.MemberEpoch).To(BeNumerically(">", 0), "member epoch after the join")
 			epoch := joinShareAssignment(ctx, p, group, member, join, assigned{id: {0, 1}})
@@ -207,7 +208,7 @@ var _ = Describe("Coordinators and group membership", func() {
 			Expect(beat).To(Equal(beatAnswer{"NONE", member, epoch, interval}), "a share heartbeat at the current epoch")
 
 			leave := shareAnswer(shareBeat(ctx, p, group, member, -1))
-			harness.Note("answer_leave", fmt.Sprint(leave))
+			suite.Note("answer_leave", fmt.Sprint(leave))
 			Expect(leave).To(Equal(beatAnswer{"NONE", member, -1, 0}), "the leave answer: epoch -1, no heartbeat interval")
 		})
 
@@ -215,13 +216,13 @@ var _ = Describe("Coordinators and group membership", func() {
 		spec("fidelity.heartbeat-unknown-group", itemHeartbeatUnknown), Label(labelKnownDifference), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
 			_, p := startCluster(ctx, nil)
-			group := harness.UniqueName("fid-nogroup")
+			group := suite.UniqueName("fid-nogroup")
 			got := consumerAnswer(consumerBeat(ctx, p, group, memberID(), 5))
 			type outcome struct {
 				Answer      beatAnswer
 				GroupListed bool
 			}
-			harness.Note("answer", fmt.Sprint(got))
+			suite.Note("answer", fmt.Sprint(got))
 			kafkaAnswers(itemHeartbeatUnknown, outcome{got, p.groupListed(ctx, group)}, Equal(outcome{beatAnswer{"GROUP_ID_NOT_FOUND", "<null>", 0, 0}, false}),
 				"ConsumerGroupHeartbeat at epoch 5 for an unknown group, and whether ListGroups lists the group after it")
 		})

@@ -12,6 +12,7 @@ import (
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/harness"
 	"github.com/kreactor/kreactor/harness/subjects/java"
+	"github.com/kreactor/kreactor/harness/suite"
 	kfaketarget "github.com/kreactor/kreactor/harness/targets/kfake"
 	"github.com/kreactor/kreactor/managers"
 )
@@ -29,9 +30,9 @@ func javaAssigned(ctx context.Context, cl harness.Cluster, topic string) ([]cons
 	GinkgoHelper()
 	props := map[string]string{
 		"bootstrap.servers":  strings.Join(cl.Addrs(), ","),
-		"group.id":           harness.UniqueName("fid-java"),
+		"group.id":           suite.UniqueName("fid-java"),
 		"group.protocol":     "consumer",
-		"client.id":          harness.UniqueName("fid-java-client"),
+		"client.id":          suite.UniqueName("fid-java-client"),
 		"auto.offset.reset":  "earliest",
 		"enable.auto.commit": "false",
 	}
@@ -67,12 +68,12 @@ var _ = Describe("The Java consumer as a cross-check", func() {
 	It("lets kafka-clients' KafkaConsumer (group.protocol=consumer) with a group id that never committed and a manual assignment start and poll every record from the earliest offset",
 		spec("fidelity.java-assign-with-group", itemFidelity), SpecTimeout(3*harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := harness.UniqueName("fid-java")
-			cl := harness.StartCluster(ctx, target, harness.TargetConfig{Brokers: 1, Topics: map[string]int32{topic: 1}})
+			topic := suite.UniqueName("fid-java")
+			cl := suite.StartCluster(ctx, target, harness.TargetConfig{Brokers: 1, Topics: map[string]int32{topic: 1}})
 			_, err := cl.Produce(ctx, topic, javaRecords, nil)
 			Expect(err).NotTo(HaveOccurred())
 			recs, err := javaAssigned(ctx, cl, topic)
-			harness.Figure("records", float64(len(recs)), "records", fmt.Sprintf("== %d", javaRecords))
+			suite.Figure("records", float64(len(recs)), "records", fmt.Sprintf("== %d", javaRecords))
 			Expect(err).NotTo(HaveOccurred(), "Java poll with a group id and a manual assignment (OffsetFetch for a group that never committed)")
 			var offsets []int64
 			for _, r := range recs {
@@ -84,11 +85,11 @@ var _ = Describe("The Java consumer as a cross-check", func() {
 				return
 			}
 			By("the control: on kfake's own answers (kfake-raw) the same consumer fails on every poll")
-			raw := harness.StartCluster(ctx, kfaketarget.Raw{}, harness.TargetConfig{Brokers: 1, Topics: map[string]int32{topic: 1}})
+			raw := suite.StartCluster(ctx, kfaketarget.Raw{}, harness.TargetConfig{Brokers: 1, Topics: map[string]int32{topic: 1}})
 			_, err = raw.Produce(ctx, topic, javaRecords, nil)
 			Expect(err).NotTo(HaveOccurred())
 			recs, err = javaAssigned(ctx, raw, topic)
-			harness.Note("kfake_raw_error", fmt.Sprint(err))
+			suite.Note("kfake_raw_error", fmt.Sprint(err))
 			Expect(err).To(MatchError(ContainSubstring("group id does not exist")),
 				"Java on kfake-raw: kfake answers OffsetFetch with GROUP_ID_NOT_FOUND (if this passes, kfake answers as Kafka and fakebroker's OffsetFetch correction can go)")
 			Expect(recs).To(BeEmpty())

@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/suite"
 )
 
 // leaderAt is partition 0's leader and leader epoch in Metadata.
@@ -66,14 +67,14 @@ var _ = Describe("Leader epochs", func() {
 	It("answers OffsetForLeaderEpoch for the epoch before a leader change with no records since with that epoch and the log end offset, not -1/-1",
 		spec("fidelity.leader-epoch-after-leader-change", itemFidelity), SpecTimeout(2*harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := harness.UniqueName("fid-epoch")
-			cl := harness.StartCluster(ctx, target, harness.TargetConfig{Brokers: 3, Topics: map[string]int32{topic: 1}})
+			topic := suite.UniqueName("fid-epoch")
+			cl := suite.StartCluster(ctx, target, harness.TargetConfig{Brokers: 3, Topics: map[string]int32{topic: 1}})
 			p := newProbe(cl)
 			const records = 5
 			_, err := cl.Produce(ctx, topic, records, nil)
 			Expect(err).NotTo(HaveOccurred())
 			before := partitionLeader(ctx, p, topic)
-			harness.Note("before", fmt.Sprintf("%+v", before))
+			suite.Note("before", fmt.Sprintf("%+v", before))
 			Expect(offsetForLeaderEpoch(ctx, p, before.Leader, topic, before.Epoch)).To(Equal(epochEnd{"NONE", before.Epoch, records}),
 				"the current epoch's end offset before the change")
 
@@ -86,10 +87,10 @@ var _ = Describe("Leader epochs", func() {
 				after = partitionLeader(ctx, p, topic)
 				return after.Leader >= 0 && after.Leader != before.Leader && after.Epoch > before.Epoch
 			}).WithTimeout(harness.WaitTimeout).Should(BeTrue(), "a new leader with a higher epoch")
-			harness.Note("after", fmt.Sprintf("%+v", after))
+			suite.Note("after", fmt.Sprintf("%+v", after))
 
 			answer := offsetForLeaderEpoch(ctx, p, after.Leader, topic, before.Epoch)
-			harness.Note("answer", fmt.Sprintf("%+v", answer))
+			suite.Note("answer", fmt.Sprintf("%+v", answer))
 			Expect(answer).To(Equal(epochEnd{"NONE", before.Epoch, records}),
 				"OffsetForLeaderEpoch for the previous leader's epoch, asked of the new leader: that epoch and the log end offset")
 		})

@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/suite"
 )
 
 // fetchedPart is one partition of an OffsetFetch answer, as compared: the
@@ -137,10 +138,10 @@ var _ = Describe("OffsetFetch and OffsetCommit", func() {
 	It("answers OffsetFetch for groups that never committed with offset -1 and no error, at every version (v1-v10; v8+ with two groups; v9+ also with a member id and epoch)",
 		spec("fidelity.offset-fetch-never-committed", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := harness.UniqueName("fid-offsets")
+			topic := suite.UniqueName("fid-offsets")
 			_, p := startCluster(ctx, map[string]int32{topic: 2})
 			id := p.topicID(ctx, topic)
-			g1, g2 := harness.UniqueName("fid-never"), harness.UniqueName("fid-never")
+			g1, g2 := suite.UniqueName("fid-never"), suite.UniqueName("fid-never")
 			want := func(groups ...string) []fetchedGroup {
 				var out []fetchedGroup
 				for _, g := range groups {
@@ -155,7 +156,7 @@ var _ = Describe("OffsetFetch and OffsetCommit", func() {
 				}
 				By(fmt.Sprintf("OffsetFetch v%d for %d group(s)", v, len(groups)))
 				got := offsetFetch(ctx, p, v, groups, topic, id, []int32{0, 1}, "", -1)
-				harness.Note(fmt.Sprintf("answer_v%d", v), fmt.Sprint(got))
+				suite.Note(fmt.Sprintf("answer_v%d", v), fmt.Sprint(got))
 				Expect(got).To(Equal(want(groups...)), "OffsetFetch v%d for groups that never committed", v)
 
 				all := offsetFetch(ctx, p, v, groups[:1], "", [16]byte{}, nil, "", -1)
@@ -171,16 +172,16 @@ var _ = Describe("OffsetFetch and OffsetCommit", func() {
 	It("answers OffsetFetch for a group with commits with the committed offset and metadata, -1 for the other partitions, by topic name up to v9 and by topic id from v10 (v8+ together with a group that never committed)",
 		spec("fidelity.offset-fetch-committed", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := harness.UniqueName("fid-offsets")
+			topic := suite.UniqueName("fid-offsets")
 			_, p := startCluster(ctx, map[string]int32{topic: 2})
 			id := p.topicID(ctx, topic)
-			group := harness.UniqueName("fid-committed")
+			group := suite.UniqueName("fid-committed")
 			r := offsetCommit(ctx, p, 10, group, -1, "", topic, id, 5, "fidelity")
 			Expect(offsetCommitCode(r)).To(BeZero(), "simple commit (generation -1): %s", errName(offsetCommitCode(r)))
 			want := []fetchedGroup{{Group: group, Error: "NONE", Parts: []fetchedPart{
 				{Topic: topic, Partition: 0, Offset: 5, Epoch: -1, Metadata: "fidelity", Error: "NONE"}, noCommit(topic, 1),
 			}}}
-			never := harness.UniqueName("fid-never")
+			never := suite.UniqueName("fid-never")
 			for _, v := range []int16{1, 7, 8, 9, 10} {
 				groups, expect := []string{group}, want
 				if v >= 8 { // one request for a group with commits and one without
@@ -188,7 +189,7 @@ var _ = Describe("OffsetFetch and OffsetCommit", func() {
 					expect = append(slices.Clip(expect), fetchedGroup{Group: never, Error: "NONE", Parts: []fetchedPart{noCommit(topic, 0), noCommit(topic, 1)}})
 				}
 				got := offsetFetch(ctx, p, v, groups, topic, id, []int32{0, 1}, "", -1)
-				harness.Note(fmt.Sprintf("answer_v%d", v), fmt.Sprint(got))
+				suite.Note(fmt.Sprintf("answer_v%d", v), fmt.Sprint(got))
 				Expect(got).To(Equal(expect), "OffsetFetch v%d after a commit of offset 5 on partition 0 of %s", v, group)
 			}
 			By("v10 answers by topic id, v9 by name")
@@ -215,10 +216,10 @@ var _ = Describe("OffsetFetch and OffsetCommit", func() {
 	It("answers OffsetFetch v10 for a topic id no topic has with UNKNOWN_TOPIC_ID on each partition, for a group with commits and one without",
 		spec("fidelity.offset-fetch-unknown-topic-id", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := harness.UniqueName("fid-offsets")
+			topic := suite.UniqueName("fid-offsets")
 			_, p := startCluster(ctx, map[string]int32{topic: 1})
 			id := p.topicID(ctx, topic)
-			committed, never := harness.UniqueName("fid-committed"), harness.UniqueName("fid-never")
+			committed, never := suite.UniqueName("fid-committed"), suite.UniqueName("fid-never")
 			Expect(offsetCommitCode(offsetCommit(ctx, p, 10, committed, -1, "", topic, id, 1, ""))).To(BeZero())
 			bogus := [16]byte{0xf1, 0xde, 0x11, 0x7e}
 			for _, g := range []string{committed, never} {
@@ -237,7 +238,7 @@ var _ = Describe("OffsetFetch and OffsetCommit", func() {
 						parts = append(parts, fetchedPart{Partition: x.Partition, Offset: x.Offset, Epoch: x.LeaderEpoch, Metadata: deref(x.Metadata), Error: errName(x.ErrorCode)})
 					}
 				}
-				harness.Note("answer_"+g, fmt.Sprint(errName(resp.Groups[0].ErrorCode), parts))
+				suite.Note("answer_"+g, fmt.Sprint(errName(resp.Groups[0].ErrorCode), parts))
 				Expect(resp.Groups[0].ErrorCode).To(BeZero(), "group error for %s", g)
 				unknown := fetchedPart{Offset: -1, Epoch: -1, Metadata: "", Error: "UNKNOWN_TOPIC_ID"}
 				u0, u1 := unknown, unknown
@@ -249,10 +250,10 @@ var _ = Describe("OffsetFetch and OffsetCommit", func() {
 	It("answers OffsetCommit by topic name up to v9 and by topic id from v10, and a v10 commit to an unknown topic id with UNKNOWN_TOPIC_ID",
 		spec("fidelity.offset-commit-name-or-id", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := harness.UniqueName("fid-offsets")
+			topic := suite.UniqueName("fid-offsets")
 			_, p := startCluster(ctx, map[string]int32{topic: 1})
 			id := p.topicID(ctx, topic)
-			group := harness.UniqueName("fid-commit")
+			group := suite.UniqueName("fid-commit")
 			type committedTopic struct {
 				Topic string
 				ID    [16]byte
@@ -268,24 +269,24 @@ var _ = Describe("OffsetFetch and OffsetCommit", func() {
 				return out
 			}
 			v9 := answer(offsetCommit(ctx, p, 9, group, -1, "", topic, id, 3, ""))
-			harness.Note("answer_v9", fmt.Sprint(v9))
+			suite.Note("answer_v9", fmt.Sprint(v9))
 			Expect(v9).To(Equal([]committedTopic{{topic, [16]byte{}, "NONE"}}), "OffsetCommit v9 answers by topic name")
 			v10 := answer(offsetCommit(ctx, p, 10, group, -1, "", topic, id, 4, ""))
-			harness.Note("answer_v10", fmt.Sprint(v10))
+			suite.Note("answer_v10", fmt.Sprint(v10))
 			Expect(v10).To(Equal([]committedTopic{{"", id, "NONE"}}), "OffsetCommit v10 answers by topic id")
 			got := offsetFetch(ctx, p, 10, []string{group}, topic, id, []int32{0}, "", -1)
 			Expect(got[0].Parts).To(HaveLen(1))
 			Expect(got[0].Parts[0].Offset).To(Equal(int64(4)), "the v10 commit by id landed on the topic")
 			bogus := [16]byte{0xf1, 0xde, 0x11, 0x7e}
 			unknown := answer(offsetCommit(ctx, p, 10, group, -1, "", "", bogus, 1, ""))
-			harness.Note("answer_v10_unknown_id", fmt.Sprint(unknown))
+			suite.Note("answer_v10_unknown_id", fmt.Sprint(unknown))
 			Expect(unknown).To(Equal([]committedTopic{{"", bogus, "UNKNOWN_TOPIC_ID"}}), "OffsetCommit v10 to an unknown topic id")
 		})
 
 	It("answers an OffsetCommit with a member epoch for a group it does not know with GROUP_ID_NOT_FOUND from v9 on (ILLEGAL_GENERATION before) and accepts one without (generation -1)",
 		spec("fidelity.offset-commit-unknown-group", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := harness.UniqueName("fid-offsets")
+			topic := suite.UniqueName("fid-offsets")
 			_, p := startCluster(ctx, map[string]int32{topic: 1})
 			id := p.topicID(ctx, topic)
 			for _, c := range []struct {
@@ -298,9 +299,9 @@ var _ = Describe("OffsetFetch and OffsetCommit", func() {
 				{10, 5, "GROUP_ID_NOT_FOUND"},
 				{10, -1, "NONE"},
 			} {
-				group := harness.UniqueName("fid-unknown")
+				group := suite.UniqueName("fid-unknown")
 				got := errName(offsetCommitCode(offsetCommit(ctx, p, c.v, group, c.gen, memberID(), topic, id, 1, "")))
-				harness.Note(fmt.Sprintf("answer_v%d_generation_%d", c.v, c.gen), got)
+				suite.Note(fmt.Sprintf("answer_v%d_generation_%d", c.v, c.gen), got)
 				Expect(got).To(Equal(c.want), "OffsetCommit v%d with generation/epoch %d for a group the coordinator does not know", c.v, c.gen)
 				Expect(p.groupListed(ctx, group)).To(Equal(c.gen < 0), "ListGroups lists the group after the commit: only a simple commit (generation -1) creates it")
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/suite"
 )
 
 // listedOffset is one partition of a ListOffsets answer, as compared.
@@ -22,7 +23,7 @@ var _ = Describe("Partitions and topics", func() {
 	It("answers ListOffsets earliest (-2) with the log start and latest (-1) with the high watermark, timestamp -1 and a leader epoch",
 		spec("fidelity.list-offsets", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := harness.UniqueName("fid-partitions")
+			topic := suite.UniqueName("fid-partitions")
 			cl, p := startCluster(ctx, map[string]int32{topic: 2})
 			counts, err := cl.Produce(ctx, topic, 7, nil)
 			Expect(err).NotTo(HaveOccurred())
@@ -57,7 +58,7 @@ var _ = Describe("Partitions and topics", func() {
 				for pt := range int32(2) {
 					want = append(want, listedOffset{pt, -1, c.want(pt), "NONE"})
 				}
-				harness.Note("answer_"+c.name, fmt.Sprint(got))
+				suite.Note("answer_"+c.name, fmt.Sprint(got))
 				Expect(got).To(ConsistOf(want), "ListOffsets %s (timestamp %d) after producing %v", c.name, c.ts, counts)
 			}
 		})
@@ -65,7 +66,7 @@ var _ = Describe("Partitions and topics", func() {
 	It("gives every topic a non-zero id in Metadata, the same on every request, and answers a Metadata request by topic id with the topic's name",
 		spec("fidelity.metadata-topic-ids", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := harness.UniqueName("fid-partitions")
+			topic := suite.UniqueName("fid-partitions")
 			_, p := startCluster(ctx, map[string]int32{topic: 2})
 			id := p.topicID(ctx, topic)
 			Expect(id).NotTo(Equal([16]byte{}), "topic id of %s", topic)
@@ -87,7 +88,7 @@ var _ = Describe("Partitions and topics", func() {
 			for _, t := range resp.Topics {
 				got = append(got, named{deref(t.Topic), t.TopicID, errName(t.ErrorCode), len(t.Partitions)})
 			}
-			harness.Note("answer_by_id", fmt.Sprint(got))
+			suite.Note("answer_by_id", fmt.Sprint(got))
 			Expect(got).To(Equal([]named{{topic, id, "NONE", 2}}), "Metadata v%d for the topic by id", resp.Version)
 		})
 })

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kreactor/kreactor/catalogue"
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/suite"
 )
 
 // Catalogue items the suite covers: FIDELITY, and the known differences
@@ -40,7 +41,7 @@ const newest int16 = -1
 
 // spec returns the report labels of a probe covering item.
 func spec(id, item string) Labels {
-	return harness.Spec(id, []string{item}, subject.Name(), target.Name())
+	return suite.Spec(id, []string{item}, subject.Name(), target.Name())
 }
 
 // startCluster starts the one-broker cluster every probe uses (one pooled
@@ -48,7 +49,7 @@ func spec(id, item string) Labels {
 // a probe of it.
 func startCluster(ctx context.Context, topics map[string]int32) (harness.Cluster, *probe) {
 	GinkgoHelper()
-	cl := harness.StartCluster(ctx, target, harness.TargetConfig{Brokers: 1, Topics: topics})
+	cl := suite.StartCluster(ctx, target, harness.TargetConfig{Brokers: 1, Topics: topics})
 	return cl, newProbe(cl)
 }
 
@@ -228,7 +229,7 @@ func kafkaAnswers(item string, actual any, m types.GomegaMatcher, what string) {
 	if ok, err := m.Match(actual); err == nil && ok {
 		Fail(fmt.Sprintf("%s: %s now answers as Kafka 4.4 does (%v), but the catalogue excludes %s there (%s): remove the exclusion", what, target.Name(), actual, item, reason))
 	}
-	harness.Note("known_difference", fmt.Sprintf("%s: %v", what, actual))
+	suite.Note("known_difference", fmt.Sprintf("%s: %v", what, actual))
 	Skip(fmt.Sprintf("catalogue %s excludes target %s: %s. Measured: %s: %v", item, target.Name(), reason, what, actual))
 }
 

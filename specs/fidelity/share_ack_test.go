@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/suite"
 )
 
 // ackOnlyPartition is the answer for partition 0 of a ShareFetch that only
@@ -80,11 +81,11 @@ var _ = Describe("Share fetch acknowledgements", func() {
 				}
 				return last
 			}).WithTimeout(harness.WaitTimeout).Should(Equal(int64(records-1)), "every record acquired")
-			harness.Note("acquired", fmt.Sprint(got))
+			suite.Note("acquired", fmt.Sprint(got))
 
 			By("a ShareFetch acknowledging every record, with nothing left to acquire")
 			answer := s.fetchAcking(ctx, 0, records-1)
-			harness.Note("answer", fmt.Sprintf("%+v", answer))
+			suite.Note("answer", fmt.Sprintf("%+v", answer))
 			Expect(answer).To(Equal(ackOnlyPartition{Present: true, Records: "empty", AckErr: "NONE"}),
 				"partition 0 of the acknowledging ShareFetch: present, empty (not null) records, acknowledgement accepted")
 		})

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/suite"
 )
 
 // shareSession is one share member's share session on the partition
@@ -118,7 +119,7 @@ func topicName(ctx context.Context, p *probe, id [16]byte) string {
 // group reading from the earliest offset.
 func shareTopic(ctx context.Context) (harness.Cluster, *probe, string, [16]byte, string) {
 	GinkgoHelper()
-	topic, group := harness.UniqueName("fid-share"), harness.UniqueName("fid-share")
+	topic, group := suite.UniqueName("fid-share"), suite.UniqueName("fid-share")
 	cl, p := startCluster(ctx, map[string]int32{topic: 1})
 	Expect(cl.SetGroupConfigs(ctx, group, map[string]string{"share.auto.offset.reset": "earliest"})).To(Succeed())
 	return cl, p, topic, p.topicID(ctx, topic), group
@@ -139,7 +140,7 @@ var _ = Describe("Share fetch", func() {
 				got, _ = a.fetch(ctx, 500, 0)
 				return got
 			}).WithTimeout(harness.WaitTimeout).Should(ContainElement(HaveField("First", int64(0))), "A's first acquisition")
-			harness.Note("acquired_a", fmt.Sprint(got))
+			suite.Note("acquired_a", fmt.Sprint(got))
 			Expect(got[0].Deliveries).To(Equal(int16(1)))
 			acquiredAt, aLast := time.Now(), got[len(got)-1].Last
 
@@ -149,12 +150,12 @@ var _ = Describe("Share fetch", func() {
 				got, _ = b.fetch(ctx, 500, 0)
 				return got
 			}).WithTimeout(harness.WaitTimeout).Should(ContainElement(acquiredRange{0, aLast, 2}), "B's acquisition of the records A held, after their lock expired")
-			harness.Figure("reacquired_after", float64(time.Since(acquiredAt).Milliseconds()), "ms", fmt.Sprintf(">= %d ms", harness.DefaultShareLockDuration.Milliseconds()))
-			harness.Note("acquired_b", fmt.Sprint(got))
+			suite.Figure("reacquired_after", float64(time.Since(acquiredAt).Milliseconds()), "ms", fmt.Sprintf(">= %d ms", harness.DefaultShareLockDuration.Milliseconds()))
+			suite.Note("acquired_b", fmt.Sprint(got))
 
 			By("A acknowledges offset 0")
 			ack := a.accept(ctx, 0)
-			harness.Note("answer_ack", ack)
+			suite.Note("answer_ack", ack)
 			Expect(ack).To(Equal("INVALID_RECORD_STATE"), "acknowledging a record whose lock expired and that another member holds")
 		})
 
@@ -184,7 +185,7 @@ var _ = Describe("Share fetch", func() {
 				got, _ = s.fetch(ctx, 1, 1)
 				return got
 			}).WithTimeout(harness.WaitTimeout).ShouldNot(BeEmpty(), "an acquisition")
-			harness.Note("acquired", fmt.Sprint(got))
+			suite.Note("acquired", fmt.Sprint(got))
 			kafkaAnswers(itemShareBatches, got, Equal([]acquiredRange{{0, records - 1, 1}}),
 				"records a ShareFetch with max records 1 and batch size 1 acquired from a 10-record batch")
 		})

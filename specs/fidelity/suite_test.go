@@ -18,33 +18,10 @@ package fidelity
 import (
 	"testing"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
-
-	"github.com/kreactor/kreactor/harness"
-	"github.com/kreactor/kreactor/harness/subjects/java"
-	"github.com/kreactor/kreactor/harness/targets"
+	"github.com/kreactor/kreactor/harness/suite"
 )
 
-func TestFidelity(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "kreactor fake broker fidelity")
-}
+func TestFidelity(t *testing.T) { suite.Run(t, "kreactor fake broker fidelity") }
 
 // target and subject are what every spec in the suite runs on and against.
-var (
-	target  = targets.MustSelect()
-	subject = harness.MustSelectSubject()
-)
-
-// Goroutines started by specs (clusters, clients, their connections) must
-// all be gone once every spec's cleanup ran; Ginkgo's and the runtime's own
-// are in the baseline taken before any spec. The Java driver processes the
-// cross-check starts must all be reaped.
-var _ = BeforeSuite(harness.SuiteSetup)
-
-var _ = AfterSuite(func() {
-	Expect(targets.CloseShared()).To(Succeed(), "terminate the kafka target's pooled clusters")
-	Expect(java.CheckNoLiveDrivers()).To(Succeed(), "Java driver processes still running after the suite")
-	Expect(harness.LeakedGoroutines()).To(Succeed(), "goroutines still running after the suite")
-})
+var target, subject = suite.Selected()

@@ -29,6 +29,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/measure"
+	"github.com/kreactor/kreactor/harness/suite"
 	"github.com/kreactor/kreactor/harness/targets/kfake"
 	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/reactor"
@@ -119,10 +121,10 @@ func noTransport() reactor.Transport {
 
 var _ = Describe("Bounded memory", func() {
 	It("keeps the decision trace at its capacity however many steps the loop takes",
-		harness.Spec("bounded.trace", []string{"P6"}, subject.Name(), target.Name()),
+		suite.Spec("bounded.trace", []string{"P6"}, subject.Name(), target.Name()),
 		SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			eng := newEngine(harness.EngineOf(subject), []reactor.Manager[synthView]{&idleManager{}}, noTransport(), 0)
+			eng := newEngine(suite.EngineOf(subject), []reactor.Manager[synthView]{&idleManager{}}, noTransport(), 0)
 			eng.Start()
 			DeferCleanup(eng.Stop)
 			for range traceSteps {
@@ -137,8 +139,8 @@ var _ = Describe("Bounded memory", func() {
 			Eventually(ctx, func() uint64 { return eng.Stats().Steps }).WithTimeout(harness.WaitTimeout).Should(BeNumerically(">=", traceSteps))
 			tr := eng.Trace()
 			steps := eng.Stats().Steps
-			harness.Figure("steps", float64(steps), "steps", fmt.Sprintf(">= %d", traceSteps))
-			harness.Figure("trace_length", float64(len(tr)), "decisions", fmt.Sprintf("== %d (default TraceCapacity)", defaultTraceCapacity))
+			suite.Figure("steps", float64(steps), "steps", fmt.Sprintf(">= %d", traceSteps))
+			suite.Figure("trace_length", float64(len(tr)), "decisions", fmt.Sprintf("== %d (default TraceCapacity)", defaultTraceCapacity))
 			Expect(len(tr)).To(Equal(defaultTraceCapacity), "decisions retained after %d steps: the trace must hold exactly TraceCapacity (default %d)", steps, defaultTraceCapacity)
 			for i := 1; i < len(tr); i++ {
 				Expect(tr[i].Step).To(Equal(tr[i-1].Step+1), "trace steps are consecutive, oldest first")
@@ -147,11 +149,11 @@ var _ = Describe("Bounded memory", func() {
 		})
 
 	It("blocks Submit while the inbox is full and the loop busy, until the caller's deadline",
-		harness.Spec("bounded.inbox", []string{"P6"}, subject.Name(), target.Name()),
+		suite.Spec("bounded.inbox", []string{"P6"}, subject.Name(), target.Name()),
 		SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
 			m := &idleManager{entered: make(chan struct{}), release: make(chan struct{})}
-			eng := newEngine(harness.EngineOf(subject), []reactor.Manager[synthView]{m}, noTransport(), tinyInbox)
+			eng := newEngine(suite.EngineOf(subject), []reactor.Manager[synthView]{m}, noTransport(), tinyInbox)
 			eng.Start()
 			released := false
 			DeferCleanup(func() {
@@ -180,8 +182,8 @@ var _ = Describe("Bounded memory", func() {
 			err := eng.Submit(sctx, "overflow", noop)
 			blocked := time.Since(start)
 			cancel()
-			harness.Figure("inbox_capacity", tinyInbox, "observations", "")
-			harness.Figure("submit_blocked_for", float64(blocked.Milliseconds()), "ms", fmt.Sprintf(">= %d ms (its deadline)", submitBlockWait.Milliseconds()))
+			suite.Figure("inbox_capacity", tinyInbox, "observations", "")
+			suite.Figure("submit_blocked_for", float64(blocked.Milliseconds()), "ms", fmt.Sprintf(">= %d ms (its deadline)", submitBlockWait.Milliseconds()))
 			Expect(errors.Is(err, context.DeadlineExceeded)).To(BeTrue(), "Submit into a full inbox of a busy loop returned %v, want context.DeadlineExceeded after submitBlockWait (%s)", err, submitBlockWait)
 			Expect(blocked).To(BeNumerically(">=", submitBlockWait), "Submit returned before its deadline (submitBlockWait %s)", submitBlockWait)
 
@@ -194,11 +196,11 @@ var _ = Describe("Bounded memory", func() {
 		})
 
 	It("keeps a steady heap while consuming continuously for 10 s",
-		harness.Spec("bounded.steady-heap", []string{"P6"}, subject.Name(), target.Name()), harness.Alone(harness.JudgesTiming),
+		suite.Spec("bounded.steady-heap", []string{"P6"}, subject.Name(), target.Name()), suite.Alone(suite.JudgesTiming),
 		SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
 			const topic = "telemetry"
-			cl := harness.StartCluster(ctx, target, harness.TargetConfig{Brokers: 1})
+			cl := suite.StartCluster(ctx, target, harness.TargetConfig{Brokers: 1})
 			trimmer, ok := cl.(harness.LogTrimmer)
 			creator, ok2 := cl.(harness.TopicCreator)
 			if !ok || !ok2 {
@@ -213,8 +215,8 @@ var _ = Describe("Bounded memory", func() {
 				topicConfigs = nil
 			}
 			Expect(creator.CreateTopic(ctx, topic, 3, topicConfigs)).To(Succeed())
-			groupID, clientID := harness.UniqueName("p6-heap"), harness.UniqueName("p6-heap-client")
-			c := harness.NewConsumer(subject, harness.ConsumerConfig(cl, groupID, clientID))
+			groupID, clientID := suite.UniqueName("p6-heap"), suite.UniqueName("p6-heap-client")
+			c := suite.NewConsumer(subject, suite.ConsumerConfig(cl, groupID, clientID))
 			Expect(c.Subscribe(topic)).To(Succeed())
 
 			By(fmt.Sprintf("producing %d records of %d bytes every %s", produceBatch, produceValueBytes, produceEvery))
@@ -258,7 +260,7 @@ var _ = Describe("Bounded memory", func() {
 			next := map[managers.TopicPartition]int64{}
 			outOfOrder := 0
 			consumed := 0
-			var samples []harness.HeapSample
+			var samples []measure.HeapSample
 			var sampleSteps []uint64 // the loop's steps at each sample (with a probe)
 			start := time.Now()
 			nextSample := start.Add(heapWarmup)
@@ -293,7 +295,7 @@ var _ = Describe("Bounded memory", func() {
 				}
 				if now := time.Now(); !now.Before(nextSample) {
 					quiet.Lock()
-					samples = append(samples, harness.SampleHeap())
+					samples = append(samples, measure.SampleHeap())
 					if hasProbe {
 						sampleSteps = append(sampleSteps, probe.Stats().Steps)
 					}
@@ -305,35 +307,35 @@ var _ = Describe("Bounded memory", func() {
 			wg.Wait()
 			Expect(produceErr).NotTo(HaveOccurred(), "producing")
 
-			growth := harness.HeapGrowth(samples)
+			growth := measure.HeapGrowth(samples)
 			var peak uint64
 			for _, s := range samples {
 				peak = max(peak, s.HeapInuse)
 			}
 			mb := func(b uint64) float64 { return float64(b) / (1 << 20) }
 			took := time.Since(start)
-			harness.Figure("records_produced", float64(produced.Load()), "records", "")
-			harness.Figure("records_consumed", float64(consumed), "records", "> 0")
-			harness.Figure("consume_rate", float64(consumed)/took.Seconds(), "records/s", "")
-			harness.Figure("heap_samples", float64(len(samples)), "samples", "")
+			suite.Figure("records_produced", float64(produced.Load()), "records", "")
+			suite.Figure("records_consumed", float64(consumed), "records", "> 0")
+			suite.Figure("consume_rate", float64(consumed)/took.Seconds(), "records/s", "")
+			suite.Figure("heap_samples", float64(len(samples)), "samples", "")
 			if len(samples) > 0 {
-				harness.Figure("heap_inuse_first", mb(samples[0].HeapInuse), "MiB", "")
-				harness.Figure("heap_inuse_last", mb(samples[len(samples)-1].HeapInuse), "MiB", "")
-				harness.Figure("heap_inuse_peak", mb(peak), "MiB", "")
-				harness.Figure("heap_live_first", mb(samples[0].HeapAlloc), "MiB", "")
-				harness.Figure("heap_live_last", mb(samples[len(samples)-1].HeapAlloc), "MiB", "")
+				suite.Figure("heap_inuse_first", mb(samples[0].HeapInuse), "MiB", "")
+				suite.Figure("heap_inuse_last", mb(samples[len(samples)-1].HeapInuse), "MiB", "")
+				suite.Figure("heap_inuse_peak", mb(peak), "MiB", "")
+				suite.Figure("heap_live_first", mb(samples[0].HeapAlloc), "MiB", "")
+				suite.Figure("heap_live_last", mb(samples[len(samples)-1].HeapAlloc), "MiB", "")
 			}
-			harness.Figure("heap_growth", growth, "x", fmt.Sprintf("<= %.1f (last / first) over %d MiB", heapGrowthBound, heapSlackBytes>>20))
+			suite.Figure("heap_growth", growth, "x", fmt.Sprintf("<= %.1f (last / first) over %d MiB", heapGrowthBound, heapSlackBytes>>20))
 			Expect(len(samples)).To(BeNumerically(">=", int((heapRun-heapWarmup)/heapSampleEvery)), "heap samples taken")
 			var steps uint64
 			perStep := 0.0
-			if probe, ok := harness.RequireProbe(c, "loop_steps"); ok {
-				harness.Figure("loop_steps", float64(probe.Stats().Steps), "steps", "")
+			if probe, ok := suite.RequireProbe(c, "loop_steps"); ok {
+				suite.Figure("loop_steps", float64(probe.Stats().Steps), "steps", "")
 				steps = sampleSteps[len(sampleSteps)-1] - sampleSteps[0]
 				grown := float64(samples[len(samples)-1].HeapAlloc) - float64(samples[0].HeapAlloc) - heapSlackBytes
 				perStep = max(grown, 0) / float64(max(steps, 1))
-				harness.Figure("loop_steps_sampled", float64(steps), "steps", fmt.Sprintf(">= %d (between the first and last sample)", heapMinSteps))
-				harness.Figure("heap_live_per_step", perStep, "bytes/step", fmt.Sprintf("<= %d (growth beyond %d MiB of buffers)", heapBytesPerStep, heapSlackBytes>>20))
+				suite.Figure("loop_steps_sampled", float64(steps), "steps", fmt.Sprintf(">= %d (between the first and last sample)", heapMinSteps))
+				suite.Figure("heap_live_per_step", perStep, "bytes/step", fmt.Sprintf("<= %d (growth beyond %d MiB of buffers)", heapBytesPerStep, heapSlackBytes>>20))
 			}
 			Expect(consumed).To(BeNumerically(">", 0), "records consumed\n%s", harness.Diagnose(c))
 			Expect(outOfOrder).To(BeZero(), "records delivered out of offset order or with gaps")
@@ -344,7 +346,7 @@ var _ = Describe("Bounded memory", func() {
 			if len(samples) > 1 {
 				first, last := samples[0].HeapInuse, samples[len(samples)-1].HeapInuse
 				allowed := heapGrowthBound*float64(first) + heapSlackBytes
-				harness.Figure("heap_inuse_allowed", mb(uint64(allowed)), "MiB", fmt.Sprintf("%.1f x first + %d MiB", heapGrowthBound, heapSlackBytes>>20))
+				suite.Figure("heap_inuse_allowed", mb(uint64(allowed)), "MiB", fmt.Sprintf("%.1f x first + %d MiB", heapGrowthBound, heapSlackBytes>>20))
 				Expect(float64(last)).To(BeNumerically("<=", allowed), "heap in use grew %.2fx between the first and the last sample (%.1f -> %.1f MiB): more than heapGrowthBound (%.1fx) plus heapSlackBytes (%d MiB)", growth, mb(first), mb(last), heapGrowthBound, heapSlackBytes>>20)
 			}
 		})

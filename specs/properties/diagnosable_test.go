@@ -21,6 +21,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/consume"
+	"github.com/kreactor/kreactor/harness/suite"
 	"github.com/kreactor/kreactor/reactor"
 )
 
@@ -99,20 +101,20 @@ func anyResult(tr []*reactor.Decision, match func(reactor.ManagerResult) bool) b
 
 var _ = Describe("A diagnosable decision trace", func() {
 	It("names, for every manager that is not Ready in every traced decision, the inputs it awaits or the time it retries at, in each consumer state",
-		harness.Spec("diagnosable.trace", []string{"P6"}, subject.Name(), target.Name()),
+		suite.Spec("diagnosable.trace", []string{"P6"}, subject.Name(), target.Name()),
 		SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
 			const topic = "audit"
-			cl := harness.StartCluster(ctx, target, harness.TargetConfig{Brokers: 3, Topics: map[string]int32{topic: 3}})
-			groupID, clientID := harness.UniqueName("p6-diag"), harness.UniqueName("p6-diag-client")
+			cl := suite.StartCluster(ctx, target, harness.TargetConfig{Brokers: 3, Topics: map[string]int32{topic: 3}})
+			groupID, clientID := suite.UniqueName("p6-diag"), suite.UniqueName("p6-diag-client")
 			_, err := cl.Produce(ctx, topic, diagnosisRecords, nil)
 			Expect(err).NotTo(HaveOccurred())
-			c := harness.NewConsumer(subject, harness.ConsumerConfig(cl, groupID, clientID))
-			probe := harness.SkipWithoutProbe(c, "the decision trace")
+			c := suite.NewConsumer(subject, suite.ConsumerConfig(cl, groupID, clientID))
+			probe := suite.SkipWithoutProbe(c, "the decision trace")
 			Expect(c.Subscribe(topic)).To(Succeed())
 			wctx, cancel := context.WithTimeout(ctx, harness.WaitTimeout)
 			defer cancel()
-			_, _, err = harness.PollUntil(wctx, c, diagnosisRecords)
+			_, _, err = consume.PollUntil(wctx, c, diagnosisRecords)
 			Expect(err).NotTo(HaveOccurred(), "consuming before the phases\n%s", harness.Diagnose(c))
 
 			checked := 0
@@ -133,15 +135,15 @@ var _ = Describe("A diagnosable decision trace", func() {
 					problems = append(problems, diagnosisProblems(d)...)
 				}
 				checked += len(tr)
-				harness.Figure("decisions_checked_"+phase, float64(len(tr)), "decisions", "")
-				harness.Figure("diagnosis_problems_"+phase, float64(len(problems)), "", "== 0")
+				suite.Figure("decisions_checked_"+phase, float64(len(tr)), "decisions", "")
+				suite.Figure("diagnosis_problems_"+phase, float64(len(problems)), "", "== 0")
 				Expect(tr).NotTo(BeEmpty(), "decisions traced while %s", phase)
 				Expect(len(problems)).To(BeZero(), "decisions while %s whose diagnosis does not name what a manager waits for (P6); the first:\n%s", phase, strings.Join(problems[:min(len(problems), 3)], "\n"))
 				Expect(anyResult(tr, hasCause)).To(BeTrue(), "no decision while %s shows %s\nlatest:\n%s", phase, cause, harness.Diagnose(c))
 			}
 
 			By("stable: polling with nothing to fetch")
-			_, _, err = harness.PollFor(ctx, c, diagnosisPhase)
+			_, _, err = consume.PollFor(ctx, c, diagnosisPhase)
 			Expect(err).NotTo(HaveOccurred())
 			check("stable", "membership retrying at its heartbeat interval", func(r reactor.ManagerResult) bool {
 				return r.Manager == "membership" && r.Kind == reactor.KindRetryAt
@@ -151,7 +153,7 @@ var _ = Describe("A diagnosable decision trace", func() {
 			fault, err := cl.CoordinatorUnavailable(ctx, groupID)
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(fault.Heal)
-			_, _, err = harness.PollFor(ctx, c, diagnosisPhase)
+			_, _, err = consume.PollFor(ctx, c, diagnosisPhase)
 			Expect(err).NotTo(HaveOccurred())
 			check("coordinator_unavailable", "a manager awaiting the coordinator or FindCoordinator backing off", func(r reactor.ManagerResult) bool {
 				return (r.Kind == reactor.KindAwait && r.Inputs.Has(reactor.InputCoordinator)) ||
@@ -170,12 +172,12 @@ var _ = Describe("A diagnosable decision trace", func() {
 			assigned := c.Assignment()
 			Expect(assigned).NotTo(BeEmpty(), "assignment before pausing")
 			Expect(c.Pause(assigned...)).To(Succeed())
-			_, _, err = harness.PollFor(ctx, c, diagnosisPhase)
+			_, _, err = consume.PollFor(ctx, c, diagnosisPhase)
 			Expect(err).NotTo(HaveOccurred())
 			check("paused", "the fetch manager awaiting the application (partition paused)", func(r reactor.ManagerResult) bool {
 				return r.Manager == "fetch" && r.Kind == reactor.KindAwait && r.Inputs.Has(reactor.InputApplication) && strings.Contains(r.Reason, "paused")
 			})
 			Expect(c.Resume(assigned...)).To(Succeed())
-			harness.Figure("decisions_checked", float64(checked), "decisions", "")
+			suite.Figure("decisions_checked", float64(checked), "decisions", "")
 		})
 })

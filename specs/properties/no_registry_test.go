@@ -2,7 +2,8 @@ package properties
 
 // P6, "no runtime event bus, signal registry or dynamic dependency graph":
 // the reactor's exported API offers no way to register inputs, handlers or
-// dependencies at run time. Read from the type-checked package reactor:
+// dependencies at run time. Read from the type-checked package reactor by
+// the analyzers of package harness/arch (NoRegistry, PackageVars):
 //
 //   - every exported function or method that takes code (a func or an
 //     interface parameter, context.Context aside) is on a reviewed list, each
@@ -13,7 +14,7 @@ package properties
 //   - no exported identifier is named like a registry (Register, Subscribe,
 //     AddListener, On..., Emit, Bus, Signal, Hook, AddManager, AddInput,
 //     DependsOn, ...);
-//   - package variables keep structure.PackageVarRule (no hidden registry);
+//   - package variables keep arch.PackageVarRule (no hidden registry);
 //   - Input is a fixed set of single-bit constants, and Valid rejects the
 //     first bit past them: a new kind of input is a new constant, not a
 //     value minted at run time.
@@ -26,7 +27,6 @@ import (
 	"go/constant"
 	"go/types"
 	"math/bits"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -34,101 +34,27 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/kreactor/kreactor/harness"
-	"github.com/kreactor/kreactor/harness/structure"
+	"github.com/kreactor/kreactor/harness/arch"
+	"github.com/kreactor/kreactor/harness/suite"
 	"github.com/kreactor/kreactor/reactor"
 )
 
-// reviewedCallbacks are the exported reactor functions and methods that take
-// code, and why each is not a registration.
-var reviewedCallbacks = map[string]string{
-	"Engine.Submit":      "one application event: applied once, in inbox order, then dropped",
-	"Engine.WaitFor":     "one wait: cond is evaluated on the caller's goroutine and never kept",
-	"Event":              "one application event as an observation: applied once by Core.Apply, then dropped",
-	"Completion":         "resp is the data of one completion, applied once by Core.Apply",
-	"Driver.Go":          "the driver goroutine's body, started once (a second call panics)",
-	"Tx.Effect":          "one effect: run once after the step's decision is published, then dropped",
-	"TransportFunc.Send": "done completes one request, exactly once",
-}
-
-// reviewedCodeFields are the exported struct fields that hold code or
-// opaque values, and why each is not a registration.
-var reviewedCodeFields = map[string]string{
-	"Config.Managers":      "fixed at New: the loop polls this set, in this order, for its whole life",
-	"Config.View":          "fixed at New",
-	"Config.Snapshot":      "fixed at New",
-	"Config.Transport":     "fixed at New",
-	"CoreConfig.Managers":  "fixed at NewCore: the core polls this set, in this order, for its whole life",
-	"CoreConfig.View":      "fixed at NewCore",
-	"CoreConfig.Snapshot":  "fixed at NewCore",
-	"Request.OnComplete":   "called exactly once, for this request's completion",
-	"Request.Payload":      "opaque data for the transport",
-	"Publication.Snapshot": "data, published once",
-	"Step.Snapshot":        "data: what the Snapshot function built for this step, published once",
-	"Step.Effects":         "one step's effects: run once, after its decision is published, then dropped",
-	"ConfigError.Value":    "data: the rejected value",
-}
-
-// registryName matches identifiers that name a registration mechanism.
-var registryName = regexp.MustCompile(`^(Register|Unregister|Subscribe|Unsubscribe|AddListener|RemoveListener|AddHandler|RemoveHandler|On[A-Z]|Emit|Bus|EventBus|Signal|Hook|Plugin|AddManager|RemoveManager|AddInput|NewInput|DependsOn|AddDependency|Watch)`)
-
 var _ = Describe("No runtime event bus, signal registry or dependency graph", func() {
 	It("exposes no way to register inputs, handlers or dependencies at run time; Input is a fixed set of constants",
-		harness.Spec("no-registry.reactor-api", []string{"P6"}, subject.Name(), target.Name()),
+		suite.Spec("no-registry.reactor-api", []string{"P6"}, subject.Name(), target.Name()),
 		func() {
-			cb := structural()
-			p := cb.Typed()[structure.ReactorPkg]
+			r := checkCode(arch.NoRegistry, arch.PackageVars)
+			p := r.Packages[arch.ReactorPkg]
 			Expect(p).NotTo(BeNil(), "package reactor is loaded")
-			var problems []string
-
-			By("checking every exported function and method that takes code against the reviewed list")
-			api := structure.ExportedFuncs(p)
-			takesCode := 0
-			for _, f := range api {
-				if structure.TakesCallback(f.Sig) {
-					takesCode++
-					if _, ok := reviewedCallbacks[f.Name]; !ok {
-						problems = append(problems, fmt.Sprintf("%s%s takes code and is not on the reviewed list", f.Name, strings.TrimPrefix(f.Sig.String(), "func")))
-					}
-				}
-				if registryName.MatchString(lastName(f.Name)) {
-					problems = append(problems, fmt.Sprintf("%s is named like a registration", f.Name))
-				}
-			}
-
-			By("checking every exported struct field that holds code or opaque values")
-			codeFields := 0
 			scope := p.Types.Scope()
-			for _, name := range scope.Names() {
-				obj := scope.Lookup(name)
-				if !obj.Exported() {
-					continue
-				}
-				if registryName.MatchString(name) {
-					problems = append(problems, fmt.Sprintf("%s is named like a registration", name))
-				}
-				tn, ok := obj.(*types.TypeName)
-				if !ok {
-					continue
-				}
-				st, ok := tn.Type().Underlying().(*types.Struct)
-				if !ok {
-					continue
-				}
-				for fld := range st.Fields() {
-					if !fld.Exported() || !holdsCode(fld.Type()) {
-						continue
-					}
-					codeFields++
-					key := name + "." + fld.Name()
-					if _, ok := reviewedCodeFields[key]; !ok {
-						problems = append(problems, fmt.Sprintf("field %s (%s) holds code and is not on the reviewed list", key, fld.Type()))
-					}
-				}
-			}
+
+			By("checking every exported function and method that takes code, and every exported struct field that holds code or opaque values, against the reviewed lists")
+			api := r.Result(arch.NoRegistry, arch.ReactorPkg).(*arch.RegistryReport)
+			problems := slices.Clone(api.Problems)
 
 			By("checking package variables")
-			vars, n := structure.PackageVarFindings(p)
-			for _, f := range vars {
+			vars := r.Result(arch.PackageVars, arch.ReactorPkg).(*arch.VarReport)
+			for _, f := range vars.Findings {
 				problems = append(problems, f.String())
 			}
 
@@ -174,13 +100,13 @@ var _ = Describe("No runtime event bus, signal registry or dependency graph", fu
 				problems = append(problems, "the union of every Input constant is not Valid")
 			}
 
-			harness.Note("inputs", strings.Join(inputNames, ", "))
-			harness.Figure("exported_funcs", float64(len(api)), "funcs", "")
-			harness.Figure("funcs_taking_code", float64(takesCode), "funcs", fmt.Sprintf("<= %d (reviewed)", len(reviewedCallbacks)))
-			harness.Figure("fields_holding_code", float64(codeFields), "fields", fmt.Sprintf("<= %d (reviewed)", len(reviewedCodeFields)))
-			harness.Figure("package_vars", float64(n), "vars", "")
-			harness.Figure("input_constants", float64(len(inputs)), "inputs", "fixed")
-			harness.Figure("registry_problems", float64(len(problems)), "", "== 0")
+			suite.Note("inputs", strings.Join(inputNames, ", "))
+			suite.Figure("exported_funcs", float64(api.ExportedFuncs), "funcs", "")
+			suite.Figure("funcs_taking_code", float64(api.TakesCode), "funcs", fmt.Sprintf("<= %d (reviewed)", api.ReviewedCallbacks))
+			suite.Figure("fields_holding_code", float64(api.CodeFields), "fields", fmt.Sprintf("<= %d (reviewed)", api.ReviewedFields))
+			suite.Figure("package_vars", float64(vars.Inspected), "vars", "")
+			suite.Figure("input_constants", float64(len(inputs)), "inputs", "fixed")
+			suite.Figure("registry_problems", float64(len(problems)), "", "== 0")
 			Expect(inputs).NotTo(BeEmpty(), "Input constants found")
 			Expect(problems).To(BeEmpty(), "ways to register inputs, handlers or dependencies at run time (P6)")
 		})
@@ -199,11 +125,11 @@ var _ = Describe("A manager set fixed at construction", func() {
 	// managers: writing the caller's slice after New must not change what
 	// the loop polls.
 	It("polls the managers it was built with, whatever the caller later does to its Config.Managers slice",
-		harness.Spec("no-registry.managers-fixed-at-new", []string{"P6"}, subject.Name(), target.Name()),
+		suite.Spec("no-registry.managers-fixed-at-new", []string{"P6"}, subject.Name(), target.Name()),
 		SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
 			ms := []reactor.Manager[synthView]{&namedManager{"built-with"}}
-			eng := newEngine(harness.EngineOf(subject), ms, noTransport(), 0)
+			eng := newEngine(suite.EngineOf(subject), ms, noTransport(), 0)
 			ms[0] = &namedManager{"swapped-in-after-new"}
 			eng.Start()
 			DeferCleanup(eng.Stop)
@@ -218,27 +144,3 @@ var _ = Describe("A manager set fixed at construction", func() {
 			Expect(polled).To(Equal([]string{"built-with"}), "managers the loop polls after the caller rewrote its Config.Managers slice")
 		})
 })
-
-func lastName(qualified string) string {
-	if i := strings.LastIndex(qualified, "."); i >= 0 {
-		return qualified[i+1:]
-	}
-	return qualified
-}
-
-// holdsCode: a func, an interface (any included: opaque values), or a
-// slice or map of them.
-func holdsCode(t types.Type) bool {
-	switch u := t.Underlying().(type) {
-	case *types.Signature, *types.Interface:
-		return true
-	case *types.Slice:
-		return holdsCode(u.Elem())
-	case *types.Map:
-		return holdsCode(u.Elem())
-	case *types.Pointer:
-		_, named := u.Elem().(*types.Named)
-		return !named && holdsCode(u.Elem())
-	}
-	return false
-}

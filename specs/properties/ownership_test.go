@@ -2,7 +2,8 @@ package properties
 
 // P1: each request manager keeps sole ownership of its mutable state and its
 // protocol rules; the execution mechanics hold no protocol state. Checked
-// against the code, with go/packages and go/types (package harness/structure):
+// against the code by the go/analysis analyzers of package harness/arch
+// (MechanicsImports, ManagerFields, ManagerWrites, PackageVars):
 //
 //   - the execution mechanics (every package under reactor/) depend on the
 //     standard library only: no franz-go package (kmsg, kgo, kerr, kfake),
@@ -18,7 +19,7 @@ package properties
 //     methods (Fetch.SetPosition, Coordinator.MarkUnknown), they never
 //     reach in;
 //   - managers packages keep no state in package variables
-//     (structure.PackageVarRule: only never-written error sentinels and
+//     (arch.PackageVarRule: only never-written error sentinels and
 //     never-written, non-escaping tables of plain values).
 //
 // These specs read the code, not a running subject: they run once, with
@@ -29,18 +30,13 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/tools/go/packages"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"golang.org/x/tools/go/analysis"
 
-	"github.com/kreactor/kreactor/harness"
-	"github.com/kreactor/kreactor/harness/structure"
+	"github.com/kreactor/kreactor/harness/arch"
+	"github.com/kreactor/kreactor/harness/suite"
 )
-
-// protocolLibrary is the module path prefix of franz-go (kmsg, kgo, kerr,
-// kfake, ...).
-const protocolLibrary = "github.com/twmb/franz-go"
 
 // wantManagers are manager types that exist today; the shape check must
 // find at least these, so it cannot pass by finding nothing.
@@ -48,178 +44,97 @@ var wantManagers = []string{"group.Commit", "group.Fetch", "group.Membership", "
 
 // codePatterns are the packages the structural specs read: the execution
 // mechanics, the managers and the consumer.
-var codePatterns = []string{structure.ReactorPkg + "/...", structure.ManagersPkg + "/...", structure.ConsumerPkg}
+var codePatterns = []string{arch.ReactorPkg + "/...", arch.ManagersPkg + "/...", arch.ConsumerPkg}
 
-// codeBase is the module's code as one structural spec reads it: the import
-// graph and the type-checked packages of codePatterns, each loaded on first
-// use. It is not shared between specs, so the memory spec never measures
-// it.
-type codeBase struct {
-	graph *structure.PackageGraph
-	typed map[string]*packages.Package
-}
-
-// Graph returns the import graph.
-func (cb *codeBase) Graph() *structure.PackageGraph {
+// checkCode runs analyzers (package harness/arch: the architecture rules as
+// go/analysis analyzers) on codePatterns for a structural spec, skipping on
+// subjects other than reactor. It runs on every target (it takes a few
+// seconds): the report then shows the item on each target like any other.
+// Nothing is shared between specs, so the memory spec never measures it.
+func checkCode(analyzers ...*analysis.Analyzer) *arch.Results {
 	GinkgoHelper()
-	if cb.graph == nil {
-		g, err := structure.LoadPackageGraph(codePatterns...)
-		Expect(err).NotTo(HaveOccurred(), "loading the module's import graph with go/packages")
-		cb.graph = g
-	}
-	return cb.graph
-}
-
-// Typed returns the type-checked packages by import path.
-func (cb *codeBase) Typed() map[string]*packages.Package {
-	GinkgoHelper()
-	if cb.typed == nil {
-		pkgs, err := structure.LoadTyped(codePatterns...)
-		Expect(err).NotTo(HaveOccurred(), "loading and type-checking the module's packages with go/packages")
-		cb.typed = map[string]*packages.Package{}
-		for _, p := range pkgs {
-			cb.Typed()[p.PkgPath] = p
-		}
-	}
-	return cb.typed
-}
-
-// structural returns the code base for a structural spec, skipping on
-// subjects other than reactor. It runs on every target (it takes a second):
-// the report then shows the item on each target like any other.
-func structural() *codeBase {
-	GinkgoHelper()
-	harness.OnReferenceOnly(subject, "the code (structural)")
-	return &codeBase{}
-}
-
-// managerPackages are the loaded packages under managers/, sorted.
-func (cb *codeBase) managerPackages() []*packages.Package {
-	var out []*packages.Package
-	for path, p := range cb.Typed() {
-		if structure.InTree(path, structure.ManagersPkg) {
-			out = append(out, p)
-		}
-	}
-	slices.SortFunc(out, func(a, b *packages.Package) int { return strings.Compare(a.PkgPath, b.PkgPath) })
-	return out
-}
-
-// reactorImportRule is the P1 rule for the execution mechanics' imports.
-func reactorImportRule(g *structure.PackageGraph) func(importer, imported string) (string, bool) {
-	return func(importer, imported string) (string, bool) {
-		switch {
-		case structure.InTree(imported, structure.ReactorPkg):
-			return "", false // the mechanics' own packages
-		case structure.InTree(imported, protocolLibrary):
-			return "the Kafka protocol library (kmsg, kgo, kerr, kfake)", true
-		case structure.InTree(imported, structure.ModulePath) && !structure.InTree(imported, structure.ReactorPkg):
-			return "a package of this module outside reactor/ (the dependency direction is reactor <- managers <- consumer)", true
-		case !g.IsStandard(imported):
-			return "a package outside the standard library", true
-		case (imported == "net" || structure.InTree(imported, "net")) && !g.IsStandard(importer):
-			return "net, reached for by reactor code rather than by the standard library's own internals", true
-		}
-		return "", false
-	}
-}
-
-func findings(fs []structure.Finding) string {
-	var b strings.Builder
-	for _, f := range fs {
-		b.WriteString("\n  ")
-		b.WriteString(f.String())
-	}
-	return b.String()
-}
-
-func violations(vs []structure.ImportViolation) string {
-	var b strings.Builder
-	for _, v := range vs {
-		b.WriteString("\n  ")
-		b.WriteString(v.String())
-	}
-	return b.String()
+	suite.OnReferenceOnly(subject, "the code (structural)")
+	r, err := arch.Check(codePatterns, analyzers...)
+	Expect(err).NotTo(HaveOccurred(), "loading, type-checking and analyzing the module's packages with go/packages and go/analysis")
+	return r
 }
 
 var _ = Describe("Request managers own their state", func() {
 	It("keeps the execution mechanics free of protocol code: reactor/ depends on the standard library only, and reaches no net",
-		harness.Spec("ownership.reactor-knows-no-protocol", []string{"P1"}, subject.Name(), target.Name()),
+		suite.Spec("ownership.reactor-knows-no-protocol", []string{"P1"}, subject.Name(), target.Name()),
 		func() {
-			cb := structural()
-			g := cb.Graph()
-			rule := reactorImportRule(g)
-			mechanics := g.Under(structure.ReactorPkg)
-			Expect(mechanics).To(ContainElement(structure.ReactorPkg), "packages under reactor/")
-			var all []structure.ImportViolation
+			r := checkCode(arch.MechanicsImports)
+			mechanics := r.Under(arch.ReactorPkg)
+			Expect(mechanics).To(ContainElement(arch.ReactorPkg), "packages under reactor/")
+			var all []arch.ImportViolation
 			closure := map[string]bool{}
 			for _, p := range mechanics {
-				all = append(all, g.Forbidden(p, nil, rule)...)
-				for _, d := range g.Closure(p) {
+				rep := r.Result(arch.MechanicsImports, p).(*arch.ImportReport)
+				all = append(all, rep.Violations...)
+				for _, d := range rep.Closure {
 					closure[d] = true
 				}
 			}
-			harness.Note("packages", strings.Join(mechanics, ", "))
-			harness.Note("direct_imports_of_reactor", strings.Join(g.Imports(structure.ReactorPkg), ", "))
-			harness.Figure("mechanics_packages", float64(len(mechanics)), "packages", "")
-			harness.Figure("import_closure", float64(len(closure)), "packages", "reactor/ and the standard library only")
-			harness.Figure("forbidden_imports", float64(len(all)), "chains", "== 0")
+			suite.Note("packages", strings.Join(mechanics, ", "))
+			suite.Note("direct_imports_of_reactor", strings.Join(r.Result(arch.MechanicsImports, arch.ReactorPkg).(*arch.ImportReport).Imports, ", "))
+			suite.Figure("mechanics_packages", float64(len(mechanics)), "packages", "")
+			suite.Figure("import_closure", float64(len(closure)), "packages", "reactor/ and the standard library only")
+			suite.Figure("forbidden_imports", float64(len(all)), "chains", "== 0")
 
 			By("checking that the rule does flag code that speaks the protocol (the consumer)")
-			control := g.Forbidden(structure.ConsumerPkg, nil, rule)
+			control := r.Result(arch.MechanicsImports, arch.ConsumerPkg).(*arch.ImportReport).Violations
 			Expect(control).NotTo(BeEmpty(), "the import rule found nothing in package consumer, which imports kmsg and net: the check is not looking")
 
-			Expect(all).To(BeEmpty(), "import chains from the execution mechanics to forbidden packages (P1):%s", violations(all))
+			Expect(all).To(BeEmpty(), "import chains from the execution mechanics to forbidden packages (P1):%s", arch.Violations(all))
 		})
 
 	It("keeps every request manager's state in unexported fields that only the manager's own methods write",
-		harness.Spec("ownership.manager-state-private", []string{"P1"}, subject.Name(), target.Name()),
+		suite.Spec("ownership.manager-state-private", []string{"P1"}, subject.Name(), target.Name()),
 		func() {
-			cb := structural()
+			r := checkCode(arch.ManagerTypes, arch.ManagerFields, arch.ManagerWrites)
 			var found []string
-			var exported, writes, reads []structure.Finding
-			for _, p := range cb.managerPackages() {
-				ms := structure.ManagerTypes(p)
-				for _, m := range ms {
+			var exported, writes, reads []arch.Finding
+			for _, p := range r.Under(arch.ManagersPkg) {
+				for _, m := range r.Result(arch.ManagerTypes, p).([]arch.ManagerType) {
 					found = append(found, m.String())
-					exported = append(exported, structure.ExportedStateFields(m)...)
 				}
-				w, r := structure.ForeignFieldWrites(p, ms)
-				writes = append(writes, w...)
-				reads = append(reads, r...)
+				exported = append(exported, r.Result(arch.ManagerFields, p).([]arch.Finding)...)
+				fw := r.Result(arch.ManagerWrites, p).(*arch.FieldWrites)
+				writes = append(writes, fw.Writes...)
+				reads = append(reads, fw.Reads...)
 			}
 			slices.Sort(found)
-			harness.Note("managers", strings.Join(found, ", "))
-			harness.Figure("manager_types", float64(len(found)), "types", fmt.Sprintf(">= %d", len(wantManagers)))
-			harness.Figure("exported_state_fields", float64(len(exported)), "fields", "== 0")
-			harness.Figure("foreign_field_writes", float64(len(writes)), "statements", "== 0")
+			suite.Note("managers", strings.Join(found, ", "))
+			suite.Figure("manager_types", float64(len(found)), "types", fmt.Sprintf(">= %d", len(wantManagers)))
+			suite.Figure("exported_state_fields", float64(len(exported)), "fields", "== 0")
+			suite.Figure("foreign_field_writes", float64(len(writes)), "statements", "== 0")
 			// Reading another manager's field is not a write, but it is
 			// a dependency the owner does not see; reported, not failed.
-			harness.Figure("foreign_field_reads", float64(len(reads)), "expressions", "")
+			suite.Figure("foreign_field_reads", float64(len(reads)), "expressions", "")
 			if len(reads) > 0 {
-				harness.Note("foreign_field_reads", findings(reads))
+				suite.Note("foreign_field_reads", arch.Findings(reads))
 			}
 			Expect(found).To(ContainElements(wantManagers), "manager types found by shape (Name() string; Poll(*reactor.Tx, ...) reactor.Result)")
-			Expect(exported).To(BeEmpty(), "exported state fields on request managers (P1):%s", findings(exported))
-			Expect(writes).To(BeEmpty(), "manager fields written outside the owning manager's methods (P1):%s", findings(writes))
+			Expect(exported).To(BeEmpty(), "exported state fields on request managers (P1):%s", arch.Findings(exported))
+			Expect(writes).To(BeEmpty(), "manager fields written outside the owning manager's methods (P1):%s", arch.Findings(writes))
 		})
 
 	It("keeps no manager state in package variables: only error sentinels and read-only tables",
-		harness.Spec("ownership.no-package-state", []string{"P1"}, subject.Name(), target.Name()),
+		suite.Spec("ownership.no-package-state", []string{"P1"}, subject.Name(), target.Name()),
 		func() {
-			cb := structural()
-			var all []structure.Finding
+			r := checkCode(arch.PackageVars)
+			var all []arch.Finding
 			inspected := 0
-			pkgs := cb.managerPackages()
+			pkgs := r.Under(arch.ManagersPkg)
 			Expect(pkgs).NotTo(BeEmpty(), "packages under managers/")
 			for _, p := range pkgs {
-				fs, n := structure.PackageVarFindings(p)
-				all = append(all, fs...)
-				inspected += n
+				rep := r.Result(arch.PackageVars, p).(*arch.VarReport)
+				all = append(all, rep.Findings...)
+				inspected += rep.Inspected
 			}
-			harness.Note("rule", structure.PackageVarRule)
-			harness.Figure("package_vars_inspected", float64(inspected), "vars", "")
-			harness.Figure("package_var_violations", float64(len(all)), "vars", "== 0")
-			Expect(all).To(BeEmpty(), "package variables in managers packages that break the rule %q (P1):%s", structure.PackageVarRule, findings(all))
+			suite.Note("rule", arch.PackageVarRule)
+			suite.Figure("package_vars_inspected", float64(inspected), "vars", "")
+			suite.Figure("package_var_violations", float64(len(all)), "vars", "== 0")
+			Expect(all).To(BeEmpty(), "package variables in managers packages that break the rule %q (P1):%s", arch.PackageVarRule, arch.Findings(all))
 		})
 })

@@ -29,12 +29,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/consume"
+	"github.com/kreactor/kreactor/harness/subjects/ours"
+	"github.com/kreactor/kreactor/harness/suite"
 	"github.com/kreactor/kreactor/reactor"
 )
 
@@ -77,19 +79,19 @@ type commitRun struct {
 
 var _ = Describe("Publication before effects", func() {
 	It("returns every one of 10,000 CommitSync calls after, and promptly after, the decision containing its completion is published",
-		harness.Spec("publication.commit-sync-stress", []string{"P4"}, subject.Name(), target.Name()), harness.Alone(harness.JudgesTiming),
+		suite.Spec("publication.commit-sync-stress", []string{"P4"}, subject.Name(), target.Name()), suite.Alone(suite.JudgesTiming),
 		SpecTimeout(2*harness.SpecTimeout),
 		func(ctx SpecContext) {
 			const topic = "ledger"
-			cl := harness.StartCluster(ctx, target, harness.TargetConfig{Brokers: 1, Topics: map[string]int32{topic: 3}})
+			cl := suite.StartCluster(ctx, target, harness.TargetConfig{Brokers: 1, Topics: map[string]int32{topic: 3}})
 			rec := cl.Recorder()
 			_, err := cl.Produce(ctx, topic, p4Records, nil)
 			Expect(err).NotTo(HaveOccurred())
 
 			// Every OffsetCommit answer is held a random 0..commitDelayMax
-			// on the consumers' side of the connection (harness.ResponseDelay
+			// on the consumers' side of the connection (consume.ResponseDelay
 			// explains why not on the broker's side).
-			delay := harness.DelayResponses(kmsg.OffsetCommit, func() time.Duration { return rand.N(commitDelayMax) })
+			delay := consume.DelayResponses(kmsg.OffsetCommit, func() time.Duration { return rand.N(commitDelayMax) })
 			DeferCleanup(delay.Heal)
 
 			By(fmt.Sprintf("starting %d consumers, each in its own group, and consuming %d records with each", commitConsumers, p4Records))
@@ -100,17 +102,17 @@ var _ = Describe("Publication before effects", func() {
 			}
 			var cs []subjectConsumer
 			for i := range commitConsumers {
-				groupID, clientID := harness.UniqueName(fmt.Sprintf("p4-%d", i)), harness.UniqueName(fmt.Sprintf("p4-client-%d", i))
-				cfg := harness.ConsumerConfig(cl, groupID, clientID)
+				groupID, clientID := suite.UniqueName(fmt.Sprintf("p4-%d", i)), suite.UniqueName(fmt.Sprintf("p4-client-%d", i))
+				cfg := suite.ConsumerConfig(cl, groupID, clientID)
 				cfg.Dial = delay.Dial
-				c := harness.NewConsumer(subject, cfg)
-				probe := harness.SkipWithoutProbe(c, "the decision trace and the P4 return probe")
+				c := suite.NewConsumer(subject, cfg)
+				probe := suite.SkipWithoutProbe(c, "the decision trace and the P4 return probe")
 				Expect(c.Subscribe(topic)).To(Succeed())
 				cs = append(cs, subjectConsumer{c, probe, clientID})
 			}
 			for _, sc := range cs {
 				wctx, cancel := context.WithTimeout(ctx, harness.WaitTimeout)
-				_, _, err := harness.PollUntil(wctx, sc.c, p4Records)
+				_, _, err := consume.PollUntil(wctx, sc.c, p4Records)
 				cancel()
 				Expect(err).NotTo(HaveOccurred(), "consuming before the stress\n%s", harness.Diagnose(sc.c))
 			}
@@ -163,21 +165,21 @@ var _ = Describe("Publication before effects", func() {
 			window := harness.Window{From: from, To: to}
 			commits := 0
 			for _, sc := range cs {
-				commits += harness.CountIn(rec, kmsg.OffsetCommit, sc.clientID, window)
+				commits += window.Count(rec, kmsg.OffsetCommit, sc.clientID)
 			}
 
-			harness.Figure("commit_sync_calls", float64(total.calls), "calls", fmt.Sprintf("== %d", commitCalls))
-			harness.Figure("offset_commits_sent", float64(commits), "requests", fmt.Sprintf("== %d (one per call)", commitCalls))
-			harness.Figure("delayed_answers", float64(delayed), "responses", fmt.Sprintf("== %d", commitCalls))
-			harness.Figure("stress_duration", float64(took.Milliseconds()), "ms", "")
-			harness.Figure("commit_sync_per_second", float64(total.calls)/took.Seconds(), "calls/s", "")
-			harness.Figure("early_returns_probe", float64(early), "calls", "== 0")
-			harness.Figure("early_returns_trace", float64(total.earlyTrace), "calls", "== 0")
-			harness.Figure("late_returns", float64(total.late), "calls", fmt.Sprintf("== 0 (blocked >= %d ms after the completion step)", lateReturnBound.Milliseconds()))
-			harness.Figure("return_after_completion_step_p50", float64(percentile(lat, 0.50).Microseconds())/1000, "ms", "")
-			harness.Figure("return_after_completion_step_p99", float64(percentile(lat, 0.99).Microseconds())/1000, "ms", "")
-			harness.Figure("return_after_completion_step_max", float64(percentile(lat, 1).Microseconds())/1000, "ms", fmt.Sprintf("< %d ms", lateReturnBound.Milliseconds()))
-			harness.Figure("unmeasured_calls", float64(total.unmeasured), "calls", "== 0")
+			suite.Figure("commit_sync_calls", float64(total.calls), "calls", fmt.Sprintf("== %d", commitCalls))
+			suite.Figure("offset_commits_sent", float64(commits), "requests", fmt.Sprintf("== %d (one per call)", commitCalls))
+			suite.Figure("delayed_answers", float64(delayed), "responses", fmt.Sprintf("== %d", commitCalls))
+			suite.Figure("stress_duration", float64(took.Milliseconds()), "ms", "")
+			suite.Figure("commit_sync_per_second", float64(total.calls)/took.Seconds(), "calls/s", "")
+			suite.Figure("early_returns_probe", float64(early), "calls", "== 0")
+			suite.Figure("early_returns_trace", float64(total.earlyTrace), "calls", "== 0")
+			suite.Figure("late_returns", float64(total.late), "calls", fmt.Sprintf("== 0 (blocked >= %d ms after the completion step)", lateReturnBound.Milliseconds()))
+			suite.Figure("return_after_completion_step_p50", float64(percentile(lat, 0.50).Microseconds())/1000, "ms", "")
+			suite.Figure("return_after_completion_step_p99", float64(percentile(lat, 0.99).Microseconds())/1000, "ms", "")
+			suite.Figure("return_after_completion_step_max", float64(percentile(lat, 1).Microseconds())/1000, "ms", fmt.Sprintf("< %d ms", lateReturnBound.Milliseconds()))
+			suite.Figure("unmeasured_calls", float64(total.unmeasured), "calls", "== 0")
 
 			Expect(total.errors).To(BeZero(), "CommitSync calls that failed; first: %v", total.firstErr)
 			Expect(total.calls).To(Equal(commitCalls), "CommitSync calls made")
@@ -191,14 +193,14 @@ var _ = Describe("Publication before effects", func() {
 		})
 
 	It("runs every one of 10,000 effects after a decision whose version is at least the version the effect was queued at",
-		harness.Spec("publication.effects-after-decision", []string{"P4"}, subject.Name(), target.Name()),
+		suite.Spec("publication.effects-after-decision", []string{"P4"}, subject.Name(), target.Name()),
 		SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			eng := newSyntheticEngine(harness.EngineOf(subject))
+			eng := newSyntheticEngine(suite.EngineOf(subject))
 			res := runEffectChecks(ctx, eng, effectChecks)
-			harness.Figure("effects_run", float64(res.run), "effects", fmt.Sprintf(">= %d", effectChecks))
-			harness.Figure("effects_before_their_decision", float64(res.violations), "effects", "== 0")
-			harness.Figure("engine_steps", float64(eng.Stats().Steps), "steps", "")
+			suite.Figure("effects_run", float64(res.run), "effects", fmt.Sprintf(">= %d", effectChecks))
+			suite.Figure("effects_before_their_decision", float64(res.violations), "effects", "== 0")
+			suite.Figure("engine_steps", float64(eng.Stats().Steps), "steps", "")
 			Expect(res.run).To(BeNumerically(">=", effectChecks), "effects run")
 			Expect(res.violations).To(BeZero(), "effects that ran while the published decision's version was below the version they were queued at (invariant 4); e.g. %s", res.example)
 		})
@@ -290,7 +292,7 @@ func percentile(sorted []time.Duration, q float64) time.Duration {
 // The engine spec: a synthetic manager set on the subject's engine.
 
 // synthView is the view the synthetic managers get: nothing.
-type synthView = harness.NoView
+type synthView = ours.NoView
 
 // synthManager is a manager with random results: it may queue an effect
 // when polled, and when it has a request to send, its completion queues an
@@ -337,7 +339,7 @@ func (t *synthTransport) Send(_ *reactor.Request, done func(any, error)) {
 }
 
 type effectCheck struct {
-	eng        harness.Engine
+	eng        ours.Engine
 	mu         sync.Mutex // guards the fields below: effects run on the engine goroutine, the spec reads them
 	run        int
 	violations int
@@ -375,7 +377,7 @@ var synthManagers = []string{"alpha", "beta", "gamma"}
 
 // newSyntheticEngine builds the subject's engine over synthetic managers.
 // The managers' effect checks are wired by runEffectChecks.
-func newSyntheticEngine(es harness.EngineSubject) *synthRig {
+func newSyntheticEngine(es ours.EngineSubject) *synthRig {
 	rig := &synthRig{tr: &synthTransport{}}
 	rnd := rand.New(rand.NewPCG(1, 2))
 	var ms []reactor.Manager[synthView]
@@ -390,7 +392,7 @@ func newSyntheticEngine(es harness.EngineSubject) *synthRig {
 
 // newEngine builds the subject's engine over synthetic managers, with inbox
 // capacity inbox (0: the default).
-func newEngine(es harness.EngineSubject, ms []reactor.Manager[synthView], tr reactor.Transport, inbox int) harness.Engine {
+func newEngine(es ours.EngineSubject, ms []reactor.Manager[synthView], tr reactor.Transport, inbox int) ours.Engine {
 	GinkgoHelper()
 	eng, err := es.NewEngine(reactor.Config[synthView]{Managers: ms, View: func(time.Time) synthView { return synthView{} }, Transport: tr, InboxCapacity: inbox})
 	Expect(err).NotTo(HaveOccurred())
@@ -398,7 +400,7 @@ func newEngine(es harness.EngineSubject, ms []reactor.Manager[synthView], tr rea
 }
 
 type synthRig struct {
-	harness.Engine
+	ours.Engine
 	tr    *synthTransport
 	ms    []*synthManager
 	check *effectCheck

@@ -15,14 +15,13 @@ import (
 	"fmt"
 	"time"
 
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
-
 	"github.com/kreactor/kreactor/consumer"
-	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/suite"
 	"github.com/kreactor/kreactor/internal/client"
 	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/managers/group"
@@ -73,7 +72,7 @@ func newRig(autoCommit bool) *rig {
 	cfg.EnableAutoCommit, cfg.AutoCommitInterval = autoCommit, rigAutoCommit
 	cfg.FetchMaxBytes, cfg.MaxPartitionFetchBytes, cfg.MaxBufferedRecords = 1<<20, 1<<20, 100
 	Expect(cfg.Validate()).To(Succeed())
-	g := client.NewGroup(client.Config(cfg))
+	g := client.NewGroup(cfg)
 	engine := g.EngineConfig(g.Fetch) // builds the commit manager, as consumer.New does
 	core, err := reactor.NewCore(reactor.CoreConfig[group.View]{View: engine.View})
 	Expect(err).NotTo(HaveOccurred())
@@ -179,7 +178,7 @@ func (r *rig) join() {
 	resp.MemberEpoch = 1
 	resp.HeartbeatIntervalMillis = int32(rigInterval.Milliseconds())
 	r.complete(req, resp, nil)
-	Expect(r.member.State()).To(Equal(group.MemberStable), "member state after the join response")
+	Expect(r.member.State()).To(Equal(managers.MemberStable), "member state after the join response")
 }
 
 // assignWithPosition assigns rigTP manually and gives it position 0.
@@ -212,25 +211,25 @@ type want struct {
 type step func(r *rig) reactor.Result
 
 var _ = Describe("Request manager results", func() {
-	BeforeEach(func() { harness.OnReferenceOnly(subject, "the managers on a core of the spec's own") })
+	BeforeEach(func() { suite.OnReferenceOnly(subject, "the managers on a core of the spec's own") })
 
 	// Entries cover P2 only: each checks one manager poll, which is the
 	// shape a Jira named in its text had, not the end-to-end regression.
 	entry := func(name, id string, s step, w want) TableEntry {
-		return Entry(name, harness.Spec("result-kinds."+id, []string{"P2"}, subject.Name(), target.Name()), s, w)
+		return Entry(name, suite.Spec("result-kinds."+id, []string{"P2"}, subject.Name(), target.Name()), s, w)
 	}
 
 	DescribeTable("say what enables progress: Ready with requests, RetryAt a finite time, Await named inputs, or Idle",
 		func(s step, w want) {
 			r := newRig(false)
 			res := s(r)
-			harness.Note("result", res.String())
+			suite.Note("result", res.String())
 			wait := time.Duration(0)
 			if !res.At.IsZero() {
 				wait = res.At.Sub(r.now)
 			}
-			harness.Figure("requests", float64(len(res.Requests)), "requests", "")
-			harness.Figure("wait", float64(wait.Milliseconds()), "ms", boundText(w))
+			suite.Figure("requests", float64(len(res.Requests)), "requests", "")
+			suite.Figure("wait", float64(wait.Milliseconds()), "ms", boundText(w))
 
 			// The contract every result keeps, whatever the entry.
 			switch res.Kind {
@@ -355,7 +354,7 @@ var _ = Describe("Request manager results", func() {
 				r.advance(longAfter)
 				return r.poll(r.member)
 			},
-			// The Await carries the max.poll.interval.ms expiry (issue 10):
+			// The Await carries the max.poll.interval.ms expiry (CONTRACT-*):
 			// the member leaves then even with a heartbeat in flight.
 			want{Kind: reactor.KindAwait, Inputs: reactor.InputResponse,
 				AtMin: consumer.DefaultConfig().MaxPollInterval - longAfter - rigInterval - time.Second, AtMax: consumer.DefaultConfig().MaxPollInterval}),

@@ -26,13 +26,14 @@ import (
 	"hash/crc32"
 	"time"
 
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
-
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/consume"
+	"github.com/kreactor/kreactor/harness/suite"
 	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/managers/group"
 	"github.com/kreactor/kreactor/reactor"
@@ -191,22 +192,22 @@ func positionOf(f *group.Fetch) (managers.Position, bool) {
 
 var _ = Describe("Stale observations", func() {
 	Context("applied to the managers directly", func() {
-		BeforeEach(func() { harness.OnReferenceOnly(subject, "the managers on a core of the spec's own") })
+		BeforeEach(func() { suite.OnReferenceOnly(subject, "the managers on a core of the spec's own") })
 
 		It("ignores a Fetch answer for a partition revoked since the request was built",
-			harness.Spec("stale-observations.fetch-after-revoke", []string{"P3"}, subject.Name(), target.Name()),
+			suite.Spec("stale-observations.fetch-after-revoke", []string{"P3"}, subject.Name(), target.Name()),
 			func() {
 				r := newRig(false)
 				req := staleFetch(r)
 				r.assign(2) // revoked
 				r.complete(req, fetchAnswer(0, staleRecords, 0), nil)
-				harness.Figure("records_buffered", float64(r.fetch.Buffered()), "records", "== 0")
+				suite.Figure("records_buffered", float64(r.fetch.Buffered()), "records", "== 0")
 				Expect(r.fetch.Buffered()).To(BeZero(), "records of a revoked partition buffered from a stale Fetch answer")
 				Expect(r.fetch.TakeErrors()).To(BeEmpty(), "errors from a stale Fetch answer")
 			})
 
 		It("ignores a Fetch answer, records or OFFSET_OUT_OF_RANGE, for a partition reassigned at a new position since the request was built",
-			harness.Spec("stale-observations.fetch-after-reposition", []string{"P3"}, subject.Name(), target.Name()),
+			suite.Spec("stale-observations.fetch-after-reposition", []string{"P3"}, subject.Name(), target.Name()),
 			func() {
 				for _, answer := range []struct {
 					name string
@@ -231,7 +232,7 @@ var _ = Describe("Stale observations", func() {
 		// an earlier assignment of the same partition, even at the same
 		// position, cannot match (no ABA on the state version).
 		It("ignores a Fetch answer for a partition reassigned since the request was built, even at the same position",
-			harness.Spec("stale-observations.fetch-after-reassign-same-position", []string{"P3"}, subject.Name(), target.Name()),
+			suite.Spec("stale-observations.fetch-after-reassign-same-position", []string{"P3"}, subject.Name(), target.Name()),
 			func() {
 				r := newRig(false)
 				req := staleFetch(r)
@@ -241,7 +242,7 @@ var _ = Describe("Stale observations", func() {
 			})
 
 		It("does not let a heartbeat answer that arrives after Leave started resurrect the member",
-			harness.Spec("stale-observations.heartbeat-after-leave", []string{"P3"}, subject.Name(), target.Name()),
+			suite.Spec("stale-observations.heartbeat-after-leave", []string{"P3"}, subject.Name(), target.Name()),
 			func() {
 				r := newRig(false)
 				r.findCoordinator()
@@ -252,12 +253,12 @@ var _ = Describe("Stale observations", func() {
 				epochBefore := r.member.Epoch()
 
 				r.member.Leave()
-				Expect(r.member.State()).To(Equal(group.MemberLeaving))
+				Expect(r.member.State()).To(Equal(managers.MemberLeaving))
 				r.complete(req, heartbeatAnswer(r, epochBefore+1), nil)
 
 				owned, _ := r.member.Owned()
-				harness.Note("state_after_stale_answer", r.member.State().String())
-				Expect(r.member.State()).To(Equal(group.MemberLeaving), "member state after a heartbeat answer from before Leave")
+				suite.Note("state_after_stale_answer", r.member.State().String())
+				Expect(r.member.State()).To(Equal(managers.MemberLeaving), "member state after a heartbeat answer from before Leave")
 				Expect(r.member.Epoch()).To(Equal(epochBefore), "member epoch after a heartbeat answer from before Leave")
 				Expect(owned).To(BeEmpty(), "assignment after a heartbeat answer from before Leave")
 
@@ -271,7 +272,7 @@ var _ = Describe("Stale observations", func() {
 			})
 
 		It("does not lower the member epoch on a heartbeat answer carrying an older epoch than the one already taken",
-			harness.Spec("stale-observations.older-member-epoch", []string{"P3"}, subject.Name(), target.Name()),
+			suite.Spec("stale-observations.older-member-epoch", []string{"P3"}, subject.Name(), target.Name()),
 			func() {
 				r := newRig(false)
 				r.findCoordinator()
@@ -283,13 +284,13 @@ var _ = Describe("Stale observations", func() {
 				Expect(r.member.Epoch()).To(BeEquivalentTo(newer), "epoch taken from the newer answer")
 				r.advance(rigInterval)
 				r.complete(sent(r.poll(r.member)), heartbeatAnswer(r, older), nil)
-				harness.Figure("member_epoch", float64(r.member.Epoch()), "", fmt.Sprintf("== %d", newer))
+				suite.Figure("member_epoch", float64(r.member.Epoch()), "", fmt.Sprintf("== %d", newer))
 				Expect(r.member.Epoch()).To(BeEquivalentTo(newer), "member epoch after an answer with the older epoch %d", older)
-				Expect(r.member.State()).To(Equal(group.MemberStable))
+				Expect(r.member.State()).To(Equal(managers.MemberStable))
 			})
 
 		It("ignores an OffsetFetch answer for a partition revoked since the request was built",
-			harness.Spec("stale-observations.offset-fetch-after-revoke", []string{"P3"}, subject.Name(), target.Name()),
+			suite.Spec("stale-observations.offset-fetch-after-revoke", []string{"P3"}, subject.Name(), target.Name()),
 			func() {
 				r := newRig(false)
 				req := staleOffsetFetch(r)
@@ -303,7 +304,7 @@ var _ = Describe("Stale observations", func() {
 		// A member that lost a partition and got it back must not resume
 		// from an offset fetched for the earlier assignment (duplicates).
 		It("ignores an OffsetFetch answer for a partition whose generation changed (revoked and reassigned) since the request was built",
-			harness.Spec("stale-observations.offset-fetch-after-reassign", []string{"P3"}, subject.Name(), target.Name()),
+			suite.Spec("stale-observations.offset-fetch-after-reassign", []string{"P3"}, subject.Name(), target.Name()),
 			func() {
 				r := newRig(false)
 				req := staleOffsetFetch(r)
@@ -316,17 +317,17 @@ var _ = Describe("Stale observations", func() {
 	})
 
 	It("refuses an OffsetCommit the broker acts on after the member was fenced; the consumer ends on the newer epoch with consistent committed offsets",
-		harness.Spec("stale-observations.commit-across-fence", []string{"P3"}, subject.Name(), target.Name()),
+		suite.Spec("stale-observations.commit-across-fence", []string{"P3"}, subject.Name(), target.Name()),
 		SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
 			const topic = "invoices"
-			cl := harness.StartCluster(ctx, target, harness.TargetConfig{Brokers: 1, Topics: map[string]int32{topic: 3}, SessionTimeout: fenceSessionTimeout})
-			groupID, clientID := harness.UniqueName("p3-fence"), harness.UniqueName("p3-fence-client")
-			c := harness.NewConsumer(subject, harness.ConsumerConfig(cl, groupID, clientID))
+			cl := suite.StartCluster(ctx, target, harness.TargetConfig{Brokers: 1, Topics: map[string]int32{topic: 3}, SessionTimeout: fenceSessionTimeout})
+			groupID, clientID := suite.UniqueName("p3-fence"), suite.UniqueName("p3-fence-client")
+			c := suite.NewConsumer(subject, suite.ConsumerConfig(cl, groupID, clientID))
 			// The member epoch is the consumer's own state: read from its
 			// snapshot, n/a for a black-box subject (the commits the
 			// brokers kept still decide).
-			probe, probed := harness.RequireProbe(c, "member_epoch")
+			probe, probed := suite.RequireProbe(c, "member_epoch")
 
 			By(fmt.Sprintf("consuming and committing %d records", fenceRecords))
 			counts, err := cl.Produce(ctx, topic, fenceRecords, nil)
@@ -334,24 +335,24 @@ var _ = Describe("Stale observations", func() {
 			Expect(c.Subscribe(topic)).To(Succeed())
 			wctx, cancel := context.WithTimeout(ctx, harness.WaitTimeout)
 			defer cancel()
-			recs, _, err := harness.PollUntil(wctx, c, fenceRecords)
+			recs, _, err := consume.PollUntil(wctx, c, fenceRecords)
 			Expect(err).NotTo(HaveOccurred(), "consuming\n%s", harness.Diagnose(c))
-			first, err := harness.CheckDelivery(recs, harness.Partitions(topic, counts), nil)
+			first, err := consume.CheckDelivery(recs, consume.Partitions(topic, counts), nil)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(c.CommitSync(ctx)).To(Succeed())
 			var epochBefore int32
 			if probed {
 				before := probe.Snapshot()
-				Expect(before.MemberState).To(Equal(group.MemberStable))
+				Expect(before.MemberState).To(Equal(managers.MemberStable))
 				epochBefore = before.MemberEpoch
 			}
 
 			By(fmt.Sprintf("consuming %d more, then committing with the OffsetCommit delayed %s, past the %s session timeout", fenceMoreRecords, fenceCommitDelay, fenceSessionTimeout))
 			counts, err = cl.Produce(ctx, topic, fenceMoreRecords, nil)
 			Expect(err).NotTo(HaveOccurred())
-			recs, _, err = harness.PollUntil(wctx, c, fenceMoreRecords)
+			recs, _, err = consume.PollUntil(wctx, c, fenceMoreRecords)
 			Expect(err).NotTo(HaveOccurred(), "consuming more\n%s", harness.Diagnose(c))
-			_, err = harness.CheckDelivery(recs, harness.Partitions(topic, counts), first.Next)
+			_, err = consume.CheckDelivery(recs, consume.Partitions(topic, counts), first.Next)
 			Expect(err).NotTo(HaveOccurred())
 			fault, err := cl.Inject(ctx, harness.FaultSpec{Kind: harness.FaultDelay, Key: kmsg.OffsetCommit, Delay: fenceCommitDelay})
 			Expect(err).NotTo(HaveOccurred())
@@ -362,8 +363,8 @@ var _ = Describe("Stale observations", func() {
 			commitErr := c.CommitSync(cctx)
 			took := time.Since(start)
 			fault.Heal() // the consumer does not retry a commit refused for an unknown member: one OffsetCommit was delayed
-			harness.Figure("delayed_commit_took", float64(took.Milliseconds()), "ms", fmt.Sprintf(">= %d ms", fenceCommitDelay.Milliseconds()))
-			harness.Note("delayed_commit_error", fmt.Sprint(commitErr))
+			suite.Figure("delayed_commit_took", float64(took.Milliseconds()), "ms", fmt.Sprintf(">= %d ms", fenceCommitDelay.Milliseconds()))
+			suite.Note("delayed_commit_error", fmt.Sprint(commitErr))
 			Expect(harness.IsCommitFailure(commitErr)).To(BeTrue(), "CommitSync of a commit the broker refused: want a commit failure (*group.CommitError; Java's CommitFailedException), got %v", commitErr)
 			Expect(errors.Is(commitErr, kerr.UnknownMemberID) || errors.Is(commitErr, kerr.StaleMemberEpoch) || errors.Is(commitErr, kerr.FencedMemberEpoch)).
 				To(BeTrue(), "the refused commit's cause: want UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH or FENCED_MEMBER_EPOCH, got %v", commitErr)
@@ -377,7 +378,7 @@ var _ = Describe("Stale observations", func() {
 				By("rejoining: the member takes a newer epoch")
 				Eventually(ctx, func(g Gomega) {
 					s := probe.Snapshot()
-					g.Expect(s.MemberState).To(Equal(group.MemberStable))
+					g.Expect(s.MemberState).To(Equal(managers.MemberStable))
 					g.Expect(s.MemberEpoch).To(BeNumerically(">", epochBefore))
 					g.Expect(s.Assignment).To(HaveLen(3))
 				}).WithTimeout(harness.WaitTimeout).WithPolling(harness.PollInterval).Should(Succeed(), "a stable member with a newer epoch than %d\n%s", epochBefore, harness.Diagnose(c))
@@ -385,9 +386,9 @@ var _ = Describe("Stale observations", func() {
 			}
 
 			By("consuming from the committed offsets again and committing: the commit lands, the epoch stays")
-			recs, _, err = harness.PollUntil(wctx, c, fenceMoreRecords)
+			recs, _, err = consume.PollUntil(wctx, c, fenceMoreRecords)
 			Expect(err).NotTo(HaveOccurred(), "consuming after the rejoin\n%s", harness.Diagnose(c))
-			again, err := harness.CheckDelivery(recs, harness.Partitions(topic, counts), first.Next)
+			again, err := consume.CheckDelivery(recs, consume.Partitions(topic, counts), first.Next)
 			Expect(err).NotTo(HaveOccurred(), "records after the rejoin must resume at the committed offsets")
 			Expect(c.CommitSync(ctx)).To(Succeed(), "CommitSync after the rejoin\n%s", harness.Diagnose(c))
 			gi, err = cl.GroupInfo(ctx, groupID)
@@ -395,8 +396,8 @@ var _ = Describe("Stale observations", func() {
 			Expect(gi.Commits).To(Equal(again.Next), "committed offsets after the rejoin")
 			if probed {
 				final := probe.Snapshot()
-				harness.Figure("member_epoch_before", float64(epochBefore), "", "")
-				harness.Figure("member_epoch_after", float64(final.MemberEpoch), "", fmt.Sprintf("> %d", epochBefore))
+				suite.Figure("member_epoch_before", float64(epochBefore), "", "")
+				suite.Figure("member_epoch_after", float64(final.MemberEpoch), "", fmt.Sprintf("> %d", epochBefore))
 				Expect(final.MemberEpoch).To(BeNumerically(">=", epochAfter), "member epoch lowered after the rejoin")
 			}
 		})

@@ -12,10 +12,10 @@ package regressions
 // resumes.
 //
 // Every bound below comes from the configuration (the retry schedule as
-// Kafka documents it, through harness.RetrySchedule; the heartbeat interval;
+// Kafka documents it, through measure.RetrySchedule; the heartbeat interval;
 // fetch.max.wait.ms; the spec's own Poll slice), never from what the
 // subject did in the window: a bound scaled by the requests or polls the
-// subject made grows with a bug that makes more of them (issue 9: a mutant
+// subject made grows with a bug that makes more of them (a mutant
 // whose Poll returned at once passed with 227,725 steps in 3 s).
 
 import (
@@ -24,12 +24,14 @@ import (
 	"maps"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/consume"
+	"github.com/kreactor/kreactor/harness/measure"
+	"github.com/kreactor/kreactor/harness/suite"
 	"github.com/kreactor/kreactor/reactor"
 )
 
@@ -64,7 +66,7 @@ const (
 	keyPastDeadline    = "past_deadline_in_window"
 	keyAppWakeups      = "app_wakeups_in_window"
 	keyCPU             = "cpu_in_window"
-	keyCPUSelects      = keyCPU + harness.CPUSuffixSelects
+	keyCPUSelects      = keyCPU + measure.CPUSuffixSelects
 	keyCommitted       = "commit_completed"
 	keyHealToCommit    = "heal_to_commit"
 	keyDeliveredAfter  = "delivered_after_heal"
@@ -73,7 +75,7 @@ const (
 
 var _ = Describe("A consumer whose group coordinator becomes unavailable", func() {
 	It("awaits the coordinator: at most one FindCoordinator per step of the retry schedule, loop steps within what the configuration allows, no spurious wakeup and no past deadline, and the pending commit completes after the heal",
-		harness.Spec("kafka-20253-coordinator-lost", []string{"KAFKA-20253"}, subject.Name(), target.Name()), harness.Alone(harness.JudgesCPU),
+		suite.Spec("kafka-20253-coordinator-lost", []string{"KAFKA-20253"}, subject.Name(), target.Name()), suite.Alone(suite.JudgesCPU),
 		SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
 			// The Jira's symptom is the spin: loop steps and wakes with
@@ -81,32 +83,32 @@ var _ = Describe("A consumer whose group coordinator becomes unavailable", func(
 			// records after the heal.
 			// For a subject without the loop's counters (java, kgo) the
 			// spin shows as the consumer's CPU against its own calm
-			// window, and Java's selector polls (harness.DefaultCPUBound).
-			harness.Signals(keySteps, keySpurious, keyCPU, keyCPUSelects)
-			harness.Liveness(keyDeliveredBefore, keyCommitted, keyDeliveredAfter)
-			var ex harness.Checks
+			// window, and Java's selector polls (measure.DefaultCPUBound).
+			suite.Signals(keySteps, keySpurious, keyCPU, keyCPUSelects)
+			suite.Liveness(keyDeliveredBefore, keyCommitted, keyDeliveredAfter)
+			var ex suite.Checks
 			const topic = "payments"
-			cl := harness.StartCluster(ctx, target, harness.TargetConfig{Brokers: 3, Topics: map[string]int32{topic: 3}})
+			cl := suite.StartCluster(ctx, target, harness.TargetConfig{Brokers: 3, Topics: map[string]int32{topic: 3}})
 			rec := cl.Recorder()
-			groupID, clientID := harness.UniqueName("kafka-20253"), harness.UniqueName("kafka-20253-client")
-			cfg := harness.ConsumerConfig(cl, groupID, clientID)
+			groupID, clientID := suite.UniqueName("kafka-20253"), suite.UniqueName("kafka-20253-client")
+			cfg := suite.ConsumerConfig(cl, groupID, clientID)
 
 			By(fmt.Sprintf("consuming %d records so the member is stable and has positions to commit", beforeOutage))
 			counts, err := cl.Produce(ctx, topic, beforeOutage, nil)
 			Expect(err).NotTo(HaveOccurred())
-			c := harness.Track(harness.NewConsumer(subject, cfg))
+			c := consume.Track(suite.NewConsumer(subject, cfg))
 			Expect(c.Subscribe(topic)).To(Succeed())
 			wctx, cancel := context.WithTimeout(ctx, harness.WaitTimeout)
 			defer cancel()
-			recs, _, err := harness.PollUntil(wctx, c, beforeOutage)
+			recs, _, err := consume.PollUntil(wctx, c, beforeOutage)
 			ex.Require(keyDeliveredBefore, err == nil, "consuming before the outage: %v\n%s", err, harness.Diagnose(c))
-			delivered, err := harness.CheckDelivery(recs, harness.Partitions(topic, counts), nil)
+			delivered, err := consume.CheckDelivery(recs, consume.Partitions(topic, counts), nil)
 			ex.Require(keyDeliveredBefore, err == nil, "%v", err)
 
 			By(fmt.Sprintf("polling %s with nothing to do: the idle CPU calibration", calmWindow))
-			calm, err := harness.StartCPU(c)
+			calm, err := measure.StartCPU(c)
 			Expect(err).NotTo(HaveOccurred(), "read the consumer's CPU")
-			_, _, err = harness.PollFor(ctx, c, calmWindow)
+			_, _, err = consume.PollFor(ctx, c, calmWindow)
 			ex.Require(harness.KeyTimeline, err == nil, "Poll in the calm window: %v", err)
 			idleCPU, err := calm.Stop()
 			Expect(err).NotTo(HaveOccurred(), "read the consumer's CPU")
@@ -115,13 +117,13 @@ var _ = Describe("A consumer whose group coordinator becomes unavailable", func(
 			// The loop's counters are ours to read; for a black-box
 			// subject they are n/a, and the brokers' and the
 			// application's view below still decide.
-			probe, probed := harness.RequireProbe(c, "loop_steps_and_app_wakeups_in_window")
+			probe, probed := suite.RequireProbe(c, "loop_steps_and_app_wakeups_in_window")
 			var before, after reactor.Stats
 			if probed {
 				before = probe.Stats()
 			}
 			from := rec.Mark()
-			outageCPU, err := harness.StartCPU(c)
+			outageCPU, err := measure.StartCPU(c)
 			Expect(err).NotTo(HaveOccurred(), "read the consumer's CPU")
 			fault, err := cl.CoordinatorUnavailable(ctx, groupID)
 			Expect(err).NotTo(HaveOccurred())
@@ -135,7 +137,7 @@ var _ = Describe("A consumer whose group coordinator becomes unavailable", func(
 			c.CommitAsync(func(err error) { committed <- outcome{err, time.Now(), c.InCallHere()} })
 
 			By("polling through the outage")
-			got, _, err := harness.PollFor(ctx, c, coordinatorOutage-time.Since(from))
+			got, _, err := consume.PollFor(ctx, c, coordinatorOutage-time.Since(from))
 			ex.Require(harness.KeyTimeline, err == nil, "Poll during the outage: %v\n%s", err, harness.Diagnose(c))
 			ex.That(keyDeliveredBefore, len(got) == 0, "%d records during the outage (none were produced)", len(got))
 			var pastInTrace int
@@ -146,7 +148,7 @@ var _ = Describe("A consumer whose group coordinator becomes unavailable", func(
 			faultCPU, err := outageCPU.Stop()
 			Expect(err).NotTo(HaveOccurred(), "read the consumer's CPU")
 			if probed {
-				pastInTrace = harness.PastDeadlinesIn(probe.Trace(), from, to)
+				pastInTrace = measure.PastDeadlinesIn(probe.Trace(), from, to)
 			}
 			// A callback that already ran (kafka-clients fails a
 			// commitAsync at once with RetriableCommitFailedException when
@@ -164,38 +166,38 @@ var _ = Describe("A consumer whose group coordinator becomes unavailable", func(
 			healed := time.Now()
 
 			window := harness.Window{From: from, To: to}
-			budget := harness.LoopBudget{Window: window.Duration(), Schedule: harness.Schedule(cfg), Retried: retriedInOutage, Brokers: cl.Brokers(),
+			budget := measure.LoopBudget{Window: window.Duration(), Schedule: measure.Schedule(cfg), Retried: retriedInOutage, Brokers: cl.Brokers(),
 				FetchWait: cfg.FetchMaxWait, Heartbeat: cl.HeartbeatInterval(), PollSlice: harness.PollSlice}.Compute()
-			harness.Note("budget", budget.String())
+			suite.Note("budget", budget.String())
 
 			// FindCoordinator: the first at once, then one per step of
 			// the schedule.
-			findCoordinator := harness.CountIn(rec, kmsg.FindCoordinator, clientID, window)
-			findBound := budget.Attempts + harness.BudgetEdgeSlack
-			harness.BoundedFigure(keyFindCoordinator, float64(findCoordinator), "requests", float64(findBound), fmt.Sprintf("retry schedule %s: %d attempts in %s + %d", harness.Schedule(cfg), budget.Attempts, window.Duration().Round(time.Millisecond), harness.BudgetEdgeSlack))
-			harness.Figure("find_coordinator_rate", harness.RateIn(rec, kmsg.FindCoordinator, clientID, window), "req/s", "")
-			harness.Figure("requests_in_window", float64(harness.RequestsIn(rec, clientID, window)), "requests", fmt.Sprintf("budget %d", budget.Requests))
+			findCoordinator := window.Count(rec, kmsg.FindCoordinator, clientID)
+			findBound := budget.Attempts + measure.BudgetEdgeSlack
+			suite.BoundedFigure(keyFindCoordinator, float64(findCoordinator), "requests", float64(findBound), fmt.Sprintf("retry schedule %s: %d attempts in %s + %d", measure.Schedule(cfg), budget.Attempts, window.Duration().Round(time.Millisecond), measure.BudgetEdgeSlack))
+			suite.Figure("find_coordinator_rate", window.Rate(rec, kmsg.FindCoordinator, clientID), "req/s", "")
+			suite.Figure("requests_in_window", float64(window.Requests(rec, clientID)), "requests", fmt.Sprintf("budget %d", budget.Requests))
 			ex.That(keyFindCoordinator, findCoordinator >= 1, "no FindCoordinator in the window: the outage was never noticed (fault hits %d)", faultHits)
 			ex.That(keyFindCoordinator, findCoordinator <= findBound, "%d FindCoordinator requests in %s exceed the retry schedule's %d\n%s", findCoordinator, window.Duration(), findBound, harness.Diagnose(c))
 
 			// CPU: the consumer's own (checked) for java and kgo, the test
 			// process's (shown only) for our in-process subjects.
-			cpu, err := harness.JudgeCPU(faultCPU, idleCPU, harness.DefaultCPUBound)
+			cpu, err := measure.JudgeCPU(faultCPU, idleCPU, measure.DefaultCPUBound)
 			Expect(err).NotTo(HaveOccurred())
-			cpu.Attach(keyCPU)
+			suite.AttachCPU(cpu, keyCPU)
 			ex.That(keyCPU, cpu.CPUOK, "%s\n%s", cpu.CPUMessage(), harness.Diagnose(c))
 			ex.That(keyCPUSelects, cpu.SelectsOK, "%s", cpu.SelectsMessage())
 
 			if probed {
 				d := after.Sub(before)
 				past := max(d.PastDeadline, uint64(pastInTrace))
-				harness.BoundedFigure(keySteps, float64(d.Steps), "steps", float64(budget.Steps), fmt.Sprintf("observations <= %d + timer wakes <= %d + 1", budget.Observations, budget.Timers))
-				harness.Figure("loop_steps_per_second", float64(d.Steps)/window.Duration().Seconds(), "steps/s", "")
-				harness.BoundedFigure(keyObservations, float64(d.Observations), "observations", float64(budget.Observations), fmt.Sprintf("%d requests + %d in flight + %d polls x %d + 1", budget.Requests, harness.BudgetInFlightAtStart*cl.Brokers(), budget.Polls, harness.BudgetEventsPerPoll))
-				harness.BoundedFigure(keyTimerWakes, float64(d.TimerWakes), "wakeups", float64(budget.Timers), "")
-				harness.Figure(keySpurious, float64(d.SpuriousWakeups), "wakeups", "== 0")
-				harness.Figure(keyReadyNoRequest, float64(d.ReadyWithoutRequest), "results", "== 0")
-				harness.Figure(keyPastDeadline, float64(past), "results", fmt.Sprintf("== 0 (engine %d, decisions %d)", d.PastDeadline, pastInTrace))
+				suite.BoundedFigure(keySteps, float64(d.Steps), "steps", float64(budget.Steps), fmt.Sprintf("observations <= %d + timer wakes <= %d + 1", budget.Observations, budget.Timers))
+				suite.Figure("loop_steps_per_second", float64(d.Steps)/window.Duration().Seconds(), "steps/s", "")
+				suite.BoundedFigure(keyObservations, float64(d.Observations), "observations", float64(budget.Observations), fmt.Sprintf("%d requests + %d in flight + %d polls x %d + 1", budget.Requests, measure.BudgetInFlightAtStart*cl.Brokers(), budget.Polls, measure.BudgetEventsPerPoll))
+				suite.BoundedFigure(keyTimerWakes, float64(d.TimerWakes), "wakeups", float64(budget.Timers), "")
+				suite.Figure(keySpurious, float64(d.SpuriousWakeups), "wakeups", "== 0")
+				suite.Figure(keyReadyNoRequest, float64(d.ReadyWithoutRequest), "results", "== 0")
+				suite.Figure(keyPastDeadline, float64(past), "results", fmt.Sprintf("== 0 (engine %d, decisions %d)", d.PastDeadline, pastInTrace))
 				ex.That(keySpurious, d.SpuriousWakeups == 0, "%d spurious wakeups in the window (invariant 2)\n%s", d.SpuriousWakeups, harness.Diagnose(c))
 				ex.That(keyReadyNoRequest, d.ReadyWithoutRequest == 0, "%d Ready results without a request (invariant 1)", d.ReadyWithoutRequest)
 				ex.That(keyPastDeadline, past == 0, "%d RetryAt times or Await deadlines at or before their step (a zero wait: the KAFKA-20253 shape)\n%s", past, harness.Diagnose(c))
@@ -207,12 +209,12 @@ var _ = Describe("A consumer whose group coordinator becomes unavailable", func(
 				// released by its deadline and by the cancel's
 				// acknowledgement; the number of Polls the window holds is
 				// the spec's, not the subject's.
-				harness.BoundedFigure(keyAppWakeups, float64(d.AppWakeups), "wakeups", float64(budget.AppWakeups), fmt.Sprintf("%d per Poll of %s in %s", harness.BudgetWakeupsPerPoll, harness.PollSlice, window.Duration().Round(time.Millisecond)))
-				ex.That(keyAppWakeups, d.AppWakeups <= uint64(budget.AppWakeups), "%d application wakeups exceed %d per %s Poll (%d): the application side spins\n%s", d.AppWakeups, harness.BudgetWakeupsPerPoll, harness.PollSlice, budget.AppWakeups, harness.Diagnose(c))
+				suite.BoundedFigure(keyAppWakeups, float64(d.AppWakeups), "wakeups", float64(budget.AppWakeups), fmt.Sprintf("%d per Poll of %s in %s", measure.BudgetWakeupsPerPoll, harness.PollSlice, window.Duration().Round(time.Millisecond)))
+				ex.That(keyAppWakeups, d.AppWakeups <= uint64(budget.AppWakeups), "%d application wakeups exceed %d per %s Poll (%d): the application side spins\n%s", d.AppWakeups, measure.BudgetWakeupsPerPoll, harness.PollSlice, budget.AppWakeups, harness.Diagnose(c))
 			}
 
 			By("after the heal, the commit completes on a later Poll")
-			healToCommitBound := harness.Schedule(cfg).MaxWait() + 2*cl.HeartbeatInterval() + harness.PollSlice + time.Second
+			healToCommitBound := measure.Schedule(cfg).MaxWait() + 2*cl.HeartbeatInterval() + harness.PollSlice + time.Second
 			var done outcome
 			completed := early != nil
 			if completed {
@@ -231,7 +233,7 @@ var _ = Describe("A consumer whose group coordinator becomes unavailable", func(
 			}
 			ex.Require(keyCommitted, completed, "no CommitAsync callback within %s of the heal\n%s", harness.WaitTimeout, harness.Diagnose(c))
 			healToCommit := done.at.Sub(healed)
-			harness.BoundedFigure(keyHealToCommit, float64(healToCommit.Milliseconds()), "ms", float64(healToCommitBound.Milliseconds()), "max backoff + 2 heartbeats + a poll + 1 s")
+			suite.BoundedFigure(keyHealToCommit, float64(healToCommit.Milliseconds()), "ms", float64(healToCommitBound.Milliseconds()), "max backoff + 2 heartbeats + a poll + 1 s")
 			ex.That(keyCommitted, done.err == nil, "the CommitAsync callback's error: %v", done.err)
 			ex.That(keyCommitted, done.inCall, "the CommitAsync callback ran outside an application call on the application goroutine (Java runs it in the application's next Poll, CommitSync or Close, on its thread)")
 			ex.That(keyHealToCommit, healToCommit <= healToCommitBound, "heal -> commit completion %s exceeds %s (max backoff + 2 heartbeats + a poll + 1 s)", healToCommit, healToCommitBound)
@@ -245,10 +247,10 @@ var _ = Describe("A consumer whose group coordinator becomes unavailable", func(
 			resumed := time.Now()
 			wctx2, cancel2 := context.WithTimeout(ctx, harness.WaitTimeout)
 			defer cancel2()
-			recs, _, err = harness.PollUntil(wctx2, c, afterOutage)
+			recs, _, err = consume.PollUntil(wctx2, c, afterOutage)
 			ex.Require(keyDeliveredAfter, err == nil, "consuming after the heal: %v\n%s", err, harness.Diagnose(c))
-			harness.Figure("resume_to_records", float64(time.Since(resumed).Milliseconds()), "ms", "")
-			_, err = harness.CheckDelivery(recs, harness.Partitions(topic, counts), delivered.Next)
+			suite.Figure("resume_to_records", float64(time.Since(resumed).Milliseconds()), "ms", "")
+			_, err = consume.CheckDelivery(recs, consume.Partitions(topic, counts), delivered.Next)
 			ex.That(keyDeliveredAfter, err == nil, "%v", err)
 
 			cctx, ccancel := context.WithTimeout(ctx, harness.CloseTimeout)

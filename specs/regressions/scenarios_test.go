@@ -18,6 +18,7 @@ import (
 
 	"github.com/kreactor/kreactor/harness"
 	"github.com/kreactor/kreactor/harness/scenario"
+	"github.com/kreactor/kreactor/harness/suite"
 )
 
 // scenarioDir holds the scenario files, relative to this package;
@@ -34,7 +35,7 @@ const scenarioFilesItem = "SCENARIO-FILES"
 var scenarios, scenarioDirErr = scenario.LoadDir(scenarioDir)
 
 var _ = Describe("Scenario files", func() {
-	It("every scenario file loads", harness.Spec("scenario.files-load", []string{scenarioFilesItem}, subject.Name(), target.Name()), func() {
+	It("every scenario file loads", suite.Spec("scenario.files-load", []string{scenarioFilesItem}, subject.Name(), target.Name()), func() {
 		Expect(scenarioDirErr).NotTo(HaveOccurred())
 		var bad []string
 		for _, l := range scenarios {
@@ -42,12 +43,12 @@ var _ = Describe("Scenario files", func() {
 				bad = append(bad, l.Err.Error())
 			}
 		}
-		harness.Figure("files", float64(len(scenarios)), "files", "")
+		suite.Figure("files", float64(len(scenarios)), "files", "")
 		Expect(bad).To(BeEmpty(), "scenario files that do not load")
 	})
 	for _, l := range scenarios {
 		if l.Err != nil {
-			It("loads "+l.File, harness.Spec(badFileID(l.File), []string{scenarioFilesItem}, subject.Name(), target.Name()), func() {
+			It("loads "+l.File, suite.Spec(badFileID(l.File), []string{scenarioFilesItem}, subject.Name(), target.Name()), func() {
 				Fail(l.Err.Error())
 			})
 			continue
@@ -56,35 +57,35 @@ var _ = Describe("Scenario files", func() {
 		timeout := max(harness.SpecTimeout, sc.Bound()+scenario.RunSlack)
 		var alone []any
 		if sc.JudgesCPU() {
-			alone = harness.Alone(harness.JudgesCPU)
+			alone = suite.Alone(suite.JudgesCPU)
 		}
-		It(sc.Title, harness.Spec(sc.ID, sc.Covers, subject.Name(), target.Name()), alone, SpecTimeout(timeout), func(ctx SpecContext) {
+		It(sc.Title, suite.Spec(sc.ID, sc.Covers, subject.Name(), target.Name()), alone, SpecTimeout(timeout), func(ctx SpecContext) {
 			// The file's signal and liveness keys, and the keys that
 			// failed, go to the report: the negative controls must fail
-			// for the right reason (issue 9).
+			// for the right reason.
 			if len(sc.Signals) > 0 {
-				harness.Signals(sc.Signals...)
+				suite.Signals(sc.Signals...)
 			}
 			if len(sc.Liveness) > 0 {
-				harness.Liveness(sc.Liveness...)
+				suite.Liveness(sc.Liveness...)
 			}
 			if fl := sc.Floors(); len(fl) > 0 {
-				harness.Evidence(fl...)
+				suite.Evidence(fl...)
 			}
 			out, err := scenario.Run(ctx, sc, subject, target)
 			Expect(err).NotTo(HaveOccurred(), "running %s", sc.File)
 			if out.NotApplicable != "" {
 				Skip(harness.NotApplicableText + ": " + out.NotApplicable)
 			}
-			harness.FailedKeys(out.FailedKeys)
+			suite.FailedKeys(out.FailedKeys)
 			for _, f := range out.Figures {
 				if f.NotApplicable {
-					harness.NotApplicable(f.Name, f.Detail)
+					suite.NotApplicable(f.Name, f.Detail)
 					continue
 				}
-				harness.Figure(f.Name, f.Value, f.Unit, f.Bound)
+				suite.Figure(f.Name, f.Value, f.Unit, f.Bound)
 				if f.Detail != "" {
-					harness.Note(f.Name+".detail", f.Detail)
+					suite.Note(f.Name+".detail", f.Detail)
 				}
 			}
 			// The first failure leads: it is the line the report shows.

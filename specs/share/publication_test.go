@@ -6,12 +6,13 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/consume"
+	"github.com/kreactor/kreactor/harness/suite"
 )
 
 const (
@@ -24,7 +25,7 @@ const (
 
 var _ = Describe("A share consumer's CommitSync", func() {
 	It(fmt.Sprintf("returns each of %d calls only after the decision containing its completion is published, under random answer delays", shareCommits),
-		harness.Spec("share-commit-sync-publication", []string{"P4"}, subject.Name(), target.Name()), SpecTimeout(2*harness.SpecTimeout),
+		suite.Spec("share-commit-sync-publication", []string{"P4"}, subject.Name(), target.Name()), SpecTimeout(2*harness.SpecTimeout),
 		func(ctx SpecContext) {
 			cl, group := newShareGroup(ctx, "orders", 1)
 			// A fetch may acquire a whole batch while the spec commits one
@@ -33,15 +34,15 @@ var _ = Describe("A share consumer's CommitSync", func() {
 			Expect(cl.SetGroupConfigs(ctx, group, map[string]string{"share.record.lock.duration.ms": "60000"})).To(Succeed())
 			_, err := cl.Produce(ctx, "orders", shareCommits, nil)
 			Expect(err).NotTo(HaveOccurred())
-			delays := harness.DelayResponses(kmsg.ShareAcknowledge, func() time.Duration {
+			delays := consume.DelayResponses(kmsg.ShareAcknowledge, func() time.Duration {
 				return time.Duration(rand.Int64N(int64(maxAckDelay)))
 			})
 			DeferCleanup(delays.Heal)
-			cfg := harness.ShareConsumerConfig(cl, group, harness.UniqueName("share-p4"))
+			cfg := suite.ShareConsumerConfig(cl, group, suite.UniqueName("share-p4"))
 			cfg.MaxPollRecords = 1
 			cfg.Dial = delays.Dial
-			c := harness.NewShareConsumer(subject, cfg)
-			probe := harness.SkipWithoutShareProbe(c, "the P4 return probe")
+			c := suite.NewShareConsumer(subject, cfg)
+			probe := suite.SkipWithoutShareProbe(c, "the P4 return probe")
 			Expect(c.Subscribe("orders")).To(Succeed())
 			start, commits := time.Now(), 0
 			deadline := start.Add(harness.SpecTimeout)
@@ -63,11 +64,11 @@ var _ = Describe("A share consumer's CommitSync", func() {
 			}
 			took := time.Since(start)
 			returns, early := probe.CommitReturns()
-			harness.Figure("commit_sync_calls", float64(commits), "calls", fmt.Sprintf("== %d", shareCommits))
-			harness.Figure("share_acknowledge_delayed", float64(delays.Hits()), "responses", "")
-			harness.Figure("early_returns", float64(early), "returns", "== 0")
-			harness.Figure("returns_probed", float64(returns), "returns", "")
-			harness.Figure("stress_duration", float64(took.Milliseconds()), "ms", "")
+			suite.Figure("commit_sync_calls", float64(commits), "calls", fmt.Sprintf("== %d", shareCommits))
+			suite.Figure("share_acknowledge_delayed", float64(delays.Hits()), "responses", "")
+			suite.Figure("early_returns", float64(early), "returns", "== 0")
+			suite.Figure("returns_probed", float64(returns), "returns", "")
+			suite.Figure("stress_duration", float64(took.Milliseconds()), "ms", "")
 			Expect(early).To(BeZero(), "%d of %d CommitSync calls were released before the decision containing their completion was published", early, returns)
 		})
 })

@@ -10,6 +10,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/consume"
+	"github.com/kreactor/kreactor/harness/suite"
 	"github.com/kreactor/kreactor/reactor"
 )
 
@@ -18,28 +20,28 @@ const bothRecords = 200
 
 var _ = Describe("A regular and a share consumer in one process", func() {
 	It("run on the same execution mechanics with separate managers: each consumes its own records, and the regular group's coordinator outage does not stall the share consumer",
-		harness.Spec("shared-mechanics.regular-and-share-together", []string{"P5"}, subject.Name(), target.Name()), SpecTimeout(harness.SpecTimeout),
+		suite.Spec("shared-mechanics.regular-and-share-together", []string{"P5"}, subject.Name(), target.Name()), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
 			cl, shareGroup := newShareGroup(ctx, "shared", 2)
 			_, err := cl.Produce(ctx, "shared", bothRecords, nil)
 			Expect(err).NotTo(HaveOccurred())
 
-			regularGroup := harness.UniqueName("regular")
-			reg := harness.NewConsumer(subject, harness.ConsumerConfig(cl, regularGroup, harness.UniqueName("regular-client")))
+			regularGroup := suite.UniqueName("regular")
+			reg := suite.NewConsumer(subject, suite.ConsumerConfig(cl, regularGroup, suite.UniqueName("regular-client")))
 			Expect(reg.Subscribe("shared")).To(Succeed())
-			sh := newShareConsumer(cl, shareGroup, harness.UniqueName("share-client"), "shared")
+			sh := newShareConsumer(cl, shareGroup, suite.UniqueName("share-client"), "shared")
 
 			By("both consuming the same topic, each through its own group")
 			wctx, cancel := context.WithTimeout(ctx, harness.WaitTimeout)
 			defer cancel()
-			recs, _, err := harness.PollUntil(wctx, reg, bothRecords)
+			recs, _, err := consume.PollUntil(wctx, reg, bothRecords)
 			Expect(err).NotTo(HaveOccurred(), harness.Diagnose(reg))
-			shared := pollShare(ctx, sh, bothRecords, nil)
-			harness.Figure("regular_records", float64(len(recs)), "records", fmt.Sprintf(">= %d", bothRecords))
-			harness.Figure("share_records", float64(len(shared)), "records", fmt.Sprintf(">= %d", bothRecords))
+			shared := suite.PollShare(ctx, sh, bothRecords, nil)
+			suite.Figure("regular_records", float64(len(recs)), "records", fmt.Sprintf(">= %d", bothRecords))
+			suite.Figure("share_records", float64(len(shared)), "records", fmt.Sprintf(">= %d", bothRecords))
 
 			By("the decisions come from the same mechanics, over disjoint manager sets")
-			regProbe, shProbe := harness.SkipWithoutProbe(reg, "the decisions of both consumers"), harness.SkipWithoutShareProbe(sh, "the decisions of both consumers")
+			regProbe, shProbe := suite.SkipWithoutProbe(reg, "the decisions of both consumers"), suite.SkipWithoutShareProbe(sh, "the decisions of both consumers")
 			regNames, shareNames := managerNames(regProbe.Decision().Results), managerNames(shProbe.Decision().Results)
 			Expect(regNames).To(ContainElements("membership", "commit", "fetch", "offsets"))
 			Expect(shareNames).To(ContainElements("share-membership", "share-fetch"))
@@ -54,12 +56,12 @@ var _ = Describe("A regular and a share consumer in one process", func() {
 			_, err = cl.Produce(ctx, "shared", bothRecords, nil)
 			Expect(err).NotTo(HaveOccurred())
 			start := time.Now()
-			more := pollShare(ctx, sh, bothRecords, nil)
+			more := suite.PollShare(ctx, sh, bothRecords, nil)
 			took := time.Since(start)
-			harness.Figure("share_records_during_regular_outage", float64(len(more)), "records", fmt.Sprintf(">= %d", bothRecords))
-			harness.Figure("share_consume_during_regular_outage", float64(took.Milliseconds()), "ms", "")
+			suite.Figure("share_records_during_regular_outage", float64(len(more)), "records", fmt.Sprintf(">= %d", bothRecords))
+			suite.Figure("share_consume_during_regular_outage", float64(took.Milliseconds()), "ms", "")
 			st := shProbe.Stats()
-			harness.Figure("share_spurious_wakeups", float64(st.SpuriousWakeups), "wakeups", "")
+			suite.Figure("share_spurious_wakeups", float64(st.SpuriousWakeups), "wakeups", "")
 			Expect(regProbe.Decision().Diagnose()).To(ContainSubstring("coordinator"), "the regular consumer is waiting on its coordinator")
 		})
 })

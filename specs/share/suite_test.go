@@ -3,32 +3,16 @@
 // nothing can progress, delivery semantics of acknowledgements and locks,
 // and the close sequence. Choose the target and subject with
 // KREACTOR_TARGET (package harness/targets) and KREACTOR_SUBJECT (package
-// harness).
+// harness/subjects).
 package share
 
 import (
 	"testing"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
-
-	"github.com/kreactor/kreactor/harness"
-	"github.com/kreactor/kreactor/harness/targets"
+	"github.com/kreactor/kreactor/harness/suite"
 )
 
-func TestShare(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "kreactor share consumer")
-}
+func TestShare(t *testing.T) { suite.Run(t, "kreactor share consumer") }
 
-var (
-	target  = targets.MustSelect()
-	subject = harness.MustSelectSubject()
-)
-
-var _ = BeforeSuite(harness.SuiteSetup)
-
-var _ = AfterSuite(func() {
-	Expect(targets.CloseShared()).To(Succeed(), "terminate the kafka target's pooled clusters")
-	Expect(harness.LeakedGoroutines()).To(Succeed(), "goroutines still running after the suite")
-})
+// target and subject are what every spec in the suite runs on and against.
+var target, subject = suite.Selected()

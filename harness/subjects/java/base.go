@@ -272,12 +272,7 @@ func (b *base) close(ctx context.Context) error {
 	}
 	b.closed = true
 	b.mu.Unlock()
-	args := map[string]any{}
-	javaTimeout := 30 * time.Second
-	if ms, ok := timeoutMs(ctx); ok {
-		args["timeoutMs"] = ms
-		javaTimeout = time.Duration(ms) * time.Millisecond
-	}
+	args, javaTimeout := timeoutArgs(ctx, 30*time.Second)
 	var err error
 	if b.d.alive() {
 		_, err = b.do(ctx, "close", args, javaTimeout, nil)
@@ -288,6 +283,16 @@ func (b *base) close(ctx context.Context) error {
 		err = serr
 	}
 	return err
+}
+
+// timeoutArgs is a command's arguments with ctx's remaining time as Java's
+// timeout ("timeoutMs"), and that timeout; without a deadline none is
+// sent and the timeout is orElse (Java's default for the call).
+func timeoutArgs(ctx context.Context, orElse time.Duration) (map[string]any, time.Duration) {
+	if ms, ok := timeoutMs(ctx); ok {
+		return map[string]any{"timeoutMs": ms}, msDur(ms)
+	}
+	return map[string]any{}, orElse
 }
 
 // timeoutMs is ctx's remaining time in whole milliseconds (>= 0).
@@ -414,6 +419,50 @@ func (b *base) Subscription(ctx context.Context) ([]string, error) {
 	err = json.Unmarshal(r.raw, &s)
 	sort.Strings(s.Topics)
 	return s.Topics, err
+}
+
+// call runs an application-thread command with args (may be nil) and no
+// timeout of its own, for its error only.
+func (b *base) call(cmd string, args map[string]any) error {
+	_, err := b.do(context.Background(), cmd, args, 0, nil)
+	return err
+}
+
+// Subscribe subscribes to topics (KafkaConsumer.subscribe, with a
+// rebalance listener whose calls are kept: Rebalances;
+// KafkaShareConsumer.subscribe joins the share group).
+func (b *base) Subscribe(topics ...string) error {
+	return b.call("subscribe", map[string]any{"topics": topics})
+}
+
+// Unsubscribe leaves the group (KafkaConsumer.unsubscribe,
+// KafkaShareConsumer.unsubscribe).
+func (b *base) Unsubscribe() error { return b.call("unsubscribe", nil) }
+
+// poll runs Java's poll within ctx's deadline (the poll timeout) and
+// returns its records converted by conv, or (nil, nil) when the deadline
+// passed without records. Errors: consumer.ErrWakeup after Wakeup (a
+// *JavaError for WakeupException), the exception Java threw, ctx.Err() when
+// ctx was cancelled (the poll is woken up), a *DriverError. Callbacks Java
+// ran during the poll run on this goroutine first.
+func poll[R any](b *base, ctx context.Context, conv func(wireRecord) R) ([]R, error) {
+	ms, javaTimeout := b.pollTimeout(ctx)
+	r, err := b.do(ctx, "poll", map[string]any{"timeoutMs": ms}, javaTimeout, b.Wakeup)
+	if err != nil {
+		return nil, cancelled(ctx, err)
+	}
+	var p pollReply
+	if err := json.Unmarshal(r.raw, &p); err != nil {
+		return nil, fmt.Errorf("java poll: decoding records: %w", err)
+	}
+	if len(p.Records) == 0 {
+		return nil, nil
+	}
+	out := make([]R, len(p.Records))
+	for i, w := range p.Records {
+		out[i] = conv(w)
+	}
+	return out, nil
 }
 
 // pollTimeout is ctx's deadline as a Java poll timeout; without a deadline,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kreactor/kreactor/consumer"
+	"github.com/kreactor/kreactor/harness"
 	"github.com/kreactor/kreactor/managers"
 )
 
@@ -35,54 +36,35 @@ func partitionsArg(tps []managers.TopicPartition) map[string]any {
 	return map[string]any{"partitions": toWire(tps)}
 }
 
-// Subscribe subscribes to topics (KafkaConsumer.subscribe with a rebalance
-// listener whose calls are kept: Rebalances).
-func (c *Consumer) Subscribe(topics ...string) error {
-	_, err := c.do(context.Background(), "subscribe", map[string]any{"topics": topics}, 0, nil)
-	return err
-}
-
-// Unsubscribe leaves the group's subscription (KafkaConsumer.unsubscribe).
-func (c *Consumer) Unsubscribe() error {
-	_, err := c.do(context.Background(), "unsubscribe", nil, 0, nil)
-	return err
-}
-
 // Assign takes partitions manually (KafkaConsumer.assign).
 func (c *Consumer) Assign(partitions ...managers.TopicPartition) error {
-	_, err := c.do(context.Background(), "assign", partitionsArg(partitions), 0, nil)
-	return err
+	return c.call("assign", partitionsArg(partitions))
 }
 
 // Pause stops fetching from partitions (KafkaConsumer.pause).
 func (c *Consumer) Pause(partitions ...managers.TopicPartition) error {
-	_, err := c.do(context.Background(), "pause", partitionsArg(partitions), 0, nil)
-	return err
+	return c.call("pause", partitionsArg(partitions))
 }
 
 // Resume restarts fetching from partitions (KafkaConsumer.resume).
 func (c *Consumer) Resume(partitions ...managers.TopicPartition) error {
-	_, err := c.do(context.Background(), "resume", partitionsArg(partitions), 0, nil)
-	return err
+	return c.call("resume", partitionsArg(partitions))
 }
 
 // Seek sets the next offset to fetch from tp (KafkaConsumer.seek).
 func (c *Consumer) Seek(tp managers.TopicPartition, offset int64) error {
-	_, err := c.do(context.Background(), "seek", map[string]any{"t": tp.Topic, "p": tp.Partition, "o": offset}, 0, nil)
-	return err
+	return c.call("seek", map[string]any{"t": tp.Topic, "p": tp.Partition, "o": offset})
 }
 
 // SeekToBeginning and SeekToEnd move partitions' positions lazily
 // (KafkaConsumer.seekToBeginning / seekToEnd).
 func (c *Consumer) SeekToBeginning(partitions ...managers.TopicPartition) error {
-	_, err := c.do(context.Background(), "seekToBeginning", partitionsArg(partitions), 0, nil)
-	return err
+	return c.call("seekToBeginning", partitionsArg(partitions))
 }
 
 // SeekToEnd: see SeekToBeginning.
 func (c *Consumer) SeekToEnd(partitions ...managers.TopicPartition) error {
-	_, err := c.do(context.Background(), "seekToEnd", partitionsArg(partitions), 0, nil)
-	return err
+	return c.call("seekToEnd", partitionsArg(partitions))
 }
 
 // Position returns tp's next offset to fetch (KafkaConsumer.position with
@@ -144,23 +126,7 @@ func (c *Consumer) Committed(ctx context.Context, partitions ...managers.TopicPa
 // cancelled (the poll is woken up), a *DriverError. Commit and rebalance
 // callbacks Java ran during the poll run on this goroutine first.
 func (c *Consumer) Poll(ctx context.Context) ([]consumer.Record, error) {
-	ms, javaTimeout := c.pollTimeout(ctx)
-	r, err := c.do(ctx, "poll", map[string]any{"timeoutMs": ms}, javaTimeout, c.Wakeup)
-	if err != nil {
-		return nil, cancelled(ctx, err)
-	}
-	var p pollReply
-	if err := json.Unmarshal(r.raw, &p); err != nil {
-		return nil, fmt.Errorf("java poll: decoding records: %w", err)
-	}
-	if len(p.Records) == 0 {
-		return nil, nil
-	}
-	out := make([]consumer.Record, len(p.Records))
-	for i, w := range p.Records {
-		out[i] = w.record()
-	}
-	return out, nil
+	return poll(c.base, ctx, wireRecord.record)
 }
 
 // CommitSync commits the consumed positions (KafkaConsumer.commitSync with
@@ -178,12 +144,7 @@ func (c *Consumer) CommitOffsets(ctx context.Context, offsets map[managers.Topic
 }
 
 func (c *Consumer) commitSync(ctx context.Context, offsets map[managers.TopicPartition]managers.Position) error {
-	args := map[string]any{}
-	javaTimeout := c.d.opts.MaxCallWait
-	if ms, ok := timeoutMs(ctx); ok {
-		args["timeoutMs"] = ms
-		javaTimeout = msDur(ms)
-	}
+	args, javaTimeout := timeoutArgs(ctx, c.d.opts.MaxCallWait)
 	if offsets != nil {
 		args["offsets"] = offsetsArg(offsets)
 	}
@@ -310,6 +271,19 @@ func (c *Consumer) Rebalances() []Rebalance {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]Rebalance(nil), c.rebalances...)
+}
+
+// RebalanceCalls returns the listener calls as harness.RebalanceReporter
+// reports them: Java runs them on its application thread, during the
+// command named in Rebalance.During (a poll or a close: inside the
+// application's call).
+func (c *Consumer) RebalanceCalls() []harness.RebalanceCall {
+	rs := c.Rebalances()
+	out := make([]harness.RebalanceCall, len(rs))
+	for i, r := range rs {
+		out[i] = harness.RebalanceCall{Method: r.Kind, Partitions: r.Partitions, InPoll: r.During == "poll" || r.During == "close"}
+	}
+	return out
 }
 
 func msDur(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }

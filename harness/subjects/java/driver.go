@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/kreactor/kreactor/internal/chans"
 )
 
 // maxLine bounds one protocol line (a poll reply with max.poll.records
@@ -341,12 +343,7 @@ func (d *driver) awaitExit() bool {
 
 // alive reports whether the process has not exited yet.
 func (d *driver) alive() bool {
-	select {
-	case <-d.done:
-		return false
-	default:
-		return true
-	}
+	return !chans.Closed(d.done)
 }
 
 // failure builds the *DriverError for op: cause, or what the read loop

@@ -28,7 +28,7 @@ const (
 // the same per thread group (CPUBackground, CPUApplication, CPUOther;
 // nanosecond resolution from /proc/<pid>/task/*/schedstat, live threads
 // only). It is the harness's CPUSampler: the report plots it, and CPU
-// windows (harness.CPUMeter) are differences of two readings. Errors: the
+// windows (measure.CPUMeter) are differences of two readings. Errors: the
 // process is gone.
 func (b *base) CPUTime() (time.Duration, map[string]time.Duration, error) {
 	s, err := b.CPU()
@@ -45,7 +45,7 @@ func (b *base) CPUTime() (time.Duration, map[string]time.Duration, error) {
 }
 
 // ConsumerThreads are the thread groups of CPUTime that are the consumer's
-// own work (harness.ConsumerThreads): the background thread and the
+// own work (measure.ConsumerThreads): the background thread and the
 // application thread. The JVM's others (JIT compilation, GC) are shown, not
 // bounded: right after a start they take hundreds of ms per second.
 func (b *base) ConsumerThreads() []string { return []string{CPUBackground, CPUApplication} }

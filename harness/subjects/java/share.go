@@ -33,43 +33,17 @@ func NewShareConsumer(ctx context.Context, o Options, props map[string]string) (
 	return &ShareConsumer{b}, nil
 }
 
-// Subscribe joins the share group with topics (KafkaShareConsumer.subscribe).
-func (s *ShareConsumer) Subscribe(topics ...string) error {
-	_, err := s.do(context.Background(), "subscribe", map[string]any{"topics": topics}, 0, nil)
-	return err
-}
-
-// Unsubscribe is KafkaShareConsumer.unsubscribe.
-func (s *ShareConsumer) Unsubscribe() error {
-	_, err := s.do(context.Background(), "unsubscribe", nil, 0, nil)
-	return err
-}
-
 // Poll returns the acquired records (each with its delivery count) within
 // ctx's deadline, or (nil, nil) when none came. Errors as Consumer.Poll.
 // Acknowledgement commit callbacks Java ran during the poll run first.
 func (s *ShareConsumer) Poll(ctx context.Context) ([]consumer.ShareRecord, error) {
-	ms, javaTimeout := s.pollTimeout(ctx)
-	r, err := s.do(ctx, "poll", map[string]any{"timeoutMs": ms}, javaTimeout, s.Wakeup)
-	if err != nil {
-		return nil, cancelled(ctx, err)
-	}
-	var p pollReply
-	if err := json.Unmarshal(r.raw, &p); err != nil {
-		return nil, fmt.Errorf("java poll: decoding records: %w", err)
-	}
-	if len(p.Records) == 0 {
-		return nil, nil
-	}
-	out := make([]consumer.ShareRecord, len(p.Records))
-	for i, w := range p.Records {
+	return poll(s.base, ctx, func(w wireRecord) consumer.ShareRecord {
 		dc := int16(-1)
 		if w.DC != nil {
 			dc = *w.DC
 		}
-		out[i] = consumer.ShareRecord{Record: w.record(), DeliveryCount: dc}
-	}
-	return out, nil
+		return consumer.ShareRecord{Record: w.record(), DeliveryCount: dc}
+	})
 }
 
 // ackTypeNames are Java's AcknowledgeType constants by the harness's type.
@@ -90,20 +64,14 @@ func (s *ShareConsumer) Acknowledge(r consumer.ShareRecord, typ consumer.Acknowl
 	if !ok {
 		return fmt.Errorf("java acknowledge: invalid acknowledgement type %d: want Accept, Release, Reject or Renew", typ)
 	}
-	_, err := s.do(context.Background(), "acknowledge", map[string]any{"t": r.Topic, "p": r.Partition, "o": r.Offset, "type": name}, 0, nil)
-	return err
+	return s.call("acknowledge", map[string]any{"t": r.Topic, "p": r.Partition, "o": r.Offset, "type": name})
 }
 
 // CommitSync commits the acknowledgements made so far
 // (KafkaShareConsumer.commitSync with ctx's deadline as the timeout) and
 // returns each partition's result (nil: accepted).
 func (s *ShareConsumer) CommitSync(ctx context.Context) (map[managers.TopicPartition]error, error) {
-	args := map[string]any{}
-	javaTimeout := s.d.opts.MaxCallWait
-	if ms, ok := timeoutMs(ctx); ok {
-		args["timeoutMs"] = ms
-		javaTimeout = msDur(ms)
-	}
+	args, javaTimeout := timeoutArgs(ctx, s.d.opts.MaxCallWait)
 	r, err := s.do(ctx, "commitSync", args, javaTimeout, s.Wakeup)
 	if err != nil {
 		return nil, cancelled(ctx, err)
@@ -134,8 +102,7 @@ func (s *ShareConsumer) CommitSync(ctx context.Context) (map[managers.TopicParti
 // (KafkaShareConsumer.commitAsync); the outcome reaches the acknowledgement
 // commit callback.
 func (s *ShareConsumer) CommitAsync() error {
-	_, err := s.do(context.Background(), "commitAsync", nil, 0, nil)
-	return err
+	return s.call("commitAsync", nil)
 }
 
 // SetAcknowledgementCommitCallback installs cb (nil removes it)

@@ -15,7 +15,7 @@ import (
 	"github.com/kreactor/kreactor/fakebroker"
 )
 
-// Benchmark workload (issue 15): one kfake broker, 3 partitions, 300,000
+// Benchmark workload: one kfake broker, 3 partitions, 300,000
 // records of 100 B, consumed from the start by a fresh KIP-848 group.
 const (
 	benchPartitions = 3

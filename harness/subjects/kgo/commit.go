@@ -109,38 +109,7 @@ func firstCommitError(resp *kmsg.OffsetCommitResponse) error {
 // returns an error wrapping consumer.ErrCloseDeadline. Callbacks run before
 // Close returns. A second Close returns consumer.ErrClosed.
 func (c *Consumer) Close(ctx context.Context) error {
-	if !c.closed.CompareAndSwap(false, true) {
-		return consumer.ErrClosed
-	}
-	// A call still running on another goroutine (Java would throw
-	// ConcurrentModificationException) is let finish: a Poll is
-	// interrupted and returns consumer.ErrClosed; a commit runs to its
-	// own deadline.
-	for !c.busy.CompareAndSwap(false, true) {
-		c.interruptPoll()
-		time.Sleep(time.Millisecond)
-	}
-	c.cpu.enter()
-	defer c.release()
-	c.cbs.run()
-	if _, ok := ctx.Deadline(); !ok && ctx.Err() == nil {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, defaultCloseTimeout)
-		defer cancel()
-	}
-	var err error
-	if werr := c.async.wait(ctx); werr != nil {
-		err = wrapDeadline("CommitAsync still outstanding", werr)
-	}
-	if serr := c.stopClient(ctx); serr != nil && err == nil {
-		err = serr
-	}
-	// Every commit fails once the client is closed: wait for their
-	// callbacks (bounded by kgo's shutdown, not by ctx) so none is lost.
-	_ = c.async.wait(context.Background())
-	c.cbs.run()
-	c.cpu.closeCPU()
-	return err
+	return closeCall(&c.calls, ctx, nil, c.stopClient)
 }
 
 // withDefaultTimeout gives ctx the deadline d if it has none.

@@ -11,6 +11,7 @@ import (
 	franz "github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kreactor/kreactor/consumer"
+	settings "github.com/kreactor/kreactor/consumer/config"
 	"github.com/kreactor/kreactor/managers/group"
 )
 
@@ -42,13 +43,13 @@ func clientOpts(c consumer.Config) ([]franz.Opt, error) {
 		franz.WithLogger(newLogger(c.Logger)),
 	}
 	if c.RequestTimeout < kgoMinRequestOverhead || c.RequestTimeout > kgoMaxRequestOverhead {
-		return nil, &UnsupportedError{"RequestTimeout", "request.timeout.ms", c.RequestTimeout,
-			"kgo's RequestTimeoutOverhead (its request.timeout.ms) must be in 100ms..15m"}
+		return nil, unsupported[settings.Consumer]("RequestTimeout", c.RequestTimeout,
+			"kgo's RequestTimeoutOverhead, its counterpart, must be in 100ms..15m")
 	}
 	opts = append(opts, franz.RequestTimeoutOverhead(c.RequestTimeout))
 	if c.MetadataMaxAge > kgoMaxMetadataMaxAge || c.MetadataMaxAge < kgoMinMetadataAge {
-		return nil, &UnsupportedError{"MetadataMaxAge", "metadata.max.age.ms", c.MetadataMaxAge,
-			"kgo's MetadataMaxAge must be in 10ms..1h"}
+		return nil, unsupported[settings.Consumer]("MetadataMaxAge", c.MetadataMaxAge,
+			"kgo's MetadataMaxAge must be in 10ms..1h")
 	}
 	opts = append(opts, franz.MetadataMaxAge(c.MetadataMaxAge))
 	if c.MetadataMaxAge < kgoDefaultMetadataMin {
@@ -60,8 +61,8 @@ func clientOpts(c consumer.Config) ([]franz.Opt, error) {
 		opts = append(opts, franz.Dialer(c.Dial))
 	}
 	if c.FetchMaxWait < kgoMinFetchMaxWait {
-		return nil, &UnsupportedError{"FetchMaxWait", "fetch.max.wait.ms", c.FetchMaxWait,
-			"kgo's FetchMaxWait must be >= 10ms"}
+		return nil, unsupported[settings.Consumer]("FetchMaxWait", c.FetchMaxWait,
+			"kgo's FetchMaxWait must be >= 10ms")
 	}
 	opts = append(opts,
 		franz.FetchMaxWait(c.FetchMaxWait),
@@ -70,8 +71,8 @@ func clientOpts(c consumer.Config) ([]franz.Opt, error) {
 	)
 	if c.FetchMaxBytes > kgoDefaultBrokerRead {
 		if c.FetchMaxBytes > kgoMaxBrokerReadBytes {
-			return nil, &UnsupportedError{"FetchMaxBytes", "fetch.max.bytes", c.FetchMaxBytes,
-				"kgo's BrokerMaxReadBytes, which must cover FetchMaxBytes, is at most 1 GiB"}
+			return nil, unsupported[settings.Consumer]("FetchMaxBytes", c.FetchMaxBytes,
+				"kgo's BrokerMaxReadBytes, which must cover FetchMaxBytes, is at most 1 GiB")
 		}
 		opts = append(opts, franz.BrokerMaxReadBytes(c.FetchMaxBytes))
 	}
@@ -102,12 +103,12 @@ func consumerOpts(c consumer.Config) ([]franz.Opt, error) {
 	// Group settings are checked here (not at Subscribe) so New rejects
 	// what kgo would.
 	if c.MaxPollInterval < kgoMinGroupTimeout {
-		return nil, &UnsupportedError{"MaxPollInterval", "max.poll.interval.ms", c.MaxPollInterval,
-			"kgo's RebalanceTimeout must be >= 100ms"}
+		return nil, unsupported[settings.Consumer]("MaxPollInterval", c.MaxPollInterval,
+			"kgo's RebalanceTimeout must be >= 100ms")
 	}
 	if c.EnableAutoCommit && c.AutoCommitInterval < kgoMinAutoCommit {
-		return nil, &UnsupportedError{"AutoCommitInterval", "auto.commit.interval.ms", c.AutoCommitInterval,
-			"kgo's AutoCommitInterval must be >= 100ms"}
+		return nil, unsupported[settings.Consumer]("AutoCommitInterval", c.AutoCommitInterval,
+			"kgo's AutoCommitInterval must be >= 100ms")
 	}
 	return opts, nil
 }
@@ -169,7 +170,7 @@ func shareOpts(s consumer.ShareConfig) ([]franz.Opt, error) {
 		return nil, err
 	}
 	if s.MaxPollRecords > math.MaxInt32 {
-		return nil, &UnsupportedError{"MaxPollRecords", "max.poll.records", s.MaxPollRecords, "ShareFetch MaxRecords is an int32"}
+		return nil, unsupported[settings.Share]("MaxPollRecords", s.MaxPollRecords, "ShareFetch MaxRecords is an int32")
 	}
 	// Java's max.poll.records is also the ShareFetch MaxRecords.
 	opts = append(opts, franz.ShareGroup(s.GroupID), franz.ShareMaxRecords(int32(s.MaxPollRecords)))

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	franz "github.com/twmb/franz-go/pkg/kgo"
@@ -38,10 +36,7 @@ type Consumer struct {
 	proto Protocol    // asked for; read-only
 	extra []franz.Opt // Subject.Extra, applied last; read-only
 	reqs  requestCounter
-	cpu   cpuKey // pprof label of this consumer's goroutines; read-only
-
-	busy   atomic.Bool // an application call is running
-	closed atomic.Bool
+	calls
 
 	// Application goroutine only (serialized by busy).
 	cl       *franz.Client
@@ -51,16 +46,9 @@ type Consumer struct {
 	mode     mode
 	topics   []string // subscription (modeSubscribed)
 	direct   *direct  // manual assignment state (modeAssigned)
-	owed     error    // error fetched together with records, owed to the next Poll
 
-	cbs   callbackQueue // commit callbacks for the application goroutine
-	async inflight      // CommitAsync calls not yet completed
-
-	mu         sync.Mutex
-	woken      bool                                   // guarded by mu; Wakeup not yet delivered
-	pollCancel context.CancelFunc                     // guarded by mu; interrupts the running Poll
-	assigned   map[managers.TopicPartition]struct{}   // guarded by mu; group: kgo's callbacks; manual: Assign
-	head       map[string]map[int32]franz.EpochOffset // guarded by mu; see onRevoked
+	assigned map[managers.TopicPartition]struct{}   // guarded by calls.mu; group: kgo's callbacks; manual: Assign
+	head     map[string]map[int32]franz.EpochOffset // guarded by calls.mu; see onRevoked
 }
 
 func newConsumer(cfg consumer.Config, p Protocol, extra []franz.Opt) (*Consumer, error) {
@@ -73,37 +61,9 @@ func newConsumer(cfg consumer.Config, p Protocol, extra []franz.Opt) (*Consumer,
 	default:
 		return nil, fmt.Errorf("kgo subject: unknown group protocol %q: want %q or %q", p, ProtocolConsumer, ProtocolClassic)
 	}
-	return &Consumer{cfg: cfg, base: base, proto: p, extra: extra, mode: modeNone, cpu: newCPUKey(),
+	return &Consumer{cfg: cfg, base: base, proto: p, extra: extra, mode: modeNone, calls: newCalls(),
 		assigned: map[managers.TopicPartition]struct{}{}}, nil
 }
-
-// acquire marks an application call as running, or returns why it may not
-// run: consumer.ErrClosed, consumer.ErrConcurrentUse (Java's
-// ConcurrentModificationException; kgo itself is safe for concurrent use).
-func (c *Consumer) acquire() error {
-	if c.closed.Load() {
-		return consumer.ErrClosed
-	}
-	if !c.busy.CompareAndSwap(false, true) {
-		return consumer.ErrConcurrentUse
-	}
-	if c.closed.Load() {
-		c.busy.Store(false)
-		return consumer.ErrClosed
-	}
-	c.cpu.enter()
-	return nil
-}
-
-// release ends an application call.
-func (c *Consumer) release() {
-	c.cpu.leave()
-	c.busy.Store(false)
-}
-
-// CPUKey is the pprof label value on this consumer's goroutines: look it up
-// in CPUFigures.ByKey. Safe from any goroutine.
-func (c *Consumer) CPUKey() string { return c.cpu.key }
 
 // startClient creates the kgo client for m: a group client for
 // modeSubscribed, a direct client for modeAssigned. Its context is ours to
@@ -142,31 +102,11 @@ func (c *Consumer) stopClient(ctx context.Context) error {
 	if c.cl == nil {
 		return nil
 	}
-	cl, cancel := c.cl, c.cancelCl
-	var err error
+	leave := ""
 	if c.mode == modeSubscribed {
-		if lerr := cl.LeaveGroupContext(ctx); lerr != nil {
-			err = fmt.Errorf("%w: leave group %q: %v", consumer.ErrCloseDeadline, c.cfg.GroupID, lerr)
-			cancel()
-		}
+		leave = fmt.Sprintf("group %q", c.cfg.GroupID)
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		cl.Close()
-	}()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		// Canceling the client's context fails every request, so
-		// Close returns promptly; wait for it so no goroutine leaks.
-		cancel()
-		<-done
-		if err == nil {
-			err = fmt.Errorf("%w: closing the kgo client", consumer.ErrCloseDeadline)
-		}
-	}
-	cancel()
+	err := closeClient(ctx, c.cl, c.cancelCl, leave)
 	c.cl, c.clCtx, c.cancelCl, c.adm, c.direct, c.topics, c.mode = nil, nil, nil, nil, nil, nil, modeNone
 	c.mu.Lock()
 	clear(c.assigned)
@@ -211,18 +151,24 @@ func (c *Consumer) Subscribe(topics ...string) error {
 		c.topics = topics
 		return nil
 	}
+	changeTopics(c.cl, c.topics, topics)
+	c.topics = topics
+	return nil
+}
+
+// changeTopics moves cl's subscription from topics was to now (both
+// sorted): kgo's PurgeTopicsFromConsuming for those gone, AddConsumeTopics.
+func changeTopics(cl *franz.Client, was, now []string) {
 	var gone []string
-	for _, t := range c.topics {
-		if _, found := slices.BinarySearch(topics, t); !found {
+	for _, t := range was {
+		if _, found := slices.BinarySearch(now, t); !found {
 			gone = append(gone, t)
 		}
 	}
 	if len(gone) > 0 {
-		c.cl.PurgeTopicsFromConsuming(gone...)
+		cl.PurgeTopicsFromConsuming(gone...)
 	}
-	c.cl.AddConsumeTopics(topics...)
-	c.topics = topics
-	return nil
+	cl.AddConsumeTopics(now...)
 }
 
 // Assign takes partitions manually (Java's assign): kgo's direct consumer,
@@ -304,30 +250,6 @@ func (c *Consumer) Assignment() []managers.TopicPartition {
 	c.mu.Unlock()
 	slices.SortFunc(out, managers.CompareTopicPartition)
 	return out
-}
-
-// Wakeup makes a blocked Poll return consumer.ErrWakeup (by canceling the
-// context of its kgo PollRecords call), or the next Poll if none is
-// blocked. Safe from any goroutine.
-func (c *Consumer) Wakeup() {
-	if c.closed.Load() {
-		return
-	}
-	c.mu.Lock()
-	c.woken = true
-	if c.pollCancel != nil {
-		c.pollCancel()
-	}
-	c.mu.Unlock()
-}
-
-// interruptPoll cancels a running Poll's kgo call without a wakeup (Close).
-func (c *Consumer) interruptPoll() {
-	c.mu.Lock()
-	if c.pollCancel != nil {
-		c.pollCancel()
-	}
-	c.mu.Unlock()
 }
 
 // Protocol is the group protocol kgo ran, as seen on the wire:

@@ -2,7 +2,7 @@
 // in go.mod) as a consumer under test, behind the harness's black-box
 // consumer surfaces (harness.Consumer and harness.ShareConsumer without
 // their probes). It is evidence, like the java subject: our reactor and
-// baseline are models, kgo is a real client (issue 11).
+// baseline are models, kgo is a real client.
 //
 // The package is named kgo after its directory and the subject, as its
 // sibling java is; franz-go's kgo is imported as franz in every file here,

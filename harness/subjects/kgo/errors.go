@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	settings "github.com/kreactor/kreactor/consumer/config"
 	"github.com/kreactor/kreactor/managers"
 )
 
@@ -28,6 +29,17 @@ func (e *UnsupportedError) Error() string {
 }
 
 func (e *UnsupportedError) Unwrap() error { return ErrUnsupported }
+
+// unsupported is the *UnsupportedError for field of T (consumer.Config or
+// consumer.ShareConfig), with the Java setting its declaration names
+// (consumer/config).
+func unsupported[T settings.Consumer | settings.Share](field string, value any, reason string) *UnsupportedError {
+	f, ok := settings.Lookup[T](field)
+	if !ok {
+		panic("kgo subject: no consumer setting " + field)
+	}
+	return &UnsupportedError{Field: field, Java: f.Java, Value: value, Reason: reason}
+}
 
 // InvalidTopicError is returned by Subscribe for an empty topic name (Java:
 // IllegalArgumentException).

@@ -77,9 +77,16 @@ func startConsumer(t *testing.T, s Subject, cfg consumer.Config) *Consumer {
 // poll is one Poll with pollTimeout.
 func poll(t *testing.T, c *Consumer) []consumer.Record {
 	t.Helper()
+	return pollOnce(t, c.Poll)
+}
+
+// pollOnce is one call of a consumer's Poll with pollTimeout; an error
+// fails the test.
+func pollOnce[R any](t *testing.T, poll func(context.Context) ([]R, error)) []R {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), pollTimeout)
 	defer cancel()
-	recs, err := c.Poll(ctx)
+	recs, err := poll(ctx)
 	if err != nil {
 		t.Fatalf("Poll: %v", err)
 	}

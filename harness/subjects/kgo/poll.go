@@ -25,49 +25,7 @@ import (
 // client-level error, *NoOffsetError, or several joined (errors.Join). A
 // Close from another goroutine interrupts it with consumer.ErrClosed.
 func (c *Consumer) Poll(ctx context.Context) ([]consumer.Record, error) {
-	if err := c.acquire(); err != nil {
-		return nil, err
-	}
-	defer c.release()
-	c.cbs.run()
-	if err := c.owed; err != nil {
-		c.owed = nil
-		return nil, err
-	}
-	pctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	c.mu.Lock()
-	if c.woken {
-		c.woken = false
-		c.mu.Unlock()
-		return nil, consumer.ErrWakeup
-	}
-	c.pollCancel = cancel
-	c.mu.Unlock()
-
-	recs, err := c.poll(pctx)
-
-	c.mu.Lock()
-	c.pollCancel = nil
-	woken := c.woken && len(recs) == 0
-	if woken {
-		c.woken = false // delivered; with records, the next Poll delivers it
-	}
-	c.mu.Unlock()
-	switch {
-	case c.closed.Load():
-		return nil, consumer.ErrClosed // Close ran concurrently and interrupted this Poll
-	case woken:
-		return nil, consumer.ErrWakeup
-	case len(recs) > 0:
-		c.owed = err
-		return recs, nil
-	case err != nil:
-		return nil, err
-	case ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return nil, ctx.Err()
-	}
-	return nil, nil
+	return pollCall(&c.calls, ctx, nil, c.poll)
 }
 
 // poll does one Poll's kgo work under pctx (the caller's ctx, canceled by
@@ -90,13 +48,7 @@ func (c *Consumer) poll(pctx context.Context) ([]consumer.Record, error) {
 			c.mu.Unlock()
 		}
 	}
-	var fetches franz.Fetches
-	if pctx.Err() != nil {
-		fetches = c.cl.PollRecords(nil, c.cfg.MaxPollRecords) //nolint:staticcheck // nil: buffered records only (kgo's documented form)
-	} else {
-		fetches = c.cl.PollRecords(pctx, c.cfg.MaxPollRecords)
-	}
-	return c.collect(fetches)
+	return c.collect(pollRecords(c.cl, pctx, c.cfg.MaxPollRecords))
 }
 
 // collect converts fetched records (keeping the last position per
@@ -108,6 +60,24 @@ func (c *Consumer) collect(fetches franz.Fetches) ([]consumer.Record, error) {
 	if n := fetches.NumRecords(); n > 0 {
 		out = make([]consumer.Record, 0, n)
 	}
+	err := eachPartition(fetches, func(topic string, p *franz.FetchPartition) {
+		if len(p.Records) == 0 {
+			return
+		}
+		for _, r := range p.Records {
+			out = out[:len(out)+1] // capacity is NumRecords; the new element is zero
+			fillRecord(&out[len(out)-1], r)
+		}
+		if c.direct != nil {
+			c.direct.track(managers.TopicPartition{Topic: topic, Partition: p.Partition}, p.Records[len(p.Records)-1])
+		}
+	})
+	return out, err
+}
+
+// eachPartition calls fn with each fetched partition and its topic, and
+// returns the errors kgo put in them (fetchError's), joined.
+func eachPartition(fetches franz.Fetches, fn func(topic string, p *franz.FetchPartition)) error {
 	var errs []error
 	for i := range fetches {
 		for j := range fetches[i].Topics {
@@ -119,20 +89,11 @@ func (c *Consumer) collect(fetches franz.Fetches) ([]consumer.Record, error) {
 						errs = append(errs, err)
 					}
 				}
-				if len(p.Records) == 0 {
-					continue
-				}
-				for _, r := range p.Records {
-					out = out[:len(out)+1] // capacity is NumRecords; the new element is zero
-					fillRecord(&out[len(out)-1], r)
-				}
-				if c.direct != nil {
-					c.direct.track(managers.TopicPartition{Topic: t.Topic, Partition: p.Partition}, p.Records[len(p.Records)-1])
-				}
+				fn(t.Topic, p)
 			}
 		}
 	}
-	return out, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // fetchError maps one error kgo put in a fetch: nil for the injected

@@ -9,7 +9,7 @@ import (
 // RawGroupOpts returns the kgo options this subject gives a subscribed
 // consumer for cfg (the mapping in doc.go) with group protocol p ("" means
 // ProtocolConsumer), without the adapter: for a raw kgo client measured next
-// to the subjects (kreactor's side-by-side benchmark, issue 15). The caller
+// to the subjects (kreactor's side-by-side benchmark). The caller
 // adds what to consume (franz.ConsumeTopics). Errors: as Subject.New.
 func RawGroupOpts(cfg consumer.Config, p Protocol) ([]franz.Opt, error) {
 	if p == "" {

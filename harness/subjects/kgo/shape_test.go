@@ -1,41 +1,9 @@
 package kgo
 
-import (
-	"context"
+import "github.com/kreactor/kreactor/harness"
 
-	"github.com/kreactor/kreactor/consumer"
-	"github.com/kreactor/kreactor/managers"
-)
-
-// blackBoxConsumer and blackBoxShareConsumer are the harness's black-box
-// consumer surfaces (harness.Consumer and harness.ShareConsumer without
-// their probes); the assertions keep this subject on them.
-type blackBoxConsumer interface {
-	Subscribe(topics ...string) error
-	Assign(partitions ...managers.TopicPartition) error
-	Pause(partitions ...managers.TopicPartition) error
-	Resume(partitions ...managers.TopicPartition) error
-	Poll(ctx context.Context) ([]consumer.Record, error)
-	CommitSync(ctx context.Context) error
-	CommitAsync(cb func(error))
-	Wakeup()
-	Close(ctx context.Context) error
-	Assignment() []managers.TopicPartition
-}
-
-type blackBoxShareConsumer interface {
-	Subscribe(topics ...string) error
-	Poll(ctx context.Context) ([]consumer.ShareRecord, error)
-	Acknowledge(r consumer.ShareRecord, typ consumer.AcknowledgeType) error
-	CommitSync(ctx context.Context) (map[managers.TopicPartition]error, error)
-	CommitAsync() error
-	SetAcknowledgementCommitCallback(cb consumer.AcknowledgementCommitCallback)
-	Wakeup()
-	Close(ctx context.Context) error
-	Assignment() []managers.TopicPartition
-}
-
+// The adapters keep the harness's black-box consumer surfaces.
 var (
-	_ blackBoxConsumer      = (*Consumer)(nil)
-	_ blackBoxShareConsumer = (*ShareConsumer)(nil)
+	_ harness.Consumer      = (*Consumer)(nil)
+	_ harness.ShareConsumer = (*ShareConsumer)(nil)
 )

@@ -4,13 +4,9 @@ package kgo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	franz "github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -30,10 +26,7 @@ type ShareConsumer struct {
 	base  []franz.Opt // read-only
 	extra []franz.Opt // read-only
 	reqs  requestCounter
-	cpu   cpuKey // pprof label of this consumer's goroutines; read-only
-
-	busy   atomic.Bool
-	closed atomic.Bool
+	calls
 
 	// Application goroutine only (serialized by busy).
 	cl       *franz.Client
@@ -43,18 +36,11 @@ type ShareConsumer struct {
 	batch    map[shareKey]*shareEntry // records of the last Poll
 	explicit bool                     // an Acknowledge took effect: explicit mode for good (Java's rule)
 	ackCB    consumer.AcknowledgementCommitCallback
-	owed     error
 
-	cbs   callbackQueue
-	async inflight // CommitAsync flushes not yet done
-
-	mu         sync.Mutex
-	woken      bool                                // guarded by mu
-	pollCancel context.CancelFunc                  // guarded by mu
-	acked      map[managers.TopicPartition][]int64 // guarded by mu; terminal acks kgo has not reported yet
-	collect    map[managers.TopicPartition]error   // guarded by mu; outcomes for a running CommitSync, or nil
-	describer  *franz.Client                       // guarded by mu; Assignment's own client, made on first use
-	lastAssign []managers.TopicPartition           // guarded by mu; Assignment's last answer
+	acked      map[managers.TopicPartition][]int64 // guarded by calls.mu; terminal acks kgo has not reported yet
+	collect    map[managers.TopicPartition]error   // guarded by calls.mu; outcomes for a running CommitSync, or nil
+	describer  *franz.Client                       // guarded by calls.mu; Assignment's own client, made on first use
+	lastAssign []managers.TopicPartition           // guarded by calls.mu; Assignment's last answer
 }
 
 type shareKey struct {
@@ -74,34 +60,9 @@ func newShareConsumer(cfg consumer.ShareConfig, extra []franz.Opt) (*ShareConsum
 	if err != nil {
 		return nil, err
 	}
-	return &ShareConsumer{cfg: cfg, base: base, extra: extra, cpu: newCPUKey(),
+	return &ShareConsumer{cfg: cfg, base: base, extra: extra, calls: newCalls(),
 		batch: map[shareKey]*shareEntry{}, acked: map[managers.TopicPartition][]int64{}}, nil
 }
-
-func (c *ShareConsumer) acquire() error {
-	if c.closed.Load() {
-		return consumer.ErrClosed
-	}
-	if !c.busy.CompareAndSwap(false, true) {
-		return consumer.ErrConcurrentUse
-	}
-	if c.closed.Load() {
-		c.busy.Store(false)
-		return consumer.ErrClosed
-	}
-	c.cpu.enter()
-	return nil
-}
-
-// release ends an application call.
-func (c *ShareConsumer) release() {
-	c.cpu.leave()
-	c.busy.Store(false)
-}
-
-// CPUKey is the pprof label value on this consumer's goroutines: look it up
-// in CPUFigures.ByKey. Safe from any goroutine.
-func (c *ShareConsumer) CPUKey() string { return c.cpu.key }
 
 // SetAcknowledgementCommitCallback sets the callback for acknowledgement
 // outcomes (nil removes it). kgo reports them (ShareAckCallback) on its own
@@ -149,16 +110,7 @@ func (c *ShareConsumer) Subscribe(topics ...string) error {
 		c.cl, c.clCtx, c.cancelCl, c.topics = cl, ctx, cancel, topics
 		return nil
 	}
-	var gone []string
-	for _, t := range c.topics {
-		if _, found := slices.BinarySearch(topics, t); !found {
-			gone = append(gone, t)
-		}
-	}
-	if len(gone) > 0 {
-		c.cl.PurgeTopicsFromConsuming(gone...)
-	}
-	c.cl.AddConsumeTopics(topics...)
+	changeTopics(c.cl, c.topics, topics)
 	c.topics = topics
 	return nil
 }
@@ -242,59 +194,24 @@ func (c *ShareConsumer) acceptRest() {
 // consumer.ErrWakeup, consumer.ErrClosed, consumer.ErrConcurrentUse,
 // share.ErrUnacknowledged, kgo's errors as in Consumer.Poll.
 func (c *ShareConsumer) Poll(ctx context.Context) ([]consumer.ShareRecord, error) {
-	if err := c.acquire(); err != nil {
-		return nil, err
-	}
-	defer c.release()
-	c.cbs.run()
-	if err := c.owed; err != nil {
-		c.owed = nil
-		return nil, err
-	}
+	return pollCall(&c.calls, ctx, c.finishBatch, c.poll)
+}
+
+// finishBatch finishes the last Poll's batch before the next: in implicit
+// mode its unacknowledged records are accepted; in explicit mode every
+// record must have been acknowledged (share.ErrUnacknowledged).
+func (c *ShareConsumer) finishBatch() error {
 	if c.explicit {
 		for _, e := range c.batch {
 			if !e.acked {
-				return nil, share.ErrUnacknowledged
+				return share.ErrUnacknowledged
 			}
 		}
 	} else {
 		c.acceptRest()
 	}
 	clear(c.batch)
-	pctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	c.mu.Lock()
-	if c.woken {
-		c.woken = false
-		c.mu.Unlock()
-		return nil, consumer.ErrWakeup
-	}
-	c.pollCancel = cancel
-	c.mu.Unlock()
-
-	recs, err := c.poll(pctx)
-
-	c.mu.Lock()
-	c.pollCancel = nil
-	woken := c.woken && len(recs) == 0
-	if woken {
-		c.woken = false
-	}
-	c.mu.Unlock()
-	switch {
-	case c.closed.Load():
-		return nil, consumer.ErrClosed
-	case woken:
-		return nil, consumer.ErrWakeup
-	case len(recs) > 0:
-		c.owed = err
-		return recs, nil
-	case err != nil:
-		return nil, err
-	case ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return nil, ctx.Err()
-	}
-	return nil, nil
+	return nil
 }
 
 func (c *ShareConsumer) poll(pctx context.Context) ([]consumer.ShareRecord, error) {
@@ -302,38 +219,21 @@ func (c *ShareConsumer) poll(pctx context.Context) ([]consumer.ShareRecord, erro
 		<-pctx.Done()
 		return nil, nil
 	}
-	var fetches franz.Fetches
-	if pctx.Err() != nil {
-		fetches = c.cl.PollRecords(nil, c.cfg.MaxPollRecords) //nolint:staticcheck // nil: buffered records only
-	} else {
-		fetches = c.cl.PollRecords(pctx, c.cfg.MaxPollRecords)
-	}
+	fetches := pollRecords(c.cl, pctx, c.cfg.MaxPollRecords)
 	var out []consumer.ShareRecord
 	if n := fetches.NumRecords(); n > 0 {
 		out = make([]consumer.ShareRecord, 0, n)
 	}
-	var errs []error
-	for i := range fetches {
-		for j := range fetches[i].Topics {
-			t := &fetches[i].Topics[j]
-			for k := range t.Partitions {
-				p := &t.Partitions[k]
-				if p.Err != nil {
-					if err := fetchError(t.Topic, p.Partition, p.Err); err != nil {
-						errs = append(errs, err)
-					}
-				}
-				for _, r := range p.Records {
-					out = out[:len(out)+1] // capacity is NumRecords; the new element is zero
-					sr := &out[len(out)-1]
-					fillRecord(&sr.Record, r)
-					sr.DeliveryCount = int16(min(r.DeliveryCount(), 1<<15-1))
-					c.batch[shareKey{managers.TopicPartition{Topic: r.Topic, Partition: r.Partition}, r.Offset}] = &shareEntry{r: r}
-				}
-			}
+	err := eachPartition(fetches, func(_ string, p *franz.FetchPartition) {
+		for _, r := range p.Records {
+			out = out[:len(out)+1] // capacity is NumRecords; the new element is zero
+			sr := &out[len(out)-1]
+			fillRecord(&sr.Record, r)
+			sr.DeliveryCount = int16(min(r.DeliveryCount(), 1<<15-1))
+			c.batch[shareKey{managers.TopicPartition{Topic: r.Topic, Partition: r.Partition}, r.Offset}] = &shareEntry{r: r}
 		}
-	}
-	return out, errors.Join(errs...)
+	})
+	return out, err
 }
 
 // onAck is kgo's ShareAckCallback (its goroutine): each partition outcome
@@ -374,9 +274,7 @@ func (c *ShareConsumer) CommitSync(ctx context.Context) (map[managers.TopicParti
 	}
 	defer c.release()
 	c.cbs.run()
-	if !c.explicit {
-		c.acceptRest()
-	}
+	c.acceptImplicit()
 	out := map[managers.TopicPartition]error{}
 	if c.cl == nil {
 		return out, nil
@@ -413,9 +311,7 @@ func (c *ShareConsumer) CommitAsync() error {
 	}
 	defer c.release()
 	c.cbs.run()
-	if !c.explicit {
-		c.acceptRest()
-	}
+	c.acceptImplicit()
 	if c.cl == nil {
 		return nil
 	}
@@ -430,20 +326,6 @@ func (c *ShareConsumer) CommitAsync() error {
 	return nil
 }
 
-// Wakeup makes a blocked Poll return consumer.ErrWakeup, or the next Poll
-// if none is blocked. Safe from any goroutine.
-func (c *ShareConsumer) Wakeup() {
-	if c.closed.Load() {
-		return
-	}
-	c.mu.Lock()
-	c.woken = true
-	if c.pollCancel != nil {
-		c.pollCancel()
-	}
-	c.mu.Unlock()
-}
-
 // Close finishes the last Poll's records (implicit mode: accept; explicit
 // mode: kgo releases the unacknowledged), waits for CommitAsync flushes,
 // then leaves the share group (kgo's LeaveGroupContext: pending
@@ -453,46 +335,25 @@ func (c *ShareConsumer) Wakeup() {
 // an error wrapping consumer.ErrCloseDeadline. Callbacks run before Close
 // returns. A second Close returns consumer.ErrClosed.
 func (c *ShareConsumer) Close(ctx context.Context) error {
-	if !c.closed.CompareAndSwap(false, true) {
-		return consumer.ErrClosed
-	}
-	for !c.busy.CompareAndSwap(false, true) {
+	return closeCall(&c.calls, ctx, c.acceptImplicit, func(ctx context.Context) error {
+		err := c.stopClient(ctx)
 		c.mu.Lock()
-		if c.pollCancel != nil {
-			c.pollCancel()
-		}
+		d := c.describer
+		c.describer = nil
 		c.mu.Unlock()
-		time.Sleep(time.Millisecond)
-	}
-	c.cpu.enter()
-	defer c.release()
-	c.cbs.run()
+		if d != nil {
+			d.Close()
+		}
+		return err
+	})
+}
+
+// acceptImplicit accepts the last Poll's unacknowledged records in
+// implicit mode (nothing in explicit mode).
+func (c *ShareConsumer) acceptImplicit() {
 	if !c.explicit {
 		c.acceptRest()
 	}
-	if _, ok := ctx.Deadline(); !ok && ctx.Err() == nil {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, defaultCloseTimeout)
-		defer cancel()
-	}
-	var err error
-	if werr := c.async.wait(ctx); werr != nil {
-		err = wrapDeadline("CommitAsync still outstanding", werr)
-	}
-	if serr := c.stopClient(ctx); serr != nil && err == nil {
-		err = serr
-	}
-	c.mu.Lock()
-	d := c.describer
-	c.describer = nil
-	c.mu.Unlock()
-	if d != nil {
-		d.Close()
-	}
-	_ = c.async.wait(context.Background())
-	c.cbs.run()
-	c.cpu.closeCPU()
-	return err
 }
 
 // stopClient leaves the share group and closes the client by ctx's
@@ -501,27 +362,7 @@ func (c *ShareConsumer) stopClient(ctx context.Context) error {
 	if c.cl == nil {
 		return nil
 	}
-	cl, cancel := c.cl, c.cancelCl
-	var err error
-	if lerr := cl.LeaveGroupContext(ctx); lerr != nil {
-		err = wrapDeadline(fmt.Sprintf("leave share group %q", c.cfg.GroupID), lerr)
-		cancel()
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		cl.Close()
-	}()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		cancel()
-		<-done
-		if err == nil {
-			err = wrapDeadline("closing the kgo client", ctx.Err())
-		}
-	}
-	cancel()
+	err := closeClient(ctx, c.cl, c.cancelCl, fmt.Sprintf("share group %q", c.cfg.GroupID))
 	c.cl, c.clCtx, c.cancelCl, c.topics = nil, nil, nil, nil
 	clear(c.batch)
 	return err

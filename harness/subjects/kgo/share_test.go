@@ -32,13 +32,7 @@ func startShare(t *testing.T, b *fakebroker.Broker, group, clientID string) *Sha
 
 func sharePoll(t *testing.T, c *ShareConsumer) []consumer.ShareRecord {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), pollTimeout)
-	defer cancel()
-	recs, err := c.Poll(ctx)
-	if err != nil {
-		t.Fatalf("Poll: %v", err)
-	}
-	return recs
+	return pollOnce(t, c.Poll)
 }
 
 func TestShareConsumeCommitClose(t *testing.T) {

@@ -52,28 +52,9 @@ func (k *cluster) CoordinatorUnavailable(ctx context.Context, group string) (har
 	return k.Inject(ctx, harness.FaultSpec{Kind: harness.FaultCoordinatorUnavailable, Group: group})
 }
 
+// Inject installs spec with the proxy's helpers (proxy.Inject).
 func (k *cluster) Inject(_ context.Context, spec harness.FaultSpec) (harness.Fault, error) {
-	if err := spec.Validate(); err != nil {
-		return nil, err
-	}
-	var f *proxy.Fault
-	var err error
-	switch spec.Kind {
-	case harness.FaultCoordinatorUnavailable:
-		f, err = k.p.CoordinatorUnavailable(spec.Group)
-	case harness.FaultError:
-		f, err = k.p.AnswerError(proxy.ErrorSpec{Key: spec.Key, Err: spec.Err, Topic: spec.Topic, When: spec.When, Nodes: spec.Nodes})
-	case harness.FaultHold:
-		f, err = k.p.HoldSelected(proxy.SelectSpec{Key: spec.Key, Nodes: spec.Nodes, When: spec.When})
-	case harness.FaultDelay:
-		f, err = k.p.DelaySelected(proxy.SelectSpec{Key: spec.Key, Nodes: spec.Nodes, When: spec.When}, spec.Delay)
-	case harness.FaultBrokersDown:
-		f, err = k.p.DropConnectionsOf(spec.Nodes...)
-	case harness.FaultBlackHole:
-		f, err = k.p.BlackHole(spec.Nodes...)
-	case harness.FaultRefuse:
-		f, err = k.p.Refuse(spec.Nodes...)
-	}
+	f, err := k.p.Inject(spec)
 	if err != nil {
 		return nil, err
 	}

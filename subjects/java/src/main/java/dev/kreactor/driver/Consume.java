@@ -13,7 +13,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 /**
  * The "consume" command: poll inside Java until a number of records arrived, and report counts,
  * time and CPU, so the consumer's own rate is measured without the per-record JSON transfer of
- * "poll" (kreactor's side-by-side benchmark, issue 15).
+ * "poll" (kreactor's side-by-side benchmark).
  *
  * <p>Arguments: {@code records} (records to receive, >= 0), {@code partitions} (first poll until
  * the assignment holds this many partitions, default 0), {@code timeoutMs} (bound on the whole

@@ -11,13 +11,9 @@ import java.util.Properties;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetCommitCallback;
-import org.apache.kafka.common.Metric;
-import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
@@ -29,48 +25,32 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  */
 final class RegularSession extends Session {
     private final KafkaConsumer<byte[], byte[]> consumer;
-    private final Map<MetricName, ? extends Metric> metrics;
 
     RegularSession(App app, Properties props) {
         super(app);
         consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        metrics = consumer.metrics();
+        bind(consumer::wakeup, consumer.metrics());
 
+        commonHandlers(consumer::unsubscribe, consumer::subscription, consumer::close, consumer::close);
         handlers.put("subscribe", this::subscribe);
-        handlers.put("unsubscribe", call -> {
-            call.time(consumer::unsubscribe);
-            return null;
-        });
-        handlers.put("assign", call -> {
-            List<TopicPartition> tps = call.cmd.partitions("partitions");
-            call.time(() -> consumer.assign(tps));
-            return null;
-        });
+        onPartitions("assign", consumer::assign);
         handlers.put("seek", call -> {
             TopicPartition tp = call.cmd.partition();
             long o = call.cmd.longValue("o");
             call.time(() -> consumer.seek(tp, o));
             return null;
         });
-        handlers.put("seekToBeginning", call -> {
-            List<TopicPartition> tps = call.cmd.partitions("partitions");
-            call.time(() -> consumer.seekToBeginning(tps));
-            return null;
-        });
-        handlers.put("seekToEnd", call -> {
-            List<TopicPartition> tps = call.cmd.partitions("partitions");
-            call.time(() -> consumer.seekToEnd(tps));
-            return null;
-        });
+        onPartitions("seekToBeginning", consumer::seekToBeginning);
+        onPartitions("seekToEnd", consumer::seekToEnd);
         handlers.put("position", call -> {
             TopicPartition tp = call.cmd.partition();
-            Duration d = Duration.ofMillis(call.cmd.millis("timeoutMs"));
+            Duration d = timeout(call);
             long pos = call.time(() -> consumer.position(tp, d));
             return Map.of("offset", pos);
         });
         handlers.put("committed", call -> {
             Set<TopicPartition> tps = new java.util.LinkedHashSet<>(call.cmd.partitions("partitions"));
-            Duration d = Duration.ofMillis(call.cmd.millis("timeoutMs"));
+            Duration d = timeout(call);
             Map<TopicPartition, OffsetAndMetadata> got = call.time(() -> consumer.committed(tps, d));
             List<Object> out = new ArrayList<>();
             for (TopicPartition tp : tps) {
@@ -78,23 +58,14 @@ final class RegularSession extends Session {
             }
             return Map.of("offsets", out);
         });
-        handlers.put("pause", call -> {
-            List<TopicPartition> tps = call.cmd.partitions("partitions");
-            call.time(() -> consumer.pause(tps));
-            return null;
-        });
-        handlers.put("resume", call -> {
-            List<TopicPartition> tps = call.cmd.partitions("partitions");
-            call.time(() -> consumer.resume(tps));
-            return null;
-        });
+        onPartitions("pause", consumer::pause);
+        onPartitions("resume", consumer::resume);
         handlers.put("paused", call -> Map.of("partitions", Wire.partitions(call.time(consumer::paused))));
-        handlers.put("poll", this::poll);
+        handlers.put("poll", call -> pollReply(call, consumer::poll, false, recs -> { }));
         handlers.put("consume", call -> Consume.run(call, consumer));
         handlers.put("commitSync", this::commitSync);
         handlers.put("commitAsync", this::commitAsync);
         handlers.put("assignment", call -> Map.of("partitions", Wire.partitions(call.time(consumer::assignment))));
-        handlers.put("subscription", call -> Map.of("topics", new ArrayList<>(call.time(consumer::subscription))));
         handlers.put("groupMetadata", call -> {
             ConsumerGroupMetadata g = call.time(consumer::groupMetadata);
             Map<String, Object> m = new LinkedHashMap<>();
@@ -103,15 +74,6 @@ final class RegularSession extends Session {
             m.put("memberId", g.memberId());
             m.put("groupInstanceId", g.groupInstanceId().orElse(null));
             return m;
-        });
-        handlers.put("close", call -> {
-            if (call.cmd.has("timeoutMs")) {
-                Duration d = Duration.ofMillis(call.cmd.millis("timeoutMs"));
-                call.time(() -> consumer.close(d));
-            } else {
-                call.time(() -> consumer.close());
-            }
-            return null;
         });
     }
 
@@ -133,14 +95,13 @@ final class RegularSession extends Session {
         }
     }
 
-    @Override
-    void wakeup() {
-        consumer.wakeup();
-    }
-
-    @Override
-    Map<MetricName, ? extends Metric> metrics() {
-        return metrics;
+    /** name {"partitions": [...]}: fn with the partitions, timed. */
+    private void onPartitions(String name, java.util.function.Consumer<List<TopicPartition>> fn) {
+        handlers.put(name, call -> {
+            List<TopicPartition> tps = call.cmd.partitions("partitions");
+            call.time(() -> fn.accept(tps));
+            return null;
+        });
     }
 
     /** subscribe {"topics": [...], "listener": true}: the listener reports rebalance events. */
@@ -177,20 +138,6 @@ final class RegularSession extends Session {
         callbackEvent("rebalance", m);
     }
 
-    /** poll {"timeoutMs": N}: the records Java returned (none when the timeout passed). */
-    private Map<String, Object> poll(Call call) {
-        Duration d = Duration.ofMillis(call.cmd.millis("timeoutMs"));
-        ConsumerRecords<byte[], byte[]> recs = call.time(() -> consumer.poll(d));
-        List<Object> out = new ArrayList<>(recs.count());
-        for (ConsumerRecord<byte[], byte[]> r : recs) {
-            out.add(Wire.record(r, false));
-        }
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("count", out.size());
-        m.put("records", out);
-        return m;
-    }
-
     /**
      * commitSync {"timeoutMs"?: N, "offsets"?: [{"t","p","o","le"?,"md"?}]}: without offsets,
      * the consumed positions; without a timeout, default.api.timeout.ms.
@@ -198,7 +145,7 @@ final class RegularSession extends Session {
     private Map<String, Object> commitSync(Call call) {
         Command c = call.cmd;
         boolean timed = c.has("timeoutMs");
-        Duration d = timed ? Duration.ofMillis(c.millis("timeoutMs")) : null;
+        Duration d = timed ? timeout(call) : null;
         if (c.has("offsets")) {
             Map<TopicPartition, OffsetAndMetadata> offs = Wire.commitOffsets(c, "offsets");
             call.time(() -> {

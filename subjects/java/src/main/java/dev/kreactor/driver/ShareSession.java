@@ -10,11 +10,8 @@ import java.util.Optional;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.Metric;
-import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
@@ -24,25 +21,20 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  */
 final class ShareSession extends Session {
     private final KafkaShareConsumer<byte[], byte[]> consumer;
-    private final Map<MetricName, ? extends Metric> metrics;
     /** The last poll's records by "topic/partition/offset"; touched only on the app thread. */
     private final Map<String, ConsumerRecord<byte[], byte[]>> lastBatch = new HashMap<>();
 
     ShareSession(App app, Properties props) {
         super(app);
         consumer = new KafkaShareConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        metrics = consumer.metrics();
+        bind(consumer::wakeup, consumer.metrics());
 
+        commonHandlers(consumer::unsubscribe, consumer::subscription, consumer::close, consumer::close);
         handlers.put("subscribe", call -> {
             List<String> topics = call.cmd.strings("topics");
             call.time(() -> consumer.subscribe(topics));
             return null;
         });
-        handlers.put("unsubscribe", call -> {
-            call.time(consumer::unsubscribe);
-            return null;
-        });
-        handlers.put("subscription", call -> Map.of("topics", new ArrayList<>(call.time(consumer::subscription))));
         handlers.put("poll", this::poll);
         handlers.put("acknowledge", this::acknowledge);
         handlers.put("commitSync", this::commitSync);
@@ -53,15 +45,6 @@ final class ShareSession extends Session {
         handlers.put("setAcknowledgementCommitCallback", call -> {
             boolean on = call.cmd.bool("enabled", true);
             call.time(() -> consumer.setAcknowledgementCommitCallback(on ? this::ackCommitted : null));
-            return null;
-        });
-        handlers.put("close", call -> {
-            if (call.cmd.has("timeoutMs")) {
-                Duration d = Duration.ofMillis(call.cmd.millis("timeoutMs"));
-                call.time(() -> consumer.close(d));
-            } else {
-                call.time(() -> consumer.close());
-            }
             return null;
         });
     }
@@ -76,34 +59,18 @@ final class ShareSession extends Session {
         return "KafkaShareConsumer";
     }
 
-    @Override
-    void wakeup() {
-        consumer.wakeup();
-    }
-
-    @Override
-    Map<MetricName, ? extends Metric> metrics() {
-        return metrics;
-    }
-
     private static String key(String t, int p, long o) {
         return t + "/" + p + "/" + o;
     }
 
     /** poll {"timeoutMs": N}: the acquired records, each with its delivery count "dc". */
     private Map<String, Object> poll(Call call) {
-        Duration d = Duration.ofMillis(call.cmd.millis("timeoutMs"));
-        ConsumerRecords<byte[], byte[]> recs = call.time(() -> consumer.poll(d));
-        lastBatch.clear();
-        List<Object> out = new ArrayList<>(recs.count());
-        for (ConsumerRecord<byte[], byte[]> r : recs) {
-            lastBatch.put(key(r.topic(), r.partition(), r.offset()), r);
-            out.add(Wire.record(r, true));
-        }
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("count", out.size());
-        m.put("records", out);
-        return m;
+        return pollReply(call, consumer::poll, true, recs -> {
+            lastBatch.clear();
+            for (ConsumerRecord<byte[], byte[]> r : recs) {
+                lastBatch.put(key(r.topic(), r.partition(), r.offset()), r);
+            }
+        });
     }
 
     /**
@@ -153,7 +120,7 @@ final class ShareSession extends Session {
     private Map<String, Object> commitSync(Call call) {
         Map<TopicIdPartition, Optional<KafkaException>> res;
         if (call.cmd.has("timeoutMs")) {
-            Duration d = Duration.ofMillis(call.cmd.millis("timeoutMs"));
+            Duration d = timeout(call);
             res = call.time(() -> consumer.commitSync(d));
         } else {
             res = call.time(() -> consumer.commitSync());

@@ -1,0 +1,4 @@
+// Package fakebroker is a stub that reaches Gomega.
+package fakebroker
+
+import _ "github.com/onsi/gomega"

@@ -1,0 +1,2 @@
+// Package share is a clean stub: it imports no group package.
+package share

@@ -1,0 +1,3 @@
+package inner
+
+import _ "example.com/thirdparty"

@@ -1,6 +1,0 @@
-//go:build race
-
-package harness
-
-// raceEnabled is true when the binary was built with -race.
-const raceEnabled = true
