@@ -97,6 +97,13 @@ func useRebalance(g *client.Group, app *application, r *rebalance) {
 			if !g.Cfg.EnableAutoCommit || len(offsets) == 0 {
 				return false
 			}
+			// What this commit takes as processed (every record handed,
+			// as Java's allConsumed) becomes the consumed position of the
+			// partitions the member keeps too: else the next periodic
+			// auto-commit sends the older consumed position and the
+			// committed offset goes backwards (explore's commit-backwards:
+			// 10 before the revocation, then 9).
+			g.Fetch.MarkConsumed(offsets)
 			g.Commit.EnqueueInEngine(offsets, deadline, done)
 			return true
 		},

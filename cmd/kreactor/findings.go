@@ -44,3 +44,28 @@ func writeFindings(path, out string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "wrote %s, %s (%d finding(s))\n", mdPath, jiraPath, len(fs))
 	return nil
 }
+
+// writeExploreFindings prints the simulation findings in dir (the
+// explore findings page) and, unless out is "-", writes it to
+// out/explore-findings.md. Errors: a finding file that cannot be read or
+// parsed (named), a file that cannot be written.
+func writeExploreFindings(dir, out string, stdout io.Writer) error {
+	fs, err := reports.LoadExploreFindings(dir)
+	if err != nil {
+		return fmt.Errorf("-explore %s: %w", dir, err)
+	}
+	md := reports.ExploreFindingsMarkdown(fs)
+	fmt.Fprint(stdout, md)
+	if out == "-" {
+		return nil
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(out, "explore-findings.md")
+	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d finding(s))\n", path, len(fs))
+	return nil
+}

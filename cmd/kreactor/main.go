@@ -50,7 +50,7 @@ var commands = []command{
 	{"check", "validate scenario files with the rules run and the suite apply, naming file, line and key", checkScenarios},
 	{"mutants", "run the regression specs and scenario files on each mutant of the reactor path (build tag mutants) and write the kill matrix", runMutants},
 	{"bench", "side-by-side benchmark: reactor, baseline, kgo and Java on kfake and real Kafka (benchstat lines, perf JSON)", runBench},
-	{"explore", "simulation runs: random fault schedules from seeds on a subject (kfake in a synctest bubble), a history checker, failing schedules shrunk to files", runExplore},
+	{"explore", "simulation runs: random fault schedules from seeds on a subject (kfake in a synctest bubble; java on the wall clock over loopback), a history checker, failing schedules shrunk to .json and scenario .yaml files; exit 1 on any anomaly", runExplore},
 	{"broker", "serve a fake Kafka cluster until SIGTERM with an HTTP control API (faults, request log, groups, topics)", runBroker},
 	{"proxy", "front a real Kafka cluster until SIGTERM, recording requests and injecting faults, with the same HTTP control API", runProxy},
 	{"matrix", "release matrix: regression x release of a real client (make java-matrix) from its per-release run files, as JSON and Markdown", runMatrix},
@@ -182,7 +182,7 @@ func formatNames() []string {
 }
 
 func runReport(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("report", "[-in FILE[,FILE...]] [-out DIR|-] [-format html,md,json,jira] [-lenient] [-strict-provenance] [-check REFERENCE,CONTROL[,NULL...]] [-mutants FILE] [-perf FILE] [-releases FILE] [-findings]", stderr)
+	fs := newFlagSet("report", "[-in FILE[,FILE...]] [-out DIR|-] [-format html,md,json,jira] [-lenient] [-strict-provenance] [-check REFERENCE,CONTROL[,NULL...]] [-mutants FILE] [-perf FILE] [-releases FILE] [-findings] [-explore DIR]", stderr)
 	in := fs.String("in", filepath.Join("reports", "out", "ginkgo.json"),
 		"comma-separated Ginkgo --json-report files to merge (e.g. one per subject, target and repeat)")
 	out := fs.String("out", filepath.Join("reports", "out"), "directory for the reports; - writes the one -format given to stdout")
@@ -198,8 +198,12 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	releases := fs.String("releases", "", "release matrix JSON (make java-matrix) to show as the release matrix section")
 	perf := fs.String("perf", "", "benchmark JSON (make bench) to show as the perf section")
 	findings := fs.Bool("findings", false, "print the findings of the -releases matrix (default reports/out/release-matrix.json): per regression, the release its shape starts (regressed in) or stops (fixed in) reproducing on, with the rates per release, the spec, the command and a Jira-markup block; also written to -out as findings.md and findings.jira.txt. -in is not read")
+	exploreDir := fs.String("explore", "", "print the simulation findings `kreactor explore` wrote to DIR (anomaly, subject, release, shrunk file, rate over replays, classification, replay command); also written to -out as explore-findings.md. -in is not read")
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
+	}
+	if *exploreDir != "" {
+		return writeExploreFindings(*exploreDir, *out, stdout)
 	}
 	if *findings {
 		path := *releases

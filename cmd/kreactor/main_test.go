@@ -116,7 +116,7 @@ func TestCommands(t *testing.T) {
 		{args: []string{"matrix", "-in", "x.json", "-seconds", "NaN"}, code: 2, inStderr: []string{"-seconds NaN: want a finite number"}},
 		{args: []string{"matrix", "-in", "x.json", "-seconds", "Inf"}, code: 2, inStderr: []string{"-seconds +Inf: want a finite number"}},
 		{args: []string{"explore", "-subject", "nosuch"}, code: 2, inStderr: []string{`-subject: subject "nosuch": not runnable by explore`, "usage: kreactor explore"}},
-		{args: []string{"explore", "-subject", "java"}, code: 2, inStderr: []string{`subject "java": not runnable by explore`}},
+		{args: []string{"explore", "-parallel", "-1"}, code: 2, inStderr: []string{`-parallel -1: must be >= 0`}},
 		{args: []string{"explore", "-groups", "nosuch"}, code: 2, inStderr: []string{`unknown group kind "nosuch"`}},
 		{args: []string{"explore", "-groups", ","}, code: 2, inStderr: []string{`-groups: groups ",": unknown group kind ""`}},
 	}

@@ -86,6 +86,13 @@ func TestCheckOrder(t *testing.T) {
 		{"two members, one partition each time", "",
 			"", []Op{poll("c1", 10*ms_, e1, recs("t0", 0, 0, 1)...), poll("c2", 20*ms_, e1, recs("t0", 0, 1, 2)...)}},
 	}
+	// A rejoin the application did not see (the same assignment before
+	// and after): the records after it may repeat what came before.
+	rejoined := &Trace{MemberIDs: map[string]string{"m1": "c1"}, Heartbeats: []Heartbeat{{At: 5 * ms_, MemberID: "m1"}, {At: 15 * ms_, MemberID: "m1"}},
+		Ops: []Op{poll("c1", 10*ms_, e1, recs("t0", 0, 0, 1)...), poll("c1", 20*ms_, e1, recs("t0", 0, 0, 1, 2)...)}}
+	expectNone(t, CheckOrder(rejoined))
+	rejoined.Heartbeats[1].Epoch = 7 // an ordinary heartbeat: no join
+	expectOnly(t, CheckOrder(rejoined), AnomalyDuplicate, "handed again")
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			an := CheckOrder(&Trace{Ops: c.ops})
@@ -136,6 +143,12 @@ func TestCheckClose(t *testing.T) {
 	expectOnly(t, CheckClose(late), AnomalyClosePast, "500ms deadline returned after 600ms")
 	late.Ops[0].End = time.Second + 540*ms_ // within the tolerance
 	expectNone(t, CheckClose(late))
+	// A process subject: the round trip adds the driver's exit; the
+	// client's own time is what the deadline bounds.
+	proc := &Trace{Subject: "java", Ops: []Op{{Member: "c1", Kind: OpClose, Start: time.Second, End: time.Second + 1900*ms_, Inside: 1400 * ms_, Timeout: 500 * ms_}}}
+	expectNone(t, CheckClose(proc))
+	proc.Ops[0].Inside = 1600 * ms_
+	expectOnly(t, CheckClose(proc), AnomalyClosePast, "500ms deadline returned after 1.6s")
 }
 
 func TestCheckRetries(t *testing.T) {

@@ -50,5 +50,19 @@
 //     share-ack-undelivered: a record accepted at the broker that the
 //     application was never handed (processed by nobody);
 //   - panic: an application call (or the harness's handling of its
-//     result) panicked.
+//     result) panicked;
+//   - across a group's members (check_group.go): duplicate-across-members
+//     (a record delivered again by another member below the offset the
+//     group had committed before that member fetched its position),
+//     commit-backwards (a partition's accepted committed offset going
+//     down), kept-after-revocation (a member still delivering or holding a
+//     partition another member took over, after it had learnt of the
+//     move), share-ack-foreign (an accept reported successful for a record
+//     another share member was handed in between).
+//
+// # Subjects
+//
+// reactor, kgo and null run in bubbles; the baseline, java and java-classic
+// on the wall clock (java: a JVM per member through the driver, the brokers
+// on loopback sockets), Options.Parallel schedules at once.
 package explore

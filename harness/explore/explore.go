@@ -3,8 +3,10 @@ package explore
 import (
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -13,7 +15,10 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/kreactor/kreactor/harness"
 	"github.com/kreactor/kreactor/harness/sim"
+	"github.com/kreactor/kreactor/harness/subjects"
+	"github.com/kreactor/kreactor/reports"
 )
 
 // Options configures an exploration.
@@ -21,8 +26,9 @@ type Options struct {
 	Subject   string
 	FirstSeed uint64 // schedule seeds FirstSeed, FirstSeed+1, ...
 	Seeds     int    // how many schedules at most
-	// Budget bounds the whole exploration's wall time (shrinking
-	// included); 0 means no bound.
+	// Budget bounds the time spent running schedules (no schedule starts
+	// after it); shrinking and the replays of findings come after it. 0
+	// means no bound.
 	Budget time.Duration
 	// Out is where findings are written (schedule JSON and scenario
 	// file); "" writes nothing.
@@ -31,6 +37,14 @@ type Options struct {
 	// ShrinkTime bounds each shrink (rapid's -rapid.shrinktime); 0 means
 	// DefaultShrinkTime. Negative: no shrinking.
 	ShrinkTime time.Duration
+	// Parallel is how many schedules run at once on the wall clock
+	// (process subjects, the baseline); 0 means runtime.NumCPU(). Bubble
+	// runs are one at a time (synctest with GOMAXPROCS 1 and a
+	// process-wide crypto/rand seed).
+	Parallel int
+	// Replays is how many times a finding's shrunk schedule is run again
+	// for its reproduction rate; 0 means DefaultReplays, negative none.
+	Replays int
 	// Logf, if set, gets progress lines.
 	Logf func(format string, args ...any)
 }
@@ -45,6 +59,19 @@ const DefaultShrinkTime = 60 * time.Second
 // next time.
 const ShrinkTries = 3
 
+// On the wall clock a candidate is run until its reproduction rate is
+// clear (Wilson's 95% interval, reports.Wilson): kept once the interval's
+// low end is above ShrinkRateFloor, dropped once its high end is below it
+// or after ShrinkMaxReplays runs without the low end clearing it.
+const (
+	ShrinkRateFloor  = 0.1
+	ShrinkMaxReplays = 10
+)
+
+// DefaultReplays is how many times a finding's shrunk schedule is replayed
+// for the rate the findings page shows.
+const DefaultReplays = 10
+
 // Finding is one anomaly kind found on a seed, shrunk.
 type Finding struct {
 	Seed       uint64
@@ -53,14 +80,43 @@ type Finding struct {
 	Shrunk     Schedule // the smallest schedule that still shows the anomaly
 	ShrunkTo   Anomaly  // the anomaly on the shrunk schedule
 	ShrinkRuns int      // runs the shrink took
-	Files      []string // written files
+	// Rate is how often the shrunk schedule showed the anomaly when run
+	// again (Options.Replays runs).
+	Rate  Rate
+	Files []string // written files
+}
+
+// Rate is a reproduction rate over replays: Shown of Runs, with its 95%
+// Wilson interval.
+type Rate struct {
+	Shown int     `json:"shown"`
+	Runs  int     `json:"runs"`
+	Low   float64 `json:"low"`
+	High  float64 `json:"high"`
+}
+
+func newRate(k, n int) Rate {
+	lo, hi := reports.Wilson(k, n)
+	return Rate{Shown: k, Runs: n, Low: lo, High: hi}
+}
+
+func (r Rate) String() string {
+	if r.Runs == 0 {
+		return "not replayed"
+	}
+	return fmt.Sprintf("%d/%d (95%% Wilson %.2f-%.2f)", r.Shown, r.Runs, r.Low, r.High)
 }
 
 // Summary is what an exploration did.
 type Summary struct {
-	Subject   string
+	Subject string
+	// Release is the subject's version (kafka-clients, franz-go), when it
+	// reports one.
+	Release   string
+	Budget    time.Duration // Options.Budget
+	Parallel  int           // schedules run at once
 	Schedules int           // schedules run (shrinking runs aside)
-	RunWall   time.Duration // wall time spent running schedules (shrinking aside)
+	RunWall   time.Duration // wall time of the running phase (shrinking aside)
 	Wall      time.Duration // total wall time
 	// Anomalies counts schedules showing each anomaly name.
 	Anomalies map[string]int
@@ -70,6 +126,9 @@ type Summary struct {
 	Findings []Finding
 	// RunErrors counts schedules the harness could not run.
 	RunErrors int
+	// NotChecked names the detectors this exploration could not apply
+	// (goroutine-leak with schedules in parallel or a process subject).
+	NotChecked []string
 }
 
 // PerMinute is schedules per minute of running time.
@@ -80,39 +139,99 @@ func (s Summary) PerMinute() float64 {
 	return float64(s.Schedules) / s.RunWall.Minutes()
 }
 
-// Explore runs schedules seed by seed on o.Subject, checks each, and
-// shrinks the first schedule showing each anomaly name (one shrink per
-// name), writing the findings to o.Out. t is the test the simulations run
-// in (synctest needs it); Explore does not fail it for anomalies: they are
-// the result.
+// AnomalyCount is how many schedules showed any anomaly (by name, each
+// schedule once per name).
+func (s Summary) AnomalyCount() int {
+	n := 0
+	for _, c := range s.Anomalies {
+		n += c
+	}
+	return n
+}
+
+// parallelFor is how many schedules o runs at once.
+func parallelFor(o Options) int {
+	if !WallFor(o.Subject) {
+		return 1
+	}
+	if o.Parallel > 0 {
+		return o.Parallel
+	}
+	return runtime.NumCPU()
+}
+
+// outcome is one schedule's run, as the running phase hands it on.
+type outcome struct {
+	i    int
+	seed uint64
+	s    Schedule
+	tr   *Trace
+	err  error
+}
+
+// Explore runs schedules seed by seed on o.Subject (Parallel at a time on
+// the wall clock), checks each, and shrinks the first schedule showing
+// each anomaly name (one shrink per name), writing the findings to o.Out.
+// t is the test the simulations run in (synctest needs it); Explore does
+// not fail it for anomalies: they are the result.
 func Explore(t *testing.T, o Options) (Summary, error) {
 	start := time.Now()
 	logf := o.Logf
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	sum := Summary{Subject: o.Subject, Anomalies: map[string]int{}, FirstAt: map[string]int{}}
+	par := parallelFor(o)
+	sum := Summary{Subject: o.Subject, Release: Release(o.Subject), Budget: o.Budget, Parallel: par, Anomalies: map[string]int{}, FirstAt: map[string]int{}}
 	wall := WallFor(o.Subject)
+	noLeaks := par > 1 || IsProcess(o.Subject)
+	if noLeaks {
+		sum.NotChecked = append(sum.NotChecked, AnomalyLeak)
+	}
 	g := Gen(o.Gen)
-	for i := range o.Seeds {
-		if o.Budget > 0 && time.Since(start) > o.Budget {
-			logf("budget %s spent after %d schedules", o.Budget, i)
-			break
+	// finish shrinks a first finding, replays it for its rate and writes
+	// it.
+	finish := func(f Finding) error {
+		if o.ShrinkTime >= 0 {
+			f = shrink(t, o, f, wall, par)
+			logf("seed %d: %s shrunk from size %d to %d in %d runs: %s", f.Seed, f.Anomaly.Name, f.Original.Size(), f.Shrunk.Size(), f.ShrinkRuns, f.ShrunkTo)
 		}
-		seed := o.FirstSeed + uint64(i)
-		s := g.Example(int(seed))
-		w := time.Now()
-		tr, err := Run(t, s, RunOptions{Subject: o.Subject, Wall: wall, Seed: seed, OnFrozen: frozenWriter(o, seed, s), StopOnSpin: true})
-		sum.RunWall += time.Since(w)
+		if o.Replays >= 0 {
+			n := o.Replays
+			if n == 0 {
+				n = DefaultReplays
+			}
+			f.Rate = replayRate(t, o.Subject, f.Shrunk, f.Seed, f.Anomaly.Name, n, par)
+			logf("seed %d: %s shown by the shrunk schedule in %s", f.Seed, f.Anomaly.Name, f.Rate)
+		}
+		if o.Out != "" {
+			files, err := writeFinding(o.Out, o.Subject, sum.Release, f)
+			if err != nil {
+				return err
+			}
+			f.Files = files
+		}
+		sum.Findings = append(sum.Findings, f)
+		return nil
+	}
+	var firsts []Finding
+	take := func(r outcome) {
 		sum.Schedules++
-		if tr == nil || tr.History == nil {
+		if r.tr == nil || r.tr.History == nil {
 			sum.RunErrors++
-			logf("seed %d: harness error: %v", seed, err)
-			continue
+			logf("seed %d: harness error: %v", r.seed, r.err)
+			return
 		}
-		an := Check(tr)
+		for _, op := range r.tr.Ops {
+			if op.Kind == OpOther && op.What == "new" && op.Err != "" {
+				// A member that could not be built (a driver that did not
+				// start): the schedule did not run as drawn.
+				sum.RunErrors++
+				logf("seed %d: harness error: member %s not built: %s", r.seed, op.Member, op.Err)
+				break
+			}
+		}
 		seen := map[string]bool{}
-		for _, a := range an {
+		for _, a := range Check(r.tr) {
 			if seen[a.Name] {
 				continue
 			}
@@ -121,25 +240,159 @@ func Explore(t *testing.T, o Options) (Summary, error) {
 			if _, ok := sum.FirstAt[a.Name]; ok {
 				continue
 			}
-			sum.FirstAt[a.Name] = i + 1
-			logf("seed %d (schedule %d, %s): %s", seed, i+1, s, a)
-			f := Finding{Seed: seed, Anomaly: a, Original: s, Shrunk: s, ShrunkTo: a}
-			if o.ShrinkTime >= 0 {
-				f = shrink(t, o, f, wall)
-				logf("seed %d: %s shrunk from size %d to %d in %d runs: %s", seed, a.Name, s.Size(), f.Shrunk.Size(), f.ShrinkRuns, f.ShrunkTo)
+			sum.FirstAt[a.Name] = r.i + 1
+			logf("seed %d (schedule %d, %s): %s", r.seed, r.i+1, r.s, a)
+			firsts = append(firsts, Finding{Seed: r.seed, Anomaly: a, Original: r.s, Shrunk: r.s, ShrunkTo: a})
+		}
+		if sum.Schedules%100 == 0 {
+			logf("%d schedules in %s, %d with anomalies", sum.Schedules, time.Since(start).Round(time.Second), sum.AnomalyCount())
+		}
+	}
+	runOne := func(i int) outcome {
+		seed := o.FirstSeed + uint64(i)
+		s := g.Example(int(seed))
+		tr, err := Run(t, s, RunOptions{Subject: o.Subject, Wall: wall, Seed: seed, OnFrozen: frozenWriter(o, seed, s), StopOnSpin: true, NoLeakCheck: noLeaks})
+		return outcome{i, seed, s, tr, err}
+	}
+	if par == 1 {
+		// One at a time on the test's goroutine, each first finding shrunk
+		// and written at once: a later schedule that freezes its bubble
+		// ends the process, and what was found before it is kept.
+		for i := range o.Seeds {
+			if o.Budget > 0 && time.Since(start) > o.Budget {
+				logf("budget %s spent after %d schedules", o.Budget, i)
+				break
 			}
-			if o.Out != "" {
-				files, err := writeFinding(o.Out, o.Subject, f)
-				if err != nil {
+			w := time.Now()
+			take(runOne(i))
+			sum.RunWall += time.Since(w)
+			for _, f := range firsts {
+				if err := finish(f); err != nil {
 					return sum, err
 				}
-				f.Files = files
 			}
-			sum.Findings = append(sum.Findings, f)
+			firsts = nil
+		}
+		sum.Wall = time.Since(start)
+		return sum, nil
+	}
+	results := make(chan outcome, par)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range par {
+		wg.Go(func() {
+			for i := range next {
+				results <- runOne(i)
+			}
+		})
+	}
+	go func() {
+		defer close(next)
+		for i := range o.Seeds {
+			if o.Budget > 0 && time.Since(start) > o.Budget {
+				logf("budget %s spent after %d schedules", o.Budget, i)
+				return
+			}
+			next <- i
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	// Outcomes are taken in seed order (a reorder buffer), so the first
+	// schedule showing each anomaly is the same at any parallelism.
+	pending := map[int]outcome{}
+	want := 0
+	for r := range results {
+		pending[r.i] = r
+		for {
+			x, ok := pending[want]
+			if !ok {
+				break
+			}
+			delete(pending, want)
+			want++
+			take(x)
+		}
+	}
+	for _, i := range slices.Sorted(maps.Keys(pending)) { // after a budget stop, gaps cannot fill
+		take(pending[i])
+	}
+	sum.RunWall = time.Since(start)
+	for _, f := range firsts {
+		if err := finish(f); err != nil {
+			return sum, err
 		}
 	}
 	sum.Wall = time.Since(start)
 	return sum, nil
+}
+
+// Release is subject's version as its Versioned ability reports it
+// (kafka-clients' release for java, franz-go's for kgo), or "".
+func Release(subject string) string {
+	subj, ok := subjects.Lookup(subject)
+	if !ok {
+		return ""
+	}
+	v, ok := subj.(harness.Versioned)
+	if !ok {
+		return ""
+	}
+	vs := v.Versions()
+	for _, k := range []string{harness.VersionKafkaClients, "kgo"} {
+		if vs[k] != "" {
+			return k + " " + vs[k]
+		}
+	}
+	return ""
+}
+
+// shows runs s on subject n times at most (par at a time) and counts the
+// runs whose check names the anomaly; with stopWhenClear it stops as soon as
+// the Wilson interval of the count so far is clear of ShrinkRateFloor.
+func shows(t *testing.T, subject string, s Schedule, seed uint64, anomaly string, n, par int, stopWhenClear bool) (k, runs int) {
+	wall := WallFor(subject)
+	for runs < n {
+		batch := min(par, n-runs)
+		hits := make([]bool, batch)
+		var wg sync.WaitGroup
+		for j := range batch {
+			run := func() {
+				tr, _ := Run(t, s, RunOptions{Subject: subject, Wall: wall, Seed: seed, StopOnSpin: true, NoLeakCheck: par > 1 || IsProcess(subject)})
+				if tr == nil || tr.History == nil {
+					return
+				}
+				hits[j] = slices.ContainsFunc(Check(tr), func(a Anomaly) bool { return a.Name == anomaly })
+			}
+			if batch == 1 {
+				run() // a bubble run stays on the test's goroutine
+				continue
+			}
+			wg.Go(run)
+		}
+		wg.Wait()
+		runs += batch
+		for _, h := range hits {
+			if h {
+				k++
+			}
+		}
+		if stopWhenClear {
+			lo, hi := reports.Wilson(k, runs)
+			if lo > ShrinkRateFloor || hi < ShrinkRateFloor {
+				return k, runs
+			}
+		}
+	}
+	return k, runs
+}
+
+// replayRate runs s n times and returns how often it showed anomaly.
+func replayRate(t *testing.T, subject string, s Schedule, seed uint64, anomaly string, n, par int) Rate {
+	k, runs := shows(t, subject, s, seed, anomaly, n, par, false)
+	return newRate(k, runs)
 }
 
 // rapidFlags serializes setting rapid's flags (process-wide).
@@ -150,40 +403,32 @@ var rapidFlags sync.Mutex
 // Gen().Example(seed)). A schedule that does not reproduce (scheduling in
 // the bubble differs) ends the shrink; the smallest schedule that showed
 // the anomaly is kept either way.
-func shrink(t *testing.T, o Options, f Finding, wall bool) Finding {
-	tries := ShrinkTries
-	if wall {
-		tries = 1 // seconds per run on the wall clock
-	}
+func shrink(t *testing.T, o Options, f Finding, wall bool, par int) Finding {
 	began := time.Now()
-	shows := func(s Schedule) bool {
-		for range tries {
-			tr, _ := Run(t, s, RunOptions{Subject: o.Subject, Wall: wall, Seed: f.Seed, StopOnSpin: true})
-			if tr == nil || tr.History == nil {
-				return false
-			}
-			for _, a := range Check(tr) {
-				if a.Name == f.Anomaly.Name {
-					return true
-				}
-			}
+	reproduces := func(s Schedule) bool {
+		if !wall {
+			k, _ := shows(t, o.Subject, s, f.Seed, f.Anomaly.Name, ShrinkTries, 1, false)
+			return k > 0 // any run of a bubble: rapid gives up on a flaky case
 		}
-		return false
+		// The wall clock: run until the rate is clear of the floor.
+		k, n := shows(t, o.Subject, s, f.Seed, f.Anomaly.Name, ShrinkMaxReplays, par, true)
+		lo, _ := reports.Wilson(k, n)
+		return lo > ShrinkRateFloor
 	}
-	out := shrinkWith(o, f, shows)
+	out := shrinkWith(o, f, reproduces)
 	// rapid shrinks the bit stream the schedule was drawn from: deleting
 	// one action shifts every later draw, so items that do not matter can
 	// stay. One-item deletions on the value finish the job (bounded by a
 	// second shrink time).
 	var runs int
 	out.Shrunk, runs = deleteItems(out.Shrunk, func(s Schedule) bool {
-		return time.Since(began) < 2*shrinkBudget(o) && shows(s)
+		return time.Since(began) < 2*shrinkBudget(o) && reproduces(s)
 	})
 	out.ShrinkRuns += runs
 	if out.Shrunk.Size() < f.Original.Size() || out.Shrunk.Length < f.Original.Length {
 		// The anomaly as the smallest schedule showed it: run it once more.
 		out.ShrunkTo = f.ShrunkTo
-		if tr, _ := Run(t, out.Shrunk, RunOptions{Subject: o.Subject, Wall: wall, Seed: f.Seed, StopOnSpin: true}); tr != nil && tr.History != nil {
+		if tr, _ := Run(t, out.Shrunk, RunOptions{Subject: o.Subject, Wall: wall, Seed: f.Seed, StopOnSpin: true, NoLeakCheck: IsProcess(o.Subject)}); tr != nil && tr.History != nil {
 			for _, a := range Check(tr) {
 				if a.Name == f.Anomaly.Name {
 					out.ShrunkTo = a
@@ -273,19 +518,22 @@ func frozenWriter(o Options, seed uint64, s Schedule) func(sim.Frozen) {
 			return
 		}
 		a := Anomaly{Name: AnomalySpin, At: fr.Virtual, Evidence: fmt.Sprintf("the bubble's clock froze at +%s: a goroutine never blocks", fr.Virtual)}
-		_, _ = writeFinding(o.Out, o.Subject, Finding{Seed: seed, Anomaly: a, Original: s, Shrunk: s, ShrunkTo: a})
+		_, _ = writeFinding(o.Out, o.Subject, Release(o.Subject), Finding{Seed: seed, Anomaly: a, Original: s, Shrunk: s, ShrunkTo: a})
 	}
 }
 
 // writeFinding writes f as DIR/<subject>-<anomaly>-seed<N>.json (the
 // shrunk schedule, replayable with -explore.replay) and .yaml (a scenario
 // file), and returns their paths.
-func writeFinding(dir, subject string, f Finding) ([]string, error) {
+func writeFinding(dir, subject, release string, f Finding) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	base := filepath.Join(dir, fmt.Sprintf("%s-%s-seed%d", subject, f.Anomaly.Name, f.Seed))
-	rep := Report{Seed: f.Seed, Subject: subject, Anomaly: f.ShrunkTo.String(), OriginalSize: f.Original.Size(), Schedule: f.Shrunk}
+	rep := Report{Seed: f.Seed, Subject: subject, Release: release, Anomaly: f.ShrunkTo.String(), OriginalSize: f.Original.Size(), Schedule: f.Shrunk}
+	if f.Rate.Runs > 0 {
+		rep.Rate = &f.Rate
+	}
 	if err := os.WriteFile(base+".json", rep.JSON(), 0o644); err != nil {
 		return nil, err
 	}

@@ -40,6 +40,13 @@ var faultCodes = map[kmsg.Key][]*kerr.Error{
 	kmsg.ShareAcknowledge:       {kerr.NotLeaderForPartition, kerr.UnknownTopicOrPartition},
 }
 
+// membershipError reports whether code, on a heartbeat API, fences the
+// member or says it is unknown (it must rejoin at member epoch 0).
+func membershipError(k kmsg.Key, code int16) bool {
+	return (k == kmsg.ConsumerGroupHeartbeat || k == kmsg.ShareGroupHeartbeat) &&
+		(code == kerr.UnknownMemberID.Code || code == kerr.FencedMemberEpoch.Code)
+}
+
 // regularKeys and shareKeys are the API keys faults pick from.
 var (
 	regularKeys = []kmsg.Key{kmsg.FindCoordinator, kmsg.Metadata, kmsg.Fetch, kmsg.ListOffsets, kmsg.OffsetCommit, kmsg.OffsetFetch, kmsg.ConsumerGroupHeartbeat}
@@ -139,6 +146,13 @@ func drawMember(t *rapid.T, s Schedule, i int) Member {
 }
 
 func drawFault(t *rapid.T, s Schedule) Fault {
+	// FaultRefuse and FaultBlackHole are left out: on the in-memory network
+	// healing a refuse (fakebroker's Refuse re-listening), or installing a
+	// black hole on a node that had one before, blocks a bubble goroutine in
+	// a way synctest does not count as durable, and the clock freezes (seen:
+	// every run of a 500 ms refuse froze at its heal; a second black hole on
+	// node 1, 800 ms after the first healed, froze seed 132). They run on
+	// the wall clock, in schedules written by hand.
 	kinds := []FaultKind{FaultError, FaultDelay, FaultHold, FaultDrop, FaultStop, FaultCoordinatorDown, FaultCoordinatorMove, FaultBrokersDown}
 	f := Fault{
 		At:   ms(t, 0, int(s.Length/time.Millisecond), "fault_at"),
@@ -154,7 +168,16 @@ func drawFault(t *rapid.T, s Schedule) Fault {
 		k := rapid.SampledFrom(keys).Draw(t, "key")
 		f.Key = int16(k)
 		f.Code = rapid.SampledFrom(faultCodes[k]).Draw(t, "code").Code
-		f.Count = rapid.SampledFrom([]int{-1, 1, 2, 3}).Draw(t, "count")
+		counts := []int{-1, 1, 2, 3}
+		if membershipError(k, f.Code) {
+			// A fenced or unknown member rejoins at member epoch 0, and
+			// Kafka never answers a join with these: until healed, the
+			// fault would answer every join with them, a broker no client
+			// has to survive (kgo's share consumer rejoined without
+			// pause and froze the bubble). A few requests: a fencing.
+			counts = []int{1, 2, 3}
+		}
+		f.Count = rapid.SampledFrom(counts).Draw(t, "count")
 	case FaultDelay:
 		f.Key = int16(rapid.SampledFrom(keys).Draw(t, "key"))
 		f.Delay = ms(t, 1, 3000, "delay")

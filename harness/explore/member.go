@@ -11,6 +11,7 @@ import (
 
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/harness"
+	"github.com/kreactor/kreactor/harness/measure"
 	oursubjects "github.com/kreactor/kreactor/harness/subjects/ours"
 	"github.com/kreactor/kreactor/reactor"
 )
@@ -29,7 +30,7 @@ func (r *runner) member(ctx context.Context, m Member, at func(time.Duration), s
 		r.shareMember(ctx, m, at, start)
 		return
 	}
-	c, err := r.subj.New(r.consumerConfig(m))
+	c, err := r.newConsumer(m)
 	if err != nil {
 		r.op(Op{Member: m.Name, Kind: OpOther, What: "new", Err: err.Error()})
 		return
@@ -75,7 +76,7 @@ func (r *runner) member(ctx context.Context, m Member, at func(time.Duration), s
 			case ActStall:
 				r.sleep(min(a.Timeout, r.s.Length-(r.since()-start)))
 			case ActClose:
-				r.closeMember(m.Name, func(ctx context.Context) error { return c.Close(ctx) }, a.Timeout)
+				r.closeMember(m.Name, c, a.Timeout)
 				return
 			}
 			continue
@@ -101,6 +102,9 @@ func (r *runner) member(ctx context.Context, m Member, at func(time.Duration), s
 			}
 		}
 		op := Op{Member: m.Name, Kind: OpPoll, Start: s, End: r.since(), Epoch: epoch, Timeout: timeout, Err: errText(err)}
+		for _, a := range now {
+			op.Assigned = append(op.Assigned, Rec{a.Topic, a.Partition, -1})
+		}
 		for _, rec := range recs {
 			op.Records = append(op.Records, Rec{rec.Topic, rec.Partition, rec.Offset})
 		}
@@ -109,16 +113,20 @@ func (r *runner) member(ctx context.Context, m Member, at func(time.Duration), s
 			time.Sleep(time.Millisecond) // an application polling with 0 still yields between polls
 		}
 	}
-	r.closeMember(m.Name, func(ctx context.Context) error { return c.Close(ctx) }, EndCloseTimeout)
+	r.closeMember(m.Name, c, EndCloseTimeout)
 }
 
-// closeMember runs a Close with deadline d and records it.
-func (r *runner) closeMember(name string, closeFn func(context.Context) error, d time.Duration) {
+// closeMember runs c's Close with deadline d and records it, with the time
+// the client itself spent in it where the subject measures that in its own
+// process (harness.CallTime: the java driver times close inside the JVM;
+// the round trip adds the driver's exit).
+func (r *runner) closeMember(name string, c interface{ Close(context.Context) error }, d time.Duration) {
 	cctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	s := r.since()
-	err := closeFn(cctx)
-	r.op(Op{Member: name, Kind: OpClose, Start: s, End: r.since(), Timeout: d, Err: errText(err)})
+	err := c.Close(cctx)
+	end := r.since()
+	r.op(Op{Member: name, Kind: OpClose, Start: s, End: end, Inside: measure.CallTime(c, "close", end-s), Timeout: d, Err: errText(err)})
 }
 
 // wakeups calls Wakeup at each wakeup action's time, from its own
@@ -235,14 +243,7 @@ func errText(err error) string {
 // acknowledged (accept, or release after an ack-release action) before
 // the next call.
 func (r *runner) shareMember(ctx context.Context, m Member, at func(time.Duration), start time.Duration) {
-	ss, ok := r.subj.(harness.ShareSubject)
-	if !ok {
-		r.op(Op{Member: m.Name, Kind: OpOther, What: "new", Err: "subject has no share consumer"})
-		return
-	}
-	cfg := r.env.ShareConfig(m.Name)
-	cfg.GroupID = Group
-	c, err := ss.NewShare(cfg)
+	c, err := r.newShareConsumer(m)
 	if err != nil {
 		r.op(Op{Member: m.Name, Kind: OpOther, What: "new", Err: err.Error()})
 		return
@@ -288,7 +289,7 @@ func (r *runner) shareMember(ctx context.Context, m Member, at func(time.Duratio
 			case ActStall:
 				r.sleep(min(a.Timeout, r.s.Length-(r.since()-start)))
 			case ActClose:
-				r.closeMember(m.Name, func(ctx context.Context) error { return c.Close(ctx) }, a.Timeout)
+				r.closeMember(m.Name, c, a.Timeout)
 				return
 			}
 			continue
@@ -321,5 +322,74 @@ func (r *runner) shareMember(ctx context.Context, m Member, at func(time.Duratio
 			time.Sleep(time.Millisecond)
 		}
 	}
-	r.closeMember(m.Name, func(ctx context.Context) error { return c.Close(ctx) }, EndCloseTimeout)
+	r.closeMember(m.Name, c, EndCloseTimeout)
+}
+
+// built is a member's consumer made before the timeline started (process
+// subjects: a JVM takes a second or more to start, which would eat the
+// schedule's first second).
+type built struct {
+	c   harness.Consumer
+	s   harness.ShareConsumer
+	err error
+}
+
+// prebuild makes every member's consumer at once, before the timeline
+// starts, for a subject in another process; a consumer made this way
+// sends nothing before its member subscribes at its start time.
+func (r *runner) prebuild() {
+	if !IsProcess(r.subj.Name()) {
+		return
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	r.built = map[string]built{}
+	for _, m := range r.s.Members {
+		wg.Go(func() {
+			var b built
+			if r.s.Share {
+				b.s, b.err = r.makeShare(m)
+			} else {
+				b.c, b.err = r.subj.New(r.consumerConfig(m))
+			}
+			mu.Lock()
+			r.built[m.Name] = b
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+}
+
+// newConsumer is member m's regular consumer: the one prebuild made, or a
+// new one.
+func (r *runner) newConsumer(m Member) (harness.Consumer, error) {
+	if b, ok := r.built[m.Name]; ok {
+		return b.c, b.err
+	}
+	return r.subj.New(r.consumerConfig(m))
+}
+
+// newShareConsumer is member m's share consumer: the one prebuild made, or
+// a new one.
+func (r *runner) newShareConsumer(m Member) (harness.ShareConsumer, error) {
+	if b, ok := r.built[m.Name]; ok {
+		return b.s, b.err
+	}
+	return r.makeShare(m)
+}
+
+// makeShare builds a share consumer for m, in explicit acknowledgement mode
+// where the subject must be told (kafka-clients 4.1+ refuses Acknowledge
+// otherwise).
+func (r *runner) makeShare(m Member) (harness.ShareConsumer, error) {
+	ss, ok := r.subj.(harness.ShareSubject)
+	if !ok {
+		return nil, errors.New("subject has no share consumer")
+	}
+	cfg := r.env.ShareConfig(m.Name)
+	cfg.GroupID = Group
+	if es, ok := r.subj.(harness.ExplicitShareSubject); ok {
+		return es.NewExplicitShare(cfg)
+	}
+	return ss.NewShare(cfg)
 }

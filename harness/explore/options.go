@@ -5,9 +5,11 @@ import (
 	"strings"
 )
 
-// Runnable lists the subjects explore runs (harness/subjects less the java
-// subjects, which need a JVM and the wall clock outside a bubble).
-var Runnable = []string{"reactor", "baseline", "kgo", "null"}
+// Runnable lists the subjects explore runs: ours and kgo in synctest
+// bubbles (the baseline on the wall clock), and the java subjects (a JVM
+// per member, kafka-clients through the driver) on the wall clock against
+// brokers on loopback sockets (sim.Config.Loopback).
+var Runnable = []string{"reactor", "baseline", "kgo", "null", "java", "java-classic"}
 
 // CheckSubject returns an error naming subject if explore cannot run it.
 func CheckSubject(subject string) error {

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,8 +30,8 @@ const SampleEvery = 100 * time.Millisecond
 // RunOptions says how to run a schedule.
 type RunOptions struct {
 	// Subject names the subject (subjects.Lookup): reactor, baseline,
-	// kgo, null. java is not supported (its driver is a process on real
-	// sockets; the fake cluster here is on an in-memory network).
+	// kgo, null, java, java-classic. The java subjects need Wall: their
+	// driver is a process that reaches the brokers over loopback sockets.
 	Subject string
 	// Wall runs on the wall clock (sim.RunWall) instead of in a bubble.
 	// A subject that busy-loops freezes a bubble's clock (the baseline
@@ -46,12 +47,28 @@ type RunOptions struct {
 	// spinning (CheckSpin's bound): the finding is made, and on the wall
 	// clock the rest of the schedule would only burn CPU.
 	StopOnSpin bool
+	// NoLeakCheck skips the goroutine-leak check after the members
+	// closed: with schedules run in parallel in one process another run's
+	// goroutines would count, and a process subject's goroutines here are
+	// the harness's driver plumbing, not the client's.
+	NoLeakCheck bool
 }
 
 // WallFor reports whether subject must run on the wall clock: the
 // baseline busy-loops by design during a coordinator outage (KAFKA-20253),
-// which stops a bubble's clock for good.
-func WallFor(subject string) bool { return subject == "baseline" }
+// which stops a bubble's clock for good; the java subjects are processes on
+// real sockets, outside any bubble.
+func WallFor(subject string) bool { return subject == "baseline" || IsProcess(subject) }
+
+// IsProcess reports whether subject runs in another process (the java
+// driver's JVM): on the wall clock, with brokers on loopback sockets.
+func IsProcess(subject string) bool {
+	return subject == subjects.SubjectJava || subject == subjects.SubjectJavaClassic
+}
+
+// ProcessStartSlack is what a schedule's run may take beyond its timeline
+// and closes on a process subject: a JVM per member to start.
+const ProcessStartSlack = 30 * time.Second
 
 // Run executes s on the subject and returns the trace. t is needed for a
 // bubble (synctest); it may be nil with Wall. A harness failure (the
@@ -62,10 +79,16 @@ func Run(t *testing.T, s Schedule, o RunOptions) (*Trace, error) {
 		return nil, err
 	}
 	subj, ok := subjects.Lookup(o.Subject)
-	if !ok || o.Subject == subjects.SubjectJava || strings.HasPrefix(o.Subject, "java") {
-		return nil, fmt.Errorf("explore: subject %q: not runnable here (known: reactor, baseline, kgo, null)", o.Subject)
+	if !ok || CheckSubject(o.Subject) != nil {
+		return nil, fmt.Errorf("explore: subject %q: not runnable here (known: %s)", o.Subject, strings.Join(Runnable, ", "))
 	}
-	r := &runner{s: s, subj: subj, stopOnSpin: o.StopOnSpin, tr: &Trace{Subject: o.Subject, Bubble: !o.Wall, Probed: map[string]bool{},
+	if !o.Wall && slices.ContainsFunc(s.Faults, func(f Fault) bool { return f.Kind == FaultRefuse || f.Kind == FaultBlackHole }) {
+		return nil, fmt.Errorf("explore: %s and %s faults can freeze a bubble's clock (see gen.go): run the schedule on the wall clock", FaultRefuse, FaultBlackHole)
+	}
+	if IsProcess(o.Subject) && !o.Wall {
+		return nil, fmt.Errorf("explore: subject %q runs in another process: it needs the wall clock (RunOptions.Wall)", o.Subject)
+	}
+	r := &runner{s: s, subj: subj, stopOnSpin: o.StopOnSpin, noLeakCheck: o.NoLeakCheck, tr: &Trace{Subject: o.Subject, Bubble: !o.Wall, Probed: map[string]bool{},
 		Retry: measure.Schedule(consumer.DefaultConfig())}}
 	cfg := sim.Config{
 		Seed:       o.Seed,
@@ -73,6 +96,10 @@ func Run(t *testing.T, s Schedule, o RunOptions) (*Trace, error) {
 		MaxVirtual: s.Length + 2*EndCloseTimeout + 10*time.Second,
 		Procs:      1,
 		OnFrozen:   o.OnFrozen,
+		Loopback:   IsProcess(o.Subject),
+	}
+	if cfg.Loopback {
+		cfg.MaxVirtual += ProcessStartSlack
 	}
 	var h *sim.History
 	var err error
@@ -99,12 +126,15 @@ func topicMap(s Schedule) map[string]int32 {
 
 // runner executes one schedule inside sim's run function.
 type runner struct {
-	s          Schedule
-	subj       harness.Subject
-	env        *sim.Env
-	stopOnSpin bool
-	abort      chan struct{} // closed when the timeline ends early (a spin seen)
-	abortOnce  sync.Once
+	s           Schedule
+	subj        harness.Subject
+	env         *sim.Env
+	stopOnSpin  bool
+	noLeakCheck bool
+	built       map[string]built // by member name: consumers made before the timeline (prebuild); read-only after
+	abort       chan struct{}    // closed when the timeline ends early (a spin seen)
+	commitSeen  chan struct{}    // a broker read an OffsetCommit or a join heartbeat (buffer 1; sampleGroup reads the group)
+	abortOnce   sync.Once
 
 	mu sync.Mutex // guards tr's slices while the run goes on
 	tr *Trace
@@ -119,6 +149,7 @@ func (r *runner) op(o Op) {
 func (r *runner) run(env *sim.Env) error {
 	r.env = env
 	r.abort = make(chan struct{}) // made in the bubble: waiting on it is durably blocking there
+	r.commitSeen = make(chan struct{}, 1)
 	b := env.Broker
 	if err := r.observe(b); err != nil {
 		return err
@@ -132,16 +163,24 @@ func (r *runner) run(env *sim.Env) error {
 			env.Note("producer", "initial produce: %v", err)
 		}
 	}
+	r.prebuild()
 	start := env.Since()
 	at := func(d time.Duration) { r.sleep(start + d - env.Since()) } // until start+d
 	var wg sync.WaitGroup
 	wg.Go(func() { r.produce(ctx, at) })
 	wg.Go(func() { r.faults(at) })
+	var members sync.WaitGroup
 	for _, m := range r.s.Members {
-		wg.Go(func() { r.member(ctx, m, at, start) })
+		members.Go(func() { r.member(ctx, m, at, start) })
 	}
+	sampled := make(chan struct{})
+	wg.Go(func() { r.sampleGroup(sampled) })
+	members.Wait()
+	close(sampled)
 	wg.Wait()
-	r.tr.Leaked = leaked(r.tr.Bubble)
+	if !r.noLeakCheck {
+		r.tr.Leaked = leaked(r.tr.Bubble)
+	}
 	r.resolveAcks(b)
 	return nil
 }
@@ -155,6 +194,15 @@ func (r *runner) observe(b *fakebroker.Broker) error {
 		switch q := req.(type) {
 		case *kmsg.ConsumerGroupHeartbeatRequest:
 			h = Heartbeat{MemberID: q.MemberID, Epoch: q.MemberEpoch}
+			if q.Topics != nil {
+				h.OwnedSent, h.topics = true, map[int32][16]byte{}
+				for _, t := range q.Topics {
+					for _, p := range t.Partitions {
+						h.topics[int32(len(h.Owned))] = t.TopicID
+						h.Owned = append(h.Owned, Rec{Partition: p, Offset: -1})
+					}
+				}
+			}
 		case *kmsg.ShareGroupHeartbeatRequest:
 			h = Heartbeat{MemberID: q.MemberID, Epoch: q.MemberEpoch}
 		default:
@@ -164,9 +212,16 @@ func (r *runner) observe(b *fakebroker.Broker) error {
 		r.mu.Lock()
 		r.tr.Heartbeats = append(r.tr.Heartbeats, h)
 		r.mu.Unlock()
+		if h.Epoch == 0 { // a join: read the group's member ids soon
+			select {
+			case r.commitSeen <- struct{}{}:
+			default:
+			}
+		}
 	}
 	ack := func(at time.Time, req kmsg.Request) {
 		var acks []Ack
+		var member string
 		add := func(key int16, topic [16]byte, p int32, first, last int64, types []int8) {
 			for o := first; o <= last; o++ {
 				typ := int8(0)
@@ -176,11 +231,14 @@ func (r *runner) observe(b *fakebroker.Broker) error {
 				case int(o-first) < len(types):
 					typ = types[o-first]
 				}
-				acks = append(acks, Ack{At: since(at), Key: key, Rec: Rec{Partition: p, Offset: o}, Type: typ, topic: topic})
+				acks = append(acks, Ack{At: since(at), Key: key, MemberID: member, Rec: Rec{Partition: p, Offset: o}, Type: typ, topic: topic})
 			}
 		}
 		switch q := req.(type) {
 		case *kmsg.ShareFetchRequest:
+			if q.MemberID != nil {
+				member = *q.MemberID
+			}
 			for _, t := range q.Topics {
 				for _, p := range t.Partitions {
 					for _, a := range p.AcknowledgementBatches {
@@ -189,6 +247,9 @@ func (r *runner) observe(b *fakebroker.Broker) error {
 				}
 			}
 		case *kmsg.ShareAcknowledgeRequest:
+			if q.MemberID != nil {
+				member = *q.MemberID
+			}
 			for _, t := range q.Topics {
 				for _, p := range t.Partitions {
 					for _, a := range p.AcknowledgementBatches {
@@ -214,20 +275,98 @@ func (r *runner) observe(b *fakebroker.Broker) error {
 			return err
 		}
 	}
-	return nil
+	_, err := b.ObserveKey(kmsg.OffsetCommit, func(time.Time, kmsg.Request) {
+		select {
+		case r.commitSeen <- struct{}{}:
+		default:
+		}
+	})
+	return err
 }
 
-// resolveAcks names the topics of the acknowledgements (the observer may
-// not call the cluster).
+// CommitSettle is how long after a broker read an OffsetCommit, or a join
+// heartbeat, the group is read again (the request is applied after its
+// observer returns).
+const CommitSettle = 5 * time.Millisecond
+
+// sampleGroup reads the group at the broker when a broker has read an
+// OffsetCommit or a heartbeat joining the group (at once and CommitSettle
+// later), until done is closed, then once more: each newly accepted commit
+// becomes a CommitPoint and each member id is named by its client id.
+// Reading only then keeps a bubble's extra wakeups to the group's own
+// events.
+func (r *runner) sampleGroup(done <-chan struct{}) {
+	settle := time.NewTimer(time.Hour)
+	settle.Stop()
+	defer settle.Stop()
+	type seen struct {
+		tp
+		at     time.Time
+		offset int64
+	}
+	last := map[tp]seen{}
+	read := func() {
+		gi := r.env.Broker.GroupInfo(Group)
+		if gi == nil {
+			return
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.tr.MemberIDs == nil {
+			r.tr.MemberIDs = map[string]string{}
+		}
+		for _, m := range gi.Members {
+			r.tr.MemberIDs[m.MemberID] = m.ClientID
+		}
+		var fresh []CommitPoint
+		for topic, ps := range gi.Commits {
+			for p, c := range ps {
+				k := tp{topic, p}
+				if l, ok := last[k]; ok && l.at.Equal(c.At) && l.offset == c.Offset {
+					continue
+				}
+				last[k] = seen{k, c.At, c.Offset}
+				fresh = append(fresh, CommitPoint{At: c.At.Sub(r.env.Start()), Topic: topic, Partition: p, Offset: c.Offset})
+			}
+		}
+		slices.SortFunc(fresh, func(a, b CommitPoint) int {
+			return cmp.Or(cmp.Compare(a.At, b.At), strings.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
+		})
+		r.tr.Commits = append(r.tr.Commits, fresh...)
+	}
+	for {
+		select {
+		case <-done:
+			read()
+			return
+		case <-r.commitSeen:
+			read()
+			settle.Reset(CommitSettle)
+		case <-settle.C:
+			read()
+		}
+	}
+}
+
+// resolveAcks names the topics of the acknowledgements and of the
+// partitions heartbeats said were owned (the observer may not call the
+// cluster).
 func (r *runner) resolveAcks(b *fakebroker.Broker) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	name := func(id [16]byte) string {
+		if ti := b.Cluster().TopicIDInfo(id); ti != nil {
+			return ti.Topic
+		}
+		return fmt.Sprintf("id:%x", id)
+	}
 	for i := range r.tr.Acks {
-		a := &r.tr.Acks[i]
-		if ti := b.Cluster().TopicIDInfo(a.topic); ti != nil {
-			a.Rec.Topic = ti.Topic
-		} else {
-			a.Rec.Topic = fmt.Sprintf("id:%x", a.topic)
+		r.tr.Acks[i].Rec.Topic = name(r.tr.Acks[i].topic)
+	}
+	for i := range r.tr.Heartbeats {
+		h := &r.tr.Heartbeats[i]
+		for j := range h.Owned {
+			h.Owned[j].Topic = name(h.topics[int32(j)])
 		}
 	}
 }
@@ -360,6 +499,10 @@ func (r *runner) installHandle(f Fault) (healer, error) {
 		return one(b.CoordinatorUnavailable(Group))
 	case FaultCoordinatorMove:
 		return one(b.StopNode(b.CoordinatorFor(Group)))
+	case FaultBlackHole:
+		return one(b.BlackHole(f.Node))
+	case FaultRefuse:
+		return one(b.Refuse(f.Node))
 	case FaultBrokersDown:
 		hs := make([]*fakebroker.Handle, 0, r.s.Brokers)
 		for n := range int32(r.s.Brokers) {

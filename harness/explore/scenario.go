@@ -2,6 +2,7 @@ package explore
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -15,9 +16,13 @@ import (
 // Report is a finding as written to DIR/*.json: the shrunk schedule with
 // its seed and anomaly; `kreactor explore -replay FILE` runs it again.
 type Report struct {
-	Seed         uint64   `json:"seed"`
-	Subject      string   `json:"subject"`
-	Anomaly      string   `json:"anomaly"`
+	Seed    uint64 `json:"seed"`
+	Subject string `json:"subject"`
+	// Release is the subject's version when it was found (Release).
+	Release string `json:"release,omitempty"`
+	Anomaly string `json:"anomaly"`
+	// Rate is how often the schedule showed the anomaly over replays.
+	Rate         *Rate    `json:"rate,omitempty"`
 	OriginalSize int      `json:"original_size"`
 	Schedule     Schedule `json:"schedule"`
 }
@@ -40,135 +45,41 @@ func ParseReport(b []byte) (Report, error) {
 	return r, r.Schedule.Validate()
 }
 
-// NotExpressible says why a schedule cannot be written in the scenario
-// format of harness/scenario (one consumer, steps in sequence).
-type NotExpressible struct{ Reasons []string }
-
-func (e *NotExpressible) Error() string {
-	return "explore: not expressible as a scenario file (harness/scenario, v1): " + strings.Join(e.Reasons, "; ")
-}
-
 // maxProduceSteps bounds the produce steps per topic a scenario file gets
 // for the background producer.
 const maxProduceSteps = 6
 
 // Scenario writes f's shrunk schedule as a scenario file in
-// harness/scenario's format (main's, v1): the timeline becomes steps in
-// sequence (poll_for between events), the anomaly becomes the expectation
-// that catches it. What v1 cannot say (several members, a share group,
-// wakeup, node-level faults, a fault on a count of requests, the anomalies
-// commit-after-leave, goroutine-leak and the share ones) is a
-// *NotExpressible naming each reason.
+// harness/scenario's format (v2: several consumers, share consumers,
+// timed steps), which `kreactor check` accepts and `kreactor run` runs on
+// any subject and target:
+//
+//   - every member is a consumer cN of the run's group (kind: share for a
+//     share group), with the schedule's settings;
+//   - faults, heals, the background producer's batches and wakeups are
+//     timed steps (at: from the timeline's start), each fault with a
+//     window of its own name;
+//   - each member's calls are a chain of background steps (poll_for
+//     between its actions, with the member's poll timeout as each; share
+//     members accept each batch), started by the sequence at their times
+//     (sleep between), each joined before the member's next step: the
+//     members run concurrently, as in the simulation;
+//   - the anomaly becomes the expectation that catches it where the
+//     vocabulary has one (AnomalyExpectations); otherwise the file reports
+//     figures only and says so: the .json replays explore's detector.
+//
+// It is a transliteration on the wall clock: a step that overruns its time
+// delays its member's next step and, through the join, the sequence; an
+// interleaving the bubble fixed may not repeat. The .json replays the
+// schedule itself.
 func Scenario(f Finding, subject string) ([]byte, error) {
 	s := f.Shrunk
-	var why []string
-	if s.Share {
-		why = append(why, "a share group")
+	if err := s.Validate(); err != nil {
+		return nil, err
 	}
-	if len(s.Members) != 1 {
-		why = append(why, fmt.Sprintf("%d members", len(s.Members)))
-	}
-	for _, m := range s.Members {
-		for _, a := range m.Actions {
-			if a.Kind == ActWakeup || a.Kind == ActAckRelease {
-				why = append(why, "action "+a.Kind.String())
-			}
-		}
-	}
-	for _, ft := range s.Faults {
-		switch {
-		case ft.Kind == FaultDrop || ft.Kind == FaultStop || ft.Kind == FaultCoordinatorMove:
-			why = append(why, "fault "+ft.Kind.String())
-		case (ft.Kind == FaultError || ft.Kind == FaultDelay) && ft.Count != -1:
-			why = append(why, fmt.Sprintf("fault %s on %d requests", ft.Kind, ft.Count))
-		}
-	}
-	switch f.Anomaly.Name {
-	case AnomalyCommitAfterLeft, AnomalyLeak, AnomalyAckLost, AnomalyAckTwice:
-		why = append(why, "anomaly "+f.Anomaly.Name)
-	}
-	if len(why) > 0 {
-		slices.Sort(why)
-		return nil, &NotExpressible{slices.Compact(why)}
-	}
-	m := s.Members[0]
-
-	// Events on one timeline: member actions, fault edges, producer ticks.
-	type event struct {
-		at    time.Duration
-		order int // at one instant: faults, then producer, then the member
-		step  string
-	}
-	var ev []event
-	for i, ft := range s.Faults {
-		if ft.At >= s.Length {
-			continue
-		}
-		name := fmt.Sprintf("f%d", i+1)
-		ev = append(ev, event{ft.At, 0, faultStep(ft, name) + "\n  - window: " + name},
-			event{min(ft.At+ft.For, s.Length), 0, "end_window: " + name + "\n  - heal: " + name})
-	}
-	if s.Produce.Batch > 0 {
-		// The producer's ticks, coalesced into at most maxProduceSteps
-		// produce steps per topic (each a blocking step of its own in the
-		// sequence; the checker bounds the sum of step timeouts).
-		var ticks []time.Duration
-		for at := s.Produce.Every; at < s.Length; at += s.Produce.Every {
-			ticks = append(ticks, at)
-		}
-		per := (len(ticks) + maxProduceSteps - 1) / maxProduceSteps
-		for i := 0; i < len(ticks); i += per {
-			n := min(per, len(ticks)-i)
-			for _, t := range s.Topics {
-				ev = append(ev, event{ticks[i], 1, fmt.Sprintf("produce: {topic: %s, count: %d}", t.Name, n*s.Produce.Batch)})
-			}
-		}
-	}
-	closes, commits := 0, 0
-	closed, closedAt := false, time.Duration(-1)
-	for _, a := range m.Actions {
-		if a.At >= s.Length || closed {
-			continue
-		}
-		var step string
-		switch a.Kind {
-		case ActPoll:
-			step = "#poll " + dur(a.Timeout)
-		case ActCommitSync:
-			step = fmt.Sprintf("commit_sync: {timeout: %s}", dur(a.Timeout))
-		case ActCommitAsync:
-			commits++
-			step = fmt.Sprintf("commit_async: {as: async%d}", commits)
-		case ActPause:
-			step = "pause_all: {}"
-		case ActResume:
-			step = "resume_all: {}"
-		case ActSubscribe:
-			step = "subscribe: [" + strings.Join(topicNames(s, a.Topics), ", ") + "]"
-		case ActStall:
-			step = "sleep: " + dur(min(a.Timeout, s.Length-a.At))
-		case ActClose:
-			closes++
-			step = fmt.Sprintf("close: {timeout: %s, as: close%d}", dur(a.Timeout), closes)
-			closed = true
-			closedAt = max(a.At, m.Start)
-		}
-		ev = append(ev, event{max(a.At, m.Start), 2, step})
-	}
-	if !closed {
-		closes++
-		ev = append(ev, event{s.Length, 3, fmt.Sprintf("close: {timeout: %s, as: close%d}", dur(EndCloseTimeout), closes)})
-	}
-	slices.SortStableFunc(ev, func(a, b event) int {
-		if a.at != b.at {
-			return int(a.at - b.at)
-		}
-		return a.order - b.order
-	})
-
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# explore: %s on %s, seed %d (shrunk from size %d to %d): %s\n", f.Anomaly.Name, subject, f.Seed, f.Original.Size(), s.Size(), oneLine(f.ShrunkTo.Evidence))
-	fmt.Fprintf(&b, "# Written by kreactor explore (harness/explore): the shrunk schedule as steps in sequence; between events the consumer polls (poll_for) as explore's main loop does.\n")
+	fmt.Fprintf(&b, "# Written by kreactor explore (harness/explore): the members' calls as chains of background steps, faults, heals, batches and wakeups as timed steps. Replay the .json beside it for the simulation itself.\n")
 	fmt.Fprintf(&b, "id: explore.%s-%s-seed%d\n", subject, f.Anomaly.Name, f.Seed)
 	fmt.Fprintf(&b, "covers: [%s]\n", coversFor(f.Anomaly.Name))
 	fmt.Fprintf(&b, "cluster:\n  brokers: %d\n  topics: {", s.Brokers)
@@ -179,140 +90,352 @@ func Scenario(f Finding, subject string) ([]byte, error) {
 		fmt.Fprintf(&b, "%s: %d", t.Name, t.Partitions)
 	}
 	b.WriteString("}\n")
-	fmt.Fprintf(&b, "consumer:\n  group: true\n  enable_auto_commit: %v\n  auto_commit_interval: 500ms\n  max_poll_interval: %s\n", m.AutoCommit, dur(m.MaxPollInterval))
+	b.WriteString("consumers:\n")
+	for _, m := range s.Members {
+		if s.Share {
+			fmt.Fprintf(&b, "  %s: {kind: share, group: true, max_poll_interval: %s}\n", m.Name, dur(m.MaxPollInterval))
+			continue
+		}
+		fmt.Fprintf(&b, "  %s: {group: true, enable_auto_commit: %v, auto_commit_interval: %s, max_poll_interval: %s}\n",
+			m.Name, m.AutoCommit, dur(autoCommitInterval), dur(m.MaxPollInterval))
+	}
 	b.WriteString("steps:\n")
 	if s.Produce.Initial > 0 {
 		fmt.Fprintf(&b, "  - produce: {topic: %s, count: %d}\n", s.Topics[0].Name, s.Produce.Initial)
 	}
 	b.WriteString("  - window: run\n")
-	now, each := time.Duration(0), max(m.PollTimeout, time.Millisecond)
-	subscribed := false
-	opened := map[string]bool{} // the fault windows written ("w" + name)
-	gap := func(to time.Duration) {
-		if to > now && subscribed {
-			fmt.Fprintf(&b, "  - poll_for: {duration: %s, each: %s}\n", dur(to-now), dur(each))
-		} else if to > now {
-			fmt.Fprintf(&b, "  - sleep: %s\n", dur(to-now))
-		}
-		now = max(now, to)
-	}
-	for _, e := range ev {
-		if closedAt >= 0 && e.at > closedAt {
-			break // the one consumer is closed: nothing after matters to it
-		}
-		if !subscribed && e.at >= m.Start {
-			gap(m.Start)
-			fmt.Fprintf(&b, "  - subscribe: [%s]\n", strings.Join(topicNames(s, nil), ", "))
-			subscribed = true
-		}
-		gap(e.at)
-		if t, ok := strings.CutPrefix(e.step, "#poll "); ok {
-			each, _ = time.ParseDuration(t)
-			each = max(each, time.Millisecond)
-			continue
-		}
-		fmt.Fprintf(&b, "  - %s\n", e.step)
-		if w, ok := strings.CutPrefix(e.step, "fault: "); ok {
-			_, name, _ := strings.Cut(w, "window: ")
-			opened["w"+strings.TrimSpace(name)] = true
-		}
-		if strings.HasPrefix(e.step, "sleep: ") {
-			d, _ := time.ParseDuration(strings.TrimPrefix(e.step, "sleep: "))
-			now += d
-		}
-	}
-	exp := expectFor(f, s, closes, commits, opened)
-	if !strings.Contains(exp, "- ") {
-		return nil, &NotExpressible{[]string{"no step the anomaly " + f.Anomaly.Name + " names"}}
-	}
+	w := &writer{s: s, b: &b, faultWindows: map[int]bool{}}
+	w.timed()
+	w.members()
 	b.WriteString("expect:\n")
-	b.WriteString(exp)
+	b.WriteString(w.expect(f, subject))
 	return b.Bytes(), nil
 }
 
-func faultStep(f Fault, name string) string {
-	switch f.Kind {
-	case FaultError:
-		return fmt.Sprintf("fault: {kind: error, key: %s, error: %s, as: %s}", kmsg.NameForKey(f.Key), kerr.ErrorForCode(f.Code).(*kerr.Error).Message, name)
-	case FaultDelay:
-		return fmt.Sprintf("fault: {kind: delay, key: %s, delay: %s, as: %s}", kmsg.NameForKey(f.Key), dur(f.Delay), name)
-	case FaultHold:
-		return fmt.Sprintf("fault: {kind: hold, key: %s, as: %s}", kmsg.NameForKey(f.Key), name)
-	case FaultCoordinatorDown:
-		return fmt.Sprintf("fault: {kind: coordinator-unavailable, as: %s}", name)
-	case FaultBrokersDown:
-		return fmt.Sprintf("fault: {kind: brokers-down, as: %s}", name)
-	}
-	return "# unexpressible fault " + f.Kind.String()
+// autoCommitInterval is the members' auto.commit.interval.ms.
+const autoCommitInterval = 500 * time.Millisecond
+
+// writer writes one schedule's steps and expectations.
+type writer struct {
+	s            Schedule
+	b            *bytes.Buffer
+	faultWindows map[int]bool // faults written (by index): their windows exist
+	// per member (by index): the names of its commit_async and close
+	// steps, in order, and the deadline of each close.
+	asyncs   [][]string
+	closes   [][]string
+	closeDLs [][]time.Duration
 }
 
-// expectFor is the expectation that catches f's anomaly.
-func expectFor(f Finding, s Schedule, closes, commits int, opened map[string]bool) string {
-	switch f.Anomaly.Name {
-	case AnomalyCommitPast:
-		return "  - commits_within_processed: {}\n"
-	case AnomalyLost, AnomalyDuplicate, AnomalyNonmonotonic, AnomalySkipped:
-		// delivered checks "each once, in offset order" on top of the
-		// count; the count is what the schedule produced.
+// timed writes the faults (each with its window), the heals, the
+// producer's batches and the wakeups as timed steps.
+func (w *writer) timed() {
+	s := w.s
+	for i, ft := range s.Faults {
+		if ft.At >= s.Length {
+			continue
+		}
+		name := fmt.Sprintf("f%d", i+1)
+		w.faultWindows[i] = true
+		fmt.Fprintf(w.b, "  - fault: {%s, at: %s, as: %s}\n", faultArgs(ft), dur(ft.At), name)
+		fmt.Fprintf(w.b, "  - window: {name: %s, at: %s}\n", name, dur(ft.At))
+		end := min(ft.At+ft.For, s.Length)
+		fmt.Fprintf(w.b, "  - end_window: {name: %s, at: %s}\n", name, dur(end))
+		fmt.Fprintf(w.b, "  - heal: {fault: %s, at: %s}\n", name, dur(end))
+	}
+	if s.Produce.Batch > 0 {
+		// The producer's ticks, coalesced into at most maxProduceSteps
+		// produce steps per topic.
+		var ticks []time.Duration
+		for t := s.Produce.Every; t < s.Length; t += s.Produce.Every {
+			ticks = append(ticks, t)
+		}
+		if len(ticks) > 0 {
+			per := (len(ticks) + maxProduceSteps - 1) / maxProduceSteps
+			for i := 0; i < len(ticks); i += per {
+				n := min(per, len(ticks)-i)
+				for _, t := range s.Topics {
+					fmt.Fprintf(w.b, "  - produce: {topic: %s, count: %d, at: %s}\n", t.Name, n*s.Produce.Batch, dur(ticks[i]))
+				}
+			}
+		}
+	}
+	for _, m := range s.Members {
+		for _, a := range m.Actions {
+			if a.Kind == ActWakeup && a.At < s.Length {
+				fmt.Fprintf(w.b, "  - wakeup: {consumer: %s, at: %s}\n", m.Name, dur(max(a.At, m.Start)))
+			}
+		}
+	}
+}
+
+// chainStep is one step of a member's chain, started by the sequence at At.
+type chainStep struct {
+	at     time.Duration
+	member int
+	seq    int    // order within the member
+	step   string // the step's key and arguments, without consumer/as/background
+	bg     bool   // a background step (joined before the member's next)
+}
+
+// members writes the sequence: every member's chain, merged by time.
+func (w *writer) members() {
+	s := w.s
+	w.asyncs = make([][]string, len(s.Members))
+	w.closes = make([][]string, len(s.Members))
+	w.closeDLs = make([][]time.Duration, len(s.Members))
+	var all []chainStep
+	for i, m := range s.Members {
+		all = append(all, w.chain(i, m)...)
+	}
+	slices.SortStableFunc(all, func(a, b chainStep) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.member, b.member), cmp.Compare(a.seq, b.seq))
+	})
+	now := time.Duration(0)
+	running := make([]string, len(s.Members)) // each member's background step under way
+	for _, c := range all {
+		if c.at > now {
+			fmt.Fprintf(w.b, "  - sleep: %s\n", dur(c.at-now))
+			now = c.at
+		}
+		m := s.Members[c.member]
+		if running[c.member] != "" {
+			fmt.Fprintf(w.b, "  - join: %s\n", running[c.member])
+			running[c.member] = ""
+		}
+		key, args, _ := strings.Cut(c.step, ": ")
+		args = strings.TrimSuffix(strings.TrimPrefix(args, "{"), "}")
+		mods := []string{"consumer: " + m.Name}
+		name := fmt.Sprintf("%s_%d", m.Name, c.seq)
+		if c.bg {
+			mods = append(mods, "background: true", "as: "+name)
+			running[c.member] = name
+		} else if n, ok := strings.CutPrefix(args, "as: "); ok { // a named quick step (commit_async)
+			args, mods = "", append(mods, "as: "+n)
+		}
+		if args != "" {
+			mods = append([]string{args}, mods...)
+		}
+		fmt.Fprintf(w.b, "  - %s: {%s}\n", key, strings.Join(mods, ", "))
+	}
+	for i, r := range running {
+		if r != "" {
+			fmt.Fprintf(w.b, "  - join: %s\n", r)
+			running[i] = ""
+		}
+	}
+}
+
+// chain is member i's steps, as its main loop runs them: subscribe at its
+// start, Poll between actions (poll_for), each action, and a Close at the
+// end if no action closed it.
+func (w *writer) chain(i int, m Member) []chainStep {
+	s := w.s
+	var out []chainStep
+	add := func(t time.Duration, bg bool, step string) string {
+		out = append(out, chainStep{at: t, member: i, seq: len(out) + 1, step: step, bg: bg})
+		return fmt.Sprintf("%s_%d", m.Name, len(out))
+	}
+	each := max(m.PollTimeout, time.Millisecond)
+	ack := ""
+	if s.Share {
+		ack = ", ack: accept"
+	}
+	t := m.Start
+	add(t, false, "subscribe: {topics: ["+strings.Join(topicNames(s, nil), ", ")+"]}")
+	pollUntil := func(to time.Duration) {
+		if to > t {
+			add(t, true, fmt.Sprintf("poll_for: {duration: %s, each: %s%s}", dur(to-t), dur(each), ack))
+			t = to
+		}
+	}
+	release := false
+	for _, a := range m.Actions {
+		if a.At >= s.Length || a.Kind == ActWakeup {
+			continue
+		}
+		pollUntil(a.At)
+		if release && a.At > t { // the release applies to the next Poll
+			release = false
+		}
+		switch a.Kind {
+		case ActPoll:
+			each = max(a.Timeout, time.Millisecond)
+		case ActCommitSync:
+			add(t, true, fmt.Sprintf("commit_sync: {timeout: %s}", dur(a.Timeout)))
+		case ActCommitAsync:
+			n := fmt.Sprintf("%s_async%d", m.Name, len(w.asyncs[i])+1)
+			w.asyncs[i] = append(w.asyncs[i], n)
+			add(t, false, "commit_async: {as: "+n+"}")
+		case ActPause:
+			add(t, false, "pause_all: {if_assigned: true}")
+		case ActResume:
+			add(t, false, "resume_all: {if_assigned: true}")
+		case ActSubscribe:
+			add(t, false, "subscribe: {topics: ["+strings.Join(topicNames(s, a.Topics), ", ")+"]}")
+		case ActStall:
+			t += min(a.Timeout, s.Length-t) // the member makes no call
+		case ActAckRelease:
+			add(t, true, fmt.Sprintf("poll: {timeout: %s, ack: release}", dur(each)))
+		case ActClose:
+			w.closes[i] = append(w.closes[i], add(t, true, fmt.Sprintf("close: {timeout: %s}", dur(a.Timeout))))
+			w.closeDLs[i] = append(w.closeDLs[i], a.Timeout)
+			return out
+		}
+	}
+	pollUntil(s.Length)
+	w.closes[i] = append(w.closes[i], add(max(t, s.Length), true, fmt.Sprintf("close: {timeout: %s}", dur(EndCloseTimeout))))
+	w.closeDLs[i] = append(w.closeDLs[i], EndCloseTimeout)
+	return out
+}
+
+// faultArgs is a fault's kind and arguments in the scenario vocabulary.
+func faultArgs(f Fault) string {
+	first := ""
+	if f.Count > 0 {
+		first = fmt.Sprintf(", first: %d", f.Count)
+	}
+	switch f.Kind {
+	case FaultError:
+		return fmt.Sprintf("kind: error, key: %s, error: %s%s", kmsg.NameForKey(f.Key), kerr.ErrorForCode(f.Code).(*kerr.Error).Message, first)
+	case FaultDelay:
+		return fmt.Sprintf("kind: delay, key: %s, delay: %s%s", kmsg.NameForKey(f.Key), dur(f.Delay), first)
+	case FaultHold:
+		return fmt.Sprintf("kind: hold, key: %s", kmsg.NameForKey(f.Key))
+	case FaultDrop:
+		return fmt.Sprintf("kind: brokers-down, node: %d", f.Node)
+	case FaultStop:
+		return fmt.Sprintf("kind: stop-broker, node: %d", f.Node)
+	case FaultCoordinatorDown:
+		return "kind: coordinator-unavailable"
+	case FaultCoordinatorMove:
+		return "kind: stop-broker, node: coordinator"
+	case FaultBrokersDown:
+		return "kind: brokers-down"
+	case FaultBlackHole:
+		return fmt.Sprintf("kind: black-hole, node: %d", f.Node)
+	case FaultRefuse:
+		return fmt.Sprintf("kind: refuse, node: %d", f.Node)
+	}
+	panic(fmt.Sprintf("explore: fault kind %s has no scenario form", f.Kind)) // Validate rejects unknown kinds
+}
+
+// AnomalyExpectations names, per anomaly, the scenario expectation a
+// finding's file gets. An anomaly not listed has none that says the same
+// thing: its file reports figures only.
+var AnomalyExpectations = map[string]string{
+	AnomalyCommitPast:      "commits_within_processed",
+	AnomalyLost:            "delivered",
+	AnomalyDuplicate:       "delivered",
+	AnomalyNonmonotonic:    "delivered",
+	AnomalySkipped:         "delivered",
+	AnomalyCallbackNever:   "callbacks",
+	AnomalyCallbackTwice:   "callbacks",
+	AnomalyClosePast:       "duration",
+	AnomalyRetryStorm:      "requests",
+	AnomalySpin:            "spurious_wakeups",
+	AnomalyCommitAfterLeft: "none_after",
+	AnomalyCrossDuplicate:  "duplicates",
+	AnomalyKeptRevoked:     "duplicates",
+}
+
+// expect is the expectations that catch f's anomaly.
+func (w *writer) expect(f Finding, subject string) string {
+	s := w.s
+	var b strings.Builder
+	line := func(format string, args ...any) { fmt.Fprintf(&b, "  "+format+"\n", args...) }
+	reportOnly := func(why string) {
+		line("# explore's %s has no scenario expectation that says the same (%s): these figures are reported only;", f.Anomaly.Name, why)
+		line("# replay the .json (kreactor explore -replay) for explore's verdict")
+		for i, m := range s.Members {
+			for _, c := range w.closes[i] {
+				line("- duration: {of: %s, report_only: true}", c)
+			}
+			_ = m
+		}
+	}
+	switch name := f.Anomaly.Name; {
+	case name == AnomalyCommitPast && !s.Share:
+		if len(s.Members) > 1 {
+			line("# the first member's commits against what it had processed (the expectation has one key per file;")
+			line("# explore's detector compares every commit with what any member had been handed)")
+		}
+		line("- commits_within_processed: {consumer: %s}", s.Members[0].Name)
+	case (name == AnomalyLost || name == AnomalyDuplicate || name == AnomalyNonmonotonic || name == AnomalySkipped) && !s.Share:
 		n := s.Produce.Initial
 		if s.Produce.Batch > 0 {
-			for at := s.Produce.Every; at < s.Length; at += s.Produce.Every {
+			for t := s.Produce.Every; t < s.Length; t += s.Produce.Every {
 				n += s.Produce.Batch * len(s.Topics)
 			}
 		}
-		return fmt.Sprintf("  # every record the schedule produced, each once, in offset order per partition\n  - delivered: {records: %d}\n", n)
-	case AnomalyCallbackNever, AnomalyCallbackTwice:
-		var b strings.Builder
-		for i := 1; i <= commits; i++ {
-			fmt.Fprintf(&b, "  - callbacks: {of: async%d, count: 1}\n", i)
+		who := ""
+		if len(s.Members) > 1 {
+			who = ", consumer: all"
+			line("# the members' records together: a record two members delivered counts as delivered twice")
 		}
-		return b.String()
-	case AnomalyClosePast:
-		var b strings.Builder
-		for i := 1; i <= closes; i++ {
-			fmt.Fprintf(&b, "  # explore's CloseTolerance (%s) over the deadline\n  - duration: {of: close%d, max: %s}\n", dur(CloseTolerance), i, "DEADLINE")
+		line("# every record the schedule produced, each once, in offset order per partition")
+		line("- delivered: {records: %d%s}", n, who)
+	case (name == AnomalyCallbackNever || name == AnomalyCallbackTwice) && !s.Share:
+		for i := range s.Members {
+			for _, a := range w.asyncs[i] {
+				line("- callbacks: {of: %s, count: 1}", a)
+			}
 		}
-		return closeDeadlines(b.String(), s)
-	case AnomalyRetryStorm:
-		var b strings.Builder
+		if b.Len() == 0 {
+			reportOnly("no commit_async in the shrunk schedule")
+		}
+	case name == AnomalyClosePast:
+		for i := range s.Members {
+			for j, c := range w.closes[i] {
+				tol := CloseToleranceWall
+				if IsProcess(subject) {
+					tol = CloseToleranceProcess
+				}
+				line("# the close's deadline plus explore's close tolerance on the wall clock for %s (%s)", subject, dur(tol))
+				line("- duration: {of: %s, max: %s}", c, dur(w.closeDLs[i][j]+tol))
+			}
+		}
+	case name == AnomalyRetryStorm:
 		for i, ft := range s.Faults {
 			bounded := ft.Kind == FaultCoordinatorDown || (ft.Kind == FaultError && ft.Count == -1 &&
 				slices.Contains(retryBoundedKeys, kmsg.Key(ft.Key)) && kerr.IsRetriable(kerr.ErrorForCode(ft.Code)))
-			if bounded && opened[fmt.Sprintf("wf%d", i+1)] { // the faults CheckRetries bounds, written before the close
-				key := "FindCoordinator"
-				if ft.Kind == FaultError {
-					key = kmsg.NameForKey(ft.Key)
-				}
-				fmt.Fprintf(&b, "  # the retry schedule plus explore's RetryAllowance (%d) and RetryPerEdge (%d) per other fault edge\n  - requests: {key: %s, window: f%d, max_backoff_plus: %d}\n", RetryAllowance, RetryPerEdge, key, i+1, RetryAllowance+RetryPerEdge*(len(s.Faults)-1)*2)
+			if !bounded || !w.faultWindows[i] {
+				continue
+			}
+			key := "FindCoordinator"
+			if ft.Kind == FaultError {
+				key = kmsg.NameForKey(ft.Key)
+			}
+			for _, m := range s.Members {
+				line("# the retry schedule plus explore's RetryAllowance (%d) and RetryPerEdge (%d) per other fault edge", RetryAllowance, RetryPerEdge)
+				line("- requests: {key: %s, window: f%d, consumer: %s, max_backoff_plus: %d}", key, i+1, m.Name, RetryAllowance+RetryPerEdge*(len(s.Faults)-1)*2)
 			}
 		}
-		return b.String()
-	case AnomalySpin:
-		// A spinning loop wakes with nothing to do thousands of times in
-		// one sampling window; the bound is explore's SpinSteps for one
-		// window, applied to the whole run (the goal is zero).
-		return fmt.Sprintf("  # explore's SpinSteps (%d loop steps per %s), here for the whole run's spurious wakeups (goal: 0)\n  - spurious_wakeups: {window: run, max: %d}\n", SpinSteps, SampleEvery, SpinSteps)
-	}
-	return "  - commits_within_processed: {}\n"
-}
-
-// closeDeadlines fills each close expectation's bound with its deadline
-// plus the tolerance, in close order.
-func closeDeadlines(exp string, s Schedule) string {
-	var ds []time.Duration
-	for _, a := range s.Members[0].Actions {
-		if a.Kind == ActClose && a.At < s.Length {
-			ds = append(ds, a.Timeout)
-			break
+		if b.Len() == 0 {
+			reportOnly("no retry-bounded fault in the shrunk schedule")
 		}
+	case name == AnomalySpin:
+		for _, m := range s.Members {
+			line("# explore's SpinSteps (%d loop steps per %s), here for the whole run's spurious wakeups (goal: 0)", SpinSteps, SampleEvery)
+			line("- spurious_wakeups: {window: run, consumer: %s, max: %d}", m.Name, SpinSteps)
+		}
+	case name == AnomalyCommitAfterLeft && !s.Share:
+		for _, m := range s.Members {
+			line("- none_after: {requests: {key: OffsetCommit, consumer: %s}, after: {key: ConsumerGroupHeartbeat, consumer: %s, where: {member_epoch: -1}}, name: commit-after-leave.%s}", m.Name, m.Name, m.Name)
+		}
+	case (name == AnomalyCrossDuplicate || name == AnomalyKeptRevoked) && !s.Share:
+		line("# every record two members delivered; explore's %s counts only those", name)
+		if name == AnomalyCrossDuplicate {
+			line("# below the offset the group had committed before the second member fetched its position:")
+		} else {
+			line("# an old owner delivered after it had learnt of the move:")
+		}
+		line("# a rebalance may redeliver what was not committed, so a conforming run can exceed 0 here")
+		line("- duplicates: {max: 0}")
+	default:
+		reportOnly("a detector of the simulation's own trace")
 	}
-	if len(ds) == 0 {
-		ds = append(ds, EndCloseTimeout)
-	}
-	for _, d := range ds {
-		exp = strings.Replace(exp, "DEADLINE", dur(d+CloseTolerance), 1)
-	}
-	return exp
+	return b.String()
 }
 
 // coversFor is the catalogue item an anomaly's file covers: a property

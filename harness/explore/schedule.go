@@ -115,11 +115,14 @@ const (
 	FaultCoordinatorDown                      // the group's coordinator looks like it is failing over
 	FaultCoordinatorMove                      // the group's coordinator node stops (coordination moves); heal restarts it
 	FaultBrokersDown                          // every node closes every connection
+	FaultBlackHole                            // node Node reads requests and answers none
+	FaultRefuse                               // node Node refuses connections (its open ones close); leadership stays
 )
 
 var faultNames = map[FaultKind]string{
 	FaultError: "error", FaultDelay: "delay", FaultHold: "hold", FaultDrop: "drop", FaultStop: "stop",
 	FaultCoordinatorDown: "coordinator-unavailable", FaultCoordinatorMove: "coordinator-move", FaultBrokersDown: "brokers-down",
+	FaultBlackHole: "black-hole", FaultRefuse: "refuse",
 }
 
 func (k FaultKind) String() string {
@@ -152,7 +155,7 @@ type Fault struct {
 	Code  int16         `json:"code,omitempty"`  // Kafka error code (error)
 	Count int           `json:"count,omitempty"` // error / delay: requests affected, -1 until healed
 	Delay time.Duration `json:"delay,omitempty"` // delay
-	Node  int32         `json:"node,omitempty"`  // drop, stop
+	Node  int32         `json:"node,omitempty"`  // drop, stop, black-hole, refuse
 }
 
 // Group is the group every member joins.
@@ -224,7 +227,7 @@ func (s Schedule) Validate() error {
 		if _, ok := faultNames[f.Kind]; !ok {
 			return fmt.Errorf("explore: fault kind %d unknown", f.Kind)
 		}
-		if (f.Kind == FaultDrop || f.Kind == FaultStop) && (f.Node < 0 || int(f.Node) >= s.Brokers) {
+		if (f.Kind == FaultDrop || f.Kind == FaultStop || f.Kind == FaultBlackHole || f.Kind == FaultRefuse) && (f.Node < 0 || int(f.Node) >= s.Brokers) {
 			return fmt.Errorf("explore: fault %s node %d: only %d brokers", f.Kind, f.Node, s.Brokers)
 		}
 	}

@@ -33,6 +33,16 @@ type Trace struct {
 	// Leaked is the stack of every goroutine of the consumers' packages
 	// still alive after every member closed.
 	Leaked []string
+	// Commits is the group's committed offsets as the brokers accepted
+	// them, read right after each OffsetCommit a broker read and
+	// CommitSettle later (and once after the members closed): one
+	// CommitPoint per accepted commit seen, in acceptance order. A commit
+	// overwritten before a read is missed (the detectors reading it are
+	// conservative about that).
+	Commits []CommitPoint
+	// MemberIDs maps each member id the broker's group listed to the
+	// member's client id (the member's name), from the same samples.
+	MemberIDs map[string]string
 	// Err is the run's own error (a harness failure, not an anomaly).
 	Err error
 }
@@ -76,12 +86,19 @@ type Op struct {
 	Kind       OpKind
 	What       string // for OpOther: the action
 	Start, End time.Duration
-	Epoch      EpochKey      // poll: the epoch after it returned
-	Records    []Rec         // poll: delivered; ack: acknowledged
-	AckType    int8          // ack: 1 accept, 2 release
-	ID         int           // commit-async, callback: the commit's number
-	Timeout    time.Duration // close, commit-sync, poll: the deadline given
-	Err        string        // "" when nil
+	Epoch      EpochKey // poll: the epoch after it returned
+	// Assigned is the member's assignment as the application read it
+	// right after a regular Poll returned (Assignment()).
+	Assigned []Rec         // Offset unused (-1)
+	Records  []Rec         // poll: delivered; ack: acknowledged
+	AckType  int8          // ack: 1 accept, 2 release
+	ID       int           // commit-async, callback: the commit's number
+	Timeout  time.Duration // close, commit-sync, poll: the deadline given
+	// Inside is, for a close, the time the client spent in it as its own
+	// process measured it (harness.CallTime; End-Start for in-process
+	// subjects).
+	Inside time.Duration
+	Err    string // "" when nil
 	// Failed lists partitions a share CommitSync reported failed.
 	Failed []Rec
 }
@@ -92,16 +109,24 @@ type Heartbeat struct {
 	At       time.Duration
 	MemberID string
 	Epoch    int32
+	// Owned is the partitions the member said it owns (KIP-848's
+	// topic partitions field), when it sent them (OwnedSent): a client
+	// sends them when they change, so one without a partition it had is
+	// its acknowledgement of that partition's revocation.
+	Owned     []Rec // Offset unused (-1)
+	OwnedSent bool
+	topics    map[int32][16]byte // Owned[i]'s topic id, resolved after the run
 }
 
 // Ack is one acknowledged offset a broker read (ShareFetch or
 // ShareAcknowledge acknowledgement batches, one Ack per offset).
 type Ack struct {
-	At    time.Duration
-	Key   int16 // the request's API key
-	Rec   Rec
-	Type  int8 // 0 gap, 1 accept, 2 release, 3 reject, 4 renew
-	topic [16]byte
+	At       time.Duration
+	Key      int16  // the request's API key
+	MemberID string // the request's member id (Trace.MemberIDs names its member)
+	Rec      Rec
+	Type     int8 // 0 gap, 1 accept, 2 release, 3 reject, 4 renew
+	topic    [16]byte
 }
 
 // FaultWindow is one fault as it happened.
@@ -117,4 +142,12 @@ type Sample struct {
 	Member   string
 	Steps    uint64
 	Spurious uint64
+}
+
+// CommitPoint is one committed offset a broker accepted.
+type CommitPoint struct {
+	At        time.Duration // when the broker accepted it (kfake's commit time), since the start
+	Topic     string
+	Partition int32
+	Offset    int64
 }

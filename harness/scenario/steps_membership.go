@@ -193,24 +193,35 @@ func (a *WaitAssigned) run(ctx context.Context, r *run, st *Step) error {
 }
 
 // PauseAll pauses every assigned partition.
-type PauseAll struct{}
+type PauseAll struct {
+	// IfAssigned pauses what is assigned and does nothing when nothing
+	// is (an application pausing whatever it holds, as generated
+	// schedules do); without it an empty assignment stops the timeline.
+	IfAssigned bool `yaml:"if_assigned,omitempty"`
+}
 
 func (a *PauseAll) run(_ context.Context, r *run, st *Step) error {
-	return withAssignment(r, st, harness.Consumer.Pause)
+	return withAssignment(r, st, a.IfAssigned, harness.Consumer.Pause)
 }
 
 // ResumeAll resumes every assigned partition.
-type ResumeAll struct{}
+type ResumeAll struct {
+	// IfAssigned: as PauseAll's.
+	IfAssigned bool `yaml:"if_assigned,omitempty"`
+}
 
 func (a *ResumeAll) run(_ context.Context, r *run, st *Step) error {
-	return withAssignment(r, st, harness.Consumer.Resume)
+	return withAssignment(r, st, a.IfAssigned, harness.Consumer.Resume)
 }
 
 // withAssignment calls fn on st's consumer with every partition it has
-// assigned; none assigned is an error.
-func withAssignment(r *run, st *Step, fn func(c harness.Consumer, tps ...managers.TopicPartition) error) error {
+// assigned; none assigned is an error, or nothing to do with ifAssigned.
+func withAssignment(r *run, st *Step, ifAssigned bool, fn func(c harness.Consumer, tps ...managers.TopicPartition) error) error {
 	m := r.member(st.Consumer)
 	tps := m.c.Assignment()
+	if len(tps) == 0 && ifAssigned {
+		return nil
+	}
 	if len(tps) == 0 {
 		return errors.New("no partitions assigned")
 	}

@@ -31,10 +31,18 @@ type Config struct {
 	Seed uint64
 
 	// Cluster configures the fake cluster. Run sets its Network (a fresh
-	// kfake.VirtualNetwork) and SpreadLeaders (true); any value given for
-	// them is replaced. Zero fields get fakebroker's defaults (3 brokers,
-	// heartbeat 250 ms, session 10 s).
+	// kfake.VirtualNetwork, unless Loopback) and SpreadLeaders (true); any
+	// value given for them is replaced. Zero fields get fakebroker's
+	// defaults (3 brokers, heartbeat 250 ms, session 10 s).
 	Cluster fakebroker.Config
+
+	// Loopback puts the brokers on TCP sockets on 127.0.0.1 instead of
+	// kfake's in-memory network, for subjects in other processes (the java
+	// driver's JVM) that cannot dial a net.Pipe. RunWall only: a goroutine
+	// blocked on a socket is not durably blocked, so a bubble's clock would
+	// stand still (Run rejects it). Env.ConsumerConfig then sets no Dial
+	// (clients dial the addresses themselves).
+	Loopback bool
 
 	// MaxVirtual bounds the run: Env.Context is done MaxVirtual after the
 	// start (virtual time in Run, wall time in RunWall). 0 means
@@ -92,8 +100,9 @@ func (e *ConfigError) Error() string {
 	return fmt.Sprintf("sim: invalid Config.%s = %v: %s", e.Field, e.Value, e.Reason)
 }
 
-// withDefaults returns cfg with zero fields defaulted, or a *ConfigError.
-func (cfg Config) withDefaults() (Config, error) {
+// withDefaults returns cfg with zero fields defaulted, or a *ConfigError;
+// bubble says the run is Run's (inside a synctest bubble).
+func (cfg Config) withDefaults(bubble bool) (Config, error) {
 	switch {
 	case cfg.MaxVirtual < 0:
 		return cfg, &ConfigError{"MaxVirtual", cfg.MaxVirtual, "must be >= 0 (0 means 10m)"}
@@ -102,6 +111,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.Procs < 0 {
 		return cfg, &ConfigError{"Procs", cfg.Procs, "must be >= 0 (0 leaves GOMAXPROCS)"}
+	}
+	if cfg.Loopback && bubble {
+		return cfg, &ConfigError{"Loopback", true, "a bubble cannot wait on sockets: use RunWall"}
 	}
 	if cfg.FrozenAfter == 0 {
 		cfg.FrozenAfter = DefaultFrozenAfter

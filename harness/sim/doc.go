@@ -65,8 +65,9 @@
 //     RunWall, where its spin is real CPU time.
 //   - The kafka target (real brokers over TCP through testcontainers and
 //     the proxy), the java subject (a JVM process): real sockets and other
-//     processes are outside any bubble. explore runs them on the wall
-//     clock, where a seed fixes the schedule but not the history.
+//     processes are outside any bubble. explore runs java on the wall
+//     clock (RunWall with Config.Loopback: the brokers on 127.0.0.1
+//     sockets), where a seed fixes the schedule but not the history.
 //   - A caller without a *testing.T (a plain main): synctest.Test is the
 //     only way into a bubble since Go 1.26. RunWall works anywhere.
 //   - Parallel tests: Run seeds crypto/rand process-wide

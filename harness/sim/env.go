@@ -29,9 +29,10 @@ type Env struct {
 	// call): the run goroutine's, not safe for concurrent use.
 	Rand *rand.Rand
 
-	seed  uint64
-	start time.Time
-	ctx   context.Context
+	seed     uint64
+	start    time.Time
+	ctx      context.Context
+	loopback bool // Config.Loopback: clients dial the brokers' TCP addresses themselves
 
 	mu         sync.Mutex // guards the fields below
 	perClient  map[string]uint64
@@ -79,14 +80,17 @@ func (e *Env) ConsumerRand(clientID string, n uint64) rand.Source {
 // ConsumerConfig is consumer.DefaultConfig pointed at the cluster: its
 // bootstrap servers, its dialer (the in-memory network), client id
 // clientID and a seeded Rand (ConsumerRand with n counting the configs
-// made for clientID so far). Call it from one goroutine in a fixed order,
+// made for clientID so far); with Config.Loopback, no dialer (the
+// brokers are on TCP). Call it from one goroutine in a fixed order,
 // or give each consumer its own client id, so each consumer gets the same
 // source in every run.
 func (e *Env) ConsumerConfig(clientID string) consumer.Config {
 	cfg := consumer.DefaultConfig()
 	cfg.BootstrapServers = e.Broker.Addrs()
 	cfg.ClientID = clientID
-	cfg.Dial = e.Broker.Dial
+	if !e.loopback {
+		cfg.Dial = e.Broker.Dial
+	}
 	cfg.Rand = e.nextRand(clientID)
 	return cfg
 }
@@ -97,10 +101,16 @@ func (e *Env) ShareConfig(clientID string) consumer.ShareConfig {
 	cfg := consumer.DefaultShareConfig()
 	cfg.BootstrapServers = e.Broker.Addrs()
 	cfg.ClientID = clientID
-	cfg.Dial = e.Broker.Dial
+	if !e.loopback {
+		cfg.Dial = e.Broker.Dial
+	}
 	cfg.Rand = e.nextRand(clientID)
 	return cfg
 }
+
+// Start is when the run started (Since's origin): a time a broker reports
+// (a commit's acceptance time) is At.Sub(Start()) into the run.
+func (e *Env) Start() time.Time { return e.start }
 
 func (e *Env) nextRand(clientID string) rand.Source {
 	e.mu.Lock()

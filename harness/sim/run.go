@@ -46,7 +46,7 @@ import (
 // simulations (kreactor explore) must run inside a test binary (go test,
 // or a binary built with go test -c).
 func Run(t *testing.T, cfg Config, fn func(env *Env) error) (*History, error) {
-	cfg, err := cfg.withDefaults()
+	cfg, err := cfg.withDefaults(true)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func Run(t *testing.T, cfg Config, fn func(env *Env) error) (*History, error) {
 // history. ctx bounds the run on top of Config.MaxVirtual (wall time
 // here). Errors as Run, plus ctx's.
 func RunWall(ctx context.Context, cfg Config, fn func(env *Env) error) (*History, error) {
-	cfg, err := cfg.withDefaults()
+	cfg, err := cfg.withDefaults(false)
 	if err != nil {
 		return nil, err
 	}
@@ -99,6 +99,9 @@ func runCtx(parent context.Context, cfg Config, fn func(env *Env) error, w *watc
 	start := time.Now()
 	bc := cfg.Cluster
 	bc.Network = new(kfake.VirtualNetwork)
+	if cfg.Loopback {
+		bc.Network = nil // TCP on 127.0.0.1, free ports
+	}
 	bc.SpreadLeaders = true
 	b, err := fakebroker.Start(bc)
 	if err != nil {
@@ -112,6 +115,7 @@ func runCtx(parent context.Context, cfg Config, fn func(env *Env) error, w *watc
 	ctx, cancel := context.WithTimeout(parent, cfg.MaxVirtual)
 	defer cancel()
 	env := newEnv(b, cfg.Seed, start, ctx)
+	env.loopback = cfg.Loopback
 	if _, err := b.ObserveKey(kmsg.OffsetCommit, env.observeCommit); err != nil {
 		return nil, fmt.Errorf("sim: observe OffsetCommit: %w", err)
 	}

@@ -298,12 +298,27 @@ func (f *Fetch) Take(max int) ([]managers.Record, map[managers.TopicPartition]ma
 }
 
 // MarkConsumed records positions the application has received from a
-// completed Poll; positions of partitions no longer assigned are ignored.
+// completed Poll. A position counts only where this assignment of the
+// partition handed records up to it (Take, since the partition was last
+// assigned or sought) and it moves the consumed position forward: the
+// application's record of what it received spans every earlier assignment
+// of a partition, and a position from one of those must not replace the
+// one this assignment started from (a partition revoked at 84, committed
+// at 133 by its next owner and assigned back would commit 84: the
+// committed offset going backwards). Positions of partitions no longer
+// assigned are ignored.
 func (f *Fetch) MarkConsumed(positions map[managers.TopicPartition]managers.Position) {
 	for tp, pos := range positions {
-		if _, ok := f.parts[tp]; ok {
-			f.consumed[tp] = pos
+		if _, ok := f.parts[tp]; !ok {
+			continue
 		}
+		if h, ok := f.handed[tp]; !ok || pos.Offset > h.Offset {
+			continue // not handed by this assignment: an earlier one's
+		}
+		if c, ok := f.consumed[tp]; ok && pos.Offset < c.Offset {
+			continue
+		}
+		f.consumed[tp] = pos
 	}
 }
 

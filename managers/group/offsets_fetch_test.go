@@ -241,3 +241,23 @@ func TestFetchPartitionBackoffGrows(t *testing.T) {
 		t.Fatalf("after a good answer the backoff is %s, want 100ms", next.At.Sub(r.Now))
 	}
 }
+
+// A position the application received in an earlier assignment of a
+// partition (its record of received positions spans assignments) does not
+// replace the position this assignment started from: a partition revoked
+// at 10 and assigned back at 42 must not commit 10.
+func TestMarkConsumedIgnoresAnEarlierAssignment(t *testing.T) {
+	r, f := positioned(t)
+	r.Do("mark", func(*reactor.Tx) {
+		f.MarkConsumed(map[managers.TopicPartition]managers.Position{tp0: {Offset: 10, LeaderEpoch: -1}})
+	})
+	if got := f.Consumed()[tp0].Offset; got != 42 {
+		t.Fatalf("consumed %d after a position from an earlier assignment, want 42 (this assignment's start)", got)
+	}
+	r.Do("mark", func(*reactor.Tx) {
+		f.MarkConsumed(map[managers.TopicPartition]managers.Position{tp0: {Offset: 60, LeaderEpoch: -1}})
+	})
+	if got := f.Consumed()[tp0].Offset; got != 42 {
+		t.Fatalf("consumed %d after a position nothing in this assignment handed, want 42", got)
+	}
+}
