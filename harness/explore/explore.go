@@ -175,122 +175,92 @@ type outcome struct {
 // t is the test the simulations run in (synctest needs it); Explore does
 // not fail it for anomalies: they are the result.
 func Explore(t *testing.T, o Options) (Summary, error) {
-	start := time.Now()
-	logf := o.Logf
-	if logf == nil {
-		logf = func(string, ...any) {}
+	e := newExplorer(t, o)
+	if e.par == 1 {
+		return e.sequential()
 	}
-	par := parallelFor(o)
-	sum := Summary{Subject: o.Subject, Release: Release(o.Subject), Budget: o.Budget, Parallel: par, Anomalies: map[string]int{}, FirstAt: map[string]int{}}
-	wall := WallFor(o.Subject)
-	noLeaks := par > 1 || IsProcess(o.Subject)
-	if noLeaks {
-		sum.NotChecked = append(sum.NotChecked, AnomalyLeak)
+	return e.parallel()
+}
+
+// explorer is one Explore call: the options, the generator, the summary
+// being built and the first findings not yet shrunk and written. Only the
+// goroutine running Explore touches it.
+type explorer struct {
+	t       *testing.T
+	o       Options
+	start   time.Time
+	logf    func(string, ...any)
+	par     int
+	wall    bool
+	noLeaks bool
+	g       *rapid.Generator[Schedule]
+	sum     Summary
+	firsts  []Finding
+}
+
+func newExplorer(t *testing.T, o Options) *explorer {
+	e := &explorer{t: t, o: o, start: time.Now(), logf: o.Logf, par: parallelFor(o), wall: WallFor(o.Subject)}
+	if e.logf == nil {
+		e.logf = func(string, ...any) {}
 	}
-	g := Gen(o.Gen)
-	// finish shrinks a first finding, replays it for its rate and writes
-	// it.
-	finish := func(f Finding) error {
-		if o.ShrinkTime >= 0 {
-			f = shrink(t, o, f, wall, par)
-			logf("seed %d: %s shrunk from size %d to %d in %d runs: %s", f.Seed, f.Anomaly.Name, f.Original.Size(), f.Shrunk.Size(), f.ShrinkRuns, f.ShrunkTo)
-		}
-		if o.Replays >= 0 {
-			n := o.Replays
-			if n == 0 {
-				n = DefaultReplays
-			}
-			f.Rate = replayRate(t, o.Subject, f.Shrunk, f.Seed, f.Anomaly.Name, n, par)
-			logf("seed %d: %s shown by the shrunk schedule in %s", f.Seed, f.Anomaly.Name, f.Rate)
-		}
-		if o.Out != "" {
-			files, err := writeFinding(o.Out, o.Subject, sum.Release, f)
-			if err != nil {
-				return err
-			}
-			f.Files = files
-		}
-		sum.Findings = append(sum.Findings, f)
-		return nil
+	e.sum = Summary{Subject: o.Subject, Release: Release(o.Subject), Budget: o.Budget, Parallel: e.par, Anomalies: map[string]int{}, FirstAt: map[string]int{}}
+	e.noLeaks = e.par > 1 || IsProcess(o.Subject)
+	if e.noLeaks {
+		e.sum.NotChecked = append(e.sum.NotChecked, AnomalyLeak)
 	}
-	var firsts []Finding
-	take := func(r outcome) {
-		sum.Schedules++
-		if r.tr == nil || r.tr.History == nil {
-			sum.RunErrors++
-			logf("seed %d: harness error: %v", r.seed, r.err)
-			return
+	e.g = Gen(o.Gen)
+	return e
+}
+
+// overBudget reports, once the budget is spent, that no schedule after the
+// i-th starts.
+func (e *explorer) overBudget(i int) bool {
+	if e.o.Budget > 0 && time.Since(e.start) > e.o.Budget {
+		e.logf("budget %s spent after %d schedules", e.o.Budget, i)
+		return true
+	}
+	return false
+}
+
+// sequential runs the schedules one at a time on the test's goroutine,
+// each first finding shrunk and written at once: a later schedule that
+// freezes its bubble ends the process, and what was found before it is
+// kept.
+func (e *explorer) sequential() (Summary, error) {
+	for i := range e.o.Seeds {
+		if e.overBudget(i) {
+			break
 		}
-		for _, op := range r.tr.Ops {
-			if op.Kind == OpOther && op.What == "new" && op.Err != "" {
-				// A member that could not be built (a driver that did not
-				// start): the schedule did not run as drawn.
-				sum.RunErrors++
-				logf("seed %d: harness error: member %s not built: %s", r.seed, op.Member, op.Err)
-				break
-			}
-		}
-		seen := map[string]bool{}
-		for _, a := range Check(r.tr) {
-			if seen[a.Name] {
-				continue
-			}
-			seen[a.Name] = true
-			sum.Anomalies[a.Name]++
-			if _, ok := sum.FirstAt[a.Name]; ok {
-				continue
-			}
-			sum.FirstAt[a.Name] = r.i + 1
-			logf("seed %d (schedule %d, %s): %s", r.seed, r.i+1, r.s, a)
-			firsts = append(firsts, Finding{Seed: r.seed, Anomaly: a, Original: r.s, Shrunk: r.s, ShrunkTo: a})
-		}
-		if sum.Schedules%100 == 0 {
-			logf("%d schedules in %s, %d with anomalies", sum.Schedules, time.Since(start).Round(time.Second), sum.AnomalyCount())
+		w := time.Now()
+		e.take(e.runOne(i))
+		e.sum.RunWall += time.Since(w)
+		if err := e.finishAll(); err != nil {
+			return e.sum, err
 		}
 	}
-	runOne := func(i int) outcome {
-		seed := o.FirstSeed + uint64(i)
-		s := g.Example(int(seed))
-		tr, err := Run(t, s, RunOptions{Subject: o.Subject, Wall: wall, Seed: seed, OnFrozen: frozenWriter(o, seed, s), StopOnSpin: true, NoLeakCheck: noLeaks})
-		return outcome{i, seed, s, tr, err}
-	}
-	if par == 1 {
-		// One at a time on the test's goroutine, each first finding shrunk
-		// and written at once: a later schedule that freezes its bubble
-		// ends the process, and what was found before it is kept.
-		for i := range o.Seeds {
-			if o.Budget > 0 && time.Since(start) > o.Budget {
-				logf("budget %s spent after %d schedules", o.Budget, i)
-				break
-			}
-			w := time.Now()
-			take(runOne(i))
-			sum.RunWall += time.Since(w)
-			for _, f := range firsts {
-				if err := finish(f); err != nil {
-					return sum, err
-				}
-			}
-			firsts = nil
-		}
-		sum.Wall = time.Since(start)
-		return sum, nil
-	}
-	results := make(chan outcome, par)
+	e.sum.Wall = time.Since(e.start)
+	return e.sum, nil
+}
+
+// parallel runs e.par schedules at once (wall-clock subjects) and takes
+// their outcomes in seed order (a reorder buffer), so the first schedule
+// showing each anomaly is the same at any parallelism; the findings are
+// shrunk after every schedule ran.
+func (e *explorer) parallel() (Summary, error) {
+	results := make(chan outcome, e.par)
 	var wg sync.WaitGroup
 	next := make(chan int)
-	for range par {
+	for range e.par {
 		wg.Go(func() {
 			for i := range next {
-				results <- runOne(i)
+				results <- e.runOne(i)
 			}
 		})
 	}
 	go func() {
 		defer close(next)
-		for i := range o.Seeds {
-			if o.Budget > 0 && time.Since(start) > o.Budget {
-				logf("budget %s spent after %d schedules", o.Budget, i)
+		for i := range e.o.Seeds {
+			if e.overBudget(i) {
 				return
 			}
 			next <- i
@@ -300,8 +270,6 @@ func Explore(t *testing.T, o Options) (Summary, error) {
 		wg.Wait()
 		close(results)
 	}()
-	// Outcomes are taken in seed order (a reorder buffer), so the first
-	// schedule showing each anomaly is the same at any parallelism.
 	pending := map[int]outcome{}
 	want := 0
 	for r := range results {
@@ -313,20 +281,99 @@ func Explore(t *testing.T, o Options) (Summary, error) {
 			}
 			delete(pending, want)
 			want++
-			take(x)
+			e.take(x)
 		}
 	}
 	for _, i := range slices.Sorted(maps.Keys(pending)) { // after a budget stop, gaps cannot fill
-		take(pending[i])
+		e.take(pending[i])
 	}
-	sum.RunWall = time.Since(start)
-	for _, f := range firsts {
-		if err := finish(f); err != nil {
-			return sum, err
+	e.sum.RunWall = time.Since(e.start)
+	if err := e.finishAll(); err != nil {
+		return e.sum, err
+	}
+	e.sum.Wall = time.Since(e.start)
+	return e.sum, nil
+}
+
+// runOne runs the i-th schedule.
+func (e *explorer) runOne(i int) outcome {
+	seed := e.o.FirstSeed + uint64(i)
+	s := e.g.Example(int(seed))
+	tr, err := Run(e.t, s, RunOptions{Subject: e.o.Subject, Wall: e.wall, Seed: seed, OnFrozen: frozenWriter(e.o, seed, s), StopOnSpin: true, NoLeakCheck: e.noLeaks})
+	return outcome{i, seed, s, tr, err}
+}
+
+// take counts one schedule's outcome in the summary and keeps the first
+// schedule showing each anomaly as a finding.
+func (e *explorer) take(r outcome) {
+	e.sum.Schedules++
+	if r.tr == nil || r.tr.History == nil {
+		e.sum.RunErrors++
+		e.logf("seed %d: harness error: %v", r.seed, r.err)
+		return
+	}
+	for _, op := range r.tr.Ops {
+		if op.Kind == OpOther && op.What == "new" && op.Err != "" {
+			// A member that could not be built (a driver that did not
+			// start): the schedule did not run as drawn.
+			e.sum.RunErrors++
+			e.logf("seed %d: harness error: member %s not built: %s", r.seed, op.Member, op.Err)
+			break
 		}
 	}
-	sum.Wall = time.Since(start)
-	return sum, nil
+	seen := map[string]bool{}
+	for _, a := range Check(r.tr) {
+		if seen[a.Name] {
+			continue
+		}
+		seen[a.Name] = true
+		e.sum.Anomalies[a.Name]++
+		if _, ok := e.sum.FirstAt[a.Name]; ok {
+			continue
+		}
+		e.sum.FirstAt[a.Name] = r.i + 1
+		e.logf("seed %d (schedule %d, %s): %s", r.seed, r.i+1, r.s, a)
+		e.firsts = append(e.firsts, Finding{Seed: r.seed, Anomaly: a, Original: r.s, Shrunk: r.s, ShrunkTo: a})
+	}
+	if e.sum.Schedules%100 == 0 {
+		e.logf("%d schedules in %s, %d with anomalies", e.sum.Schedules, time.Since(e.start).Round(time.Second), e.sum.AnomalyCount())
+	}
+}
+
+// finishAll finishes every first finding taken so far.
+func (e *explorer) finishAll() error {
+	for _, f := range e.firsts {
+		if err := e.finish(f); err != nil {
+			return err
+		}
+	}
+	e.firsts = nil
+	return nil
+}
+
+// finish shrinks a first finding, replays it for its rate and writes it.
+func (e *explorer) finish(f Finding) error {
+	if e.o.ShrinkTime >= 0 {
+		f = shrink(e.t, e.o, f, e.wall, e.par)
+		e.logf("seed %d: %s shrunk from size %d to %d in %d runs: %s", f.Seed, f.Anomaly.Name, f.Original.Size(), f.Shrunk.Size(), f.ShrinkRuns, f.ShrunkTo)
+	}
+	if e.o.Replays >= 0 {
+		n := e.o.Replays
+		if n == 0 {
+			n = DefaultReplays
+		}
+		f.Rate = replayRate(e.t, e.o.Subject, f.Shrunk, f.Seed, f.Anomaly.Name, n, e.par)
+		e.logf("seed %d: %s shown by the shrunk schedule in %s", f.Seed, f.Anomaly.Name, f.Rate)
+	}
+	if e.o.Out != "" {
+		files, err := writeFinding(e.o.Out, e.o.Subject, e.sum.Release, f)
+		if err != nil {
+			return err
+		}
+		f.Files = files
+	}
+	e.sum.Findings = append(e.sum.Findings, f)
+	return nil
 }
 
 // Release is subject's version as its Versioned ability reports it
