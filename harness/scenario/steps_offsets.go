@@ -48,25 +48,29 @@ func (a *OffsetLookup) bound(_ *Scenario, _ *Step) time.Duration {
 }
 
 func (a *OffsetLookup) run(ctx context.Context, r *run, st *Step) error {
-	m := r.member(st.Consumer)
-	tp := managers.TopicPartition{Topic: a.Topic, Partition: a.Partition}
-	cctx, cancel := context.WithTimeout(ctx, orDefault(a.Timeout, 10*time.Second))
-	defer cancel()
-	p, ok := ability[positioner](m.c)
+	p, ok := ability[positioner](r.member(st.Consumer).c)
 	if !ok {
 		return notApplicable("subject %s's consumer has no position look-up", r.subject.Name())
 	}
-	off, err := p.Position(cctx, tp)
-	mk := r.marks[st.name()]
-	mk.err = err
+	return a.read(ctx, r, st, p.Position)
+}
+
+// read runs look (a position or committed look-up of the step's partition)
+// under the step's timeout and keeps its offset, or its error, by the
+// step's name.
+func (a *OffsetLookup) read(ctx context.Context, r *run, st *Step, look func(context.Context, managers.TopicPartition) (int64, error)) error {
+	cctx, cancel := context.WithTimeout(ctx, orDefault(a.Timeout, 10*time.Second))
+	defer cancel()
+	off, err := look(cctx, managers.TopicPartition{Topic: a.Topic, Partition: a.Partition})
+	r.marks[st.name()].err = err
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.offsets == nil {
 		r.offsets = offsetReadings{}
 	}
 	if err == nil {
 		r.offsets[st.name()] = off
 	}
-	r.mu.Unlock()
 	return nil
 }
 
@@ -78,30 +82,20 @@ type CommittedLookup struct {
 }
 
 func (a *CommittedLookup) run(ctx context.Context, r *run, st *Step) error {
-	m := r.member(st.Consumer)
-	tp := managers.TopicPartition{Topic: a.Topic, Partition: a.Partition}
-	cctx, cancel := context.WithTimeout(ctx, orDefault(a.Timeout, 10*time.Second))
-	defer cancel()
-	c, ok := ability[committer](m.c)
+	c, ok := ability[committer](r.member(st.Consumer).c)
 	if !ok {
 		return notApplicable("subject %s's consumer has no committed-offsets look-up", r.subject.Name())
 	}
-	got, err := c.Committed(cctx, tp)
-	mk := r.marks[st.name()]
-	mk.err = err
-	r.mu.Lock()
-	if r.offsets == nil {
-		r.offsets = offsetReadings{}
-	}
-	if err == nil {
-		off := int64(-1)
-		if pos, ok := got[tp]; ok {
-			off = pos.Offset
+	return a.read(ctx, r, st, func(ctx context.Context, tp managers.TopicPartition) (int64, error) {
+		got, err := c.Committed(ctx, tp)
+		if err != nil {
+			return 0, err
 		}
-		r.offsets[st.name()] = off
-	}
-	r.mu.Unlock()
-	return nil
+		if pos, ok := got[tp]; ok {
+			return pos.Offset, nil
+		}
+		return -1, nil // nothing committed
+	})
 }
 
 // OffsetOf bounds the offset a position or committed_offset step read, or

@@ -18,7 +18,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
@@ -73,34 +72,7 @@ func (o *Offsets) pollLookups(tx *reactor.Tx, v View) reactor.Result {
 		}
 		return reactor.RetryAt(at, "committed look-up backoff")
 	}
-	req := kmsg.NewPtrOffsetFetchRequest()
-	g := kmsg.NewOffsetFetchRequestGroup()
-	g.Group = v.GroupID
-	memberID, epoch := v.CommitIdentity()
-	if memberID != "" {
-		g.MemberID = kmsg.StringPtr(memberID)
-	}
-	g.MemberEpoch = epoch
-	req.Group = v.GroupID
-	req.RequireStable = true
-	byTopic := map[string][]int32{}
-	for _, tp := range l.tps {
-		byTopic[tp.Topic] = append(byTopic[tp.Topic], tp.Partition)
-	}
-	for _, topic := range slices.Sorted(maps.Keys(byTopic)) {
-		gt := kmsg.NewOffsetFetchRequestGroupTopic()
-		gt.Topic = topic
-		if tm, ok := v.Meta.Topic(topic); ok {
-			gt.TopicID = tm.ID
-		}
-		gt.Partitions = byTopic[topic]
-		g.Topics = append(g.Topics, gt)
-		rt := kmsg.NewOffsetFetchRequestTopic()
-		rt.Topic = topic
-		rt.Partitions = byTopic[topic]
-		req.Topics = append(req.Topics, rt)
-	}
-	req.Groups = []kmsg.OffsetFetchRequestGroup{g}
+	req := offsetFetchRequest(v, l.tps)
 	l.sent, l.inFlight = true, true
 	node := v.Coordinator.Node
 	return reactor.Ready("committed look-up", &reactor.Request{

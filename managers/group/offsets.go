@@ -10,6 +10,7 @@ package group
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -205,6 +206,28 @@ func (o *Offsets) pollCommitted(tx *reactor.Tx, v View, needs []PositionNeed) re
 	case tx.Now.Before(o.retry.Next()):
 		return reactor.RetryAt(o.retry.Next(), "OffsetFetch backoff")
 	}
+	tps := make([]managers.TopicPartition, len(needs))
+	gens := map[managers.TopicPartition]uint64{}
+	for i, n := range needs {
+		tps[i] = n.TP
+		gens[n.TP] = n.Gen
+	}
+	req := offsetFetchRequest(v, tps)
+	o.fetchInFlight = true
+	node := v.Coordinator.Node
+	return reactor.Ready("committed offsets needed", &reactor.Request{
+		Payload: &managers.Call{Node: node, Addr: v.Coordinator.Addr, Req: req},
+		OnComplete: func(tx *reactor.Tx, resp any, err error) {
+			o.onOffsetFetch(tx, node, v.GroupID, gens, resp, err)
+		},
+	})
+}
+
+// offsetFetchRequest is the OffsetFetch (v8+: one group, the member's
+// identity, RequireStable) for the committed offsets of tps, by topic in
+// name order (v10 names topics by id, from v's metadata) with the
+// legacy per-topic list filled too for older versions.
+func offsetFetchRequest(v View, tps []managers.TopicPartition) *kmsg.OffsetFetchRequest {
 	req := kmsg.NewPtrOffsetFetchRequest()
 	g := kmsg.NewOffsetFetchRequestGroup()
 	g.Group = v.GroupID
@@ -216,12 +239,10 @@ func (o *Offsets) pollCommitted(tx *reactor.Tx, v View, needs []PositionNeed) re
 	req.Group = v.GroupID
 	req.RequireStable = true
 	byTopic := map[string][]int32{}
-	gens := map[managers.TopicPartition]uint64{}
-	for _, n := range needs {
-		byTopic[n.TP.Topic] = append(byTopic[n.TP.Topic], n.TP.Partition)
-		gens[n.TP] = n.Gen
+	for _, tp := range tps {
+		byTopic[tp.Topic] = append(byTopic[tp.Topic], tp.Partition)
 	}
-	for _, topic := range slices.Sorted(mapsKeys(byTopic)) {
+	for _, topic := range slices.Sorted(maps.Keys(byTopic)) {
 		gt := kmsg.NewOffsetFetchRequestGroupTopic()
 		gt.Topic = topic
 		if tm, ok := v.Meta.Topic(topic); ok {
@@ -235,24 +256,7 @@ func (o *Offsets) pollCommitted(tx *reactor.Tx, v View, needs []PositionNeed) re
 		req.Topics = append(req.Topics, rt)
 	}
 	req.Groups = []kmsg.OffsetFetchRequestGroup{g}
-	o.fetchInFlight = true
-	node := v.Coordinator.Node
-	return reactor.Ready("committed offsets needed", &reactor.Request{
-		Payload: &managers.Call{Node: node, Addr: v.Coordinator.Addr, Req: req},
-		OnComplete: func(tx *reactor.Tx, resp any, err error) {
-			o.onOffsetFetch(tx, node, v.GroupID, gens, resp, err)
-		},
-	})
-}
-
-func mapsKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
-	return func(yield func(K) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
+	return req
 }
 
 func (o *Offsets) retryLater(tx *reactor.Tx, err error) {
