@@ -9,6 +9,7 @@ package kgo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -165,7 +166,9 @@ func pollRecords(cl *franz.Client, pctx context.Context, max int) franz.Fetches 
 // callbacks and finish (nil: nothing), waits for outstanding CommitAsyncs
 // and runs stop (the client's leave and close). Every commit fails once
 // the client is closed: their callbacks (bounded by kgo's shutdown, not by
-// ctx) run before it returns, so none is lost.
+// ctx) run before it returns; a share consumer's stop also waits for the
+// acknowledgement callbacks kgo delivers after its own Close
+// (ShareConsumer.stopClient), so none is lost.
 func closeCall(c *calls, ctx context.Context, finish func(), stop func(context.Context) error) error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return consumer.ErrClosed
@@ -208,7 +211,14 @@ func closeClient(ctx context.Context, cl *franz.Client, cancel context.CancelFun
 	var err error
 	if leave != "" {
 		if lerr := cl.LeaveGroupContext(ctx); lerr != nil {
-			err = wrapDeadline("leave "+leave, lerr)
+			// Only a leave that ran out of time is a close deadline; a
+			// refused leave (an error code in the answer) is returned as
+			// it is.
+			if ctx.Err() != nil || errors.Is(lerr, context.DeadlineExceeded) || errors.Is(lerr, context.Canceled) {
+				err = wrapDeadline("leave "+leave, lerr)
+			} else {
+				err = fmt.Errorf("leave %s: %w", leave, lerr)
+			}
 			cancel()
 		}
 	}

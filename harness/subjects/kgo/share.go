@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	franz "github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -356,13 +357,29 @@ func (c *ShareConsumer) acceptImplicit() {
 	}
 }
 
+// ackCallbackGrace bounds how long Close waits, after kgo's client
+// closed, for the acknowledgement callbacks kgo still delivers.
+const ackCallbackGrace = time.Second
+
 // stopClient leaves the share group and closes the client by ctx's
-// deadline (as Consumer.stopClient).
+// deadline (as Consumer.stopClient), then waits for kgo's last
+// acknowledgement callbacks.
 func (c *ShareConsumer) stopClient(ctx context.Context) error {
 	if c.cl == nil {
 		return nil
 	}
 	err := closeClient(ctx, c.cl, c.cancelCl, fmt.Sprintf("share group %q", c.cfg.GroupID))
+	// kgo reports the acknowledgements its close failed (their ShareFetch
+	// or ShareAcknowledge cut off) through ShareAckCallback on a goroutine
+	// of its own (consumer_share.go, drainCallbacks), which Client.Close
+	// does not wait for. FlushAcks on the closed client returns once every
+	// pending acknowledgement's callback has run, so the last run of the
+	// callback queue (closeCall) sees each outcome. The callbacks are
+	// already on their way: ackCallbackGrace only keeps a stuck one from
+	// hanging Close.
+	fctx, fcancel := context.WithTimeout(context.Background(), ackCallbackGrace)
+	_ = c.cl.FlushAcks(fctx)
+	fcancel()
 	c.cl, c.clCtx, c.cancelCl, c.topics = nil, nil, nil, nil
 	clear(c.batch)
 	return err
