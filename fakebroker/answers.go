@@ -28,6 +28,13 @@ import (
 // each response with one Write of the whole frame; a response split over
 // several writes is reassembled.
 //
+// One difference is in when kfake answers, which no rewrite can change: a
+// Fetch with no partition to read is answered at once instead of after its
+// MaxWaitMillis by a pass-through control that lowers the wait before kfake
+// handles the request (answers_01_fetch.go). The tap keeps Fetch v7+
+// requests until their answers only to follow the fetch sessions it needs
+// for that; their bytes pass as kfake writes them.
+//
 // Codes the spec asked for stay: an error a fault installed through the
 // Broker injects is never corrected away (Broker.injects). An answer a
 // control installed on kfake directly (Cluster().ControlKey) makes is
@@ -113,7 +120,8 @@ func (b *Broker) anyFault(key kmsg.Key, match func(kfake.Fault) bool) bool {
 
 // connAnswers corrects the responses on one client connection.
 type connAnswers struct {
-	b *Broker
+	b    *Broker
+	node int32 // the connection's broker; -1 unknown
 
 	mu      sync.Mutex
 	pending map[int32]*wire.RequestFrame // guarded by mu; kept requests by correlation id
@@ -128,20 +136,21 @@ type connAnswers struct {
 	broken bool               // a malformed size was seen: pass everything through
 }
 
-func newConnAnswers(b *Broker) *connAnswers {
-	return &connAnswers{b: b, pending: make(map[int32]*wire.RequestFrame)}
+func newConnAnswers(b *Broker, node int32) *connAnswers {
+	return &connAnswers{b: b, node: node, pending: make(map[int32]*wire.RequestFrame)}
 }
 
-// keep selects the request frames to hold: those of APIs with a correction.
+// keep selects the request frames to hold: those of APIs with a correction,
+// and the Fetches whose answers move the fetch sessions on.
 func (a *connAnswers) keep(h wire.RequestHeader) bool {
 	_, ok := answers[h.Key]
-	return ok
+	return ok || tracksFetchSessions(h)
 }
 
-// onFrame parses a kept request frame and remembers it until its response.
-func (a *connAnswers) onFrame(_ wire.RequestHeader, frame []byte) {
-	rf, err := wire.ParseRequestFrame(frame)
-	if err != nil || rf.Body == nil {
+// onFrame remembers rf, a kept request frame as parsed (nil: it could not
+// be), until its response.
+func (a *connAnswers) onFrame(rf *wire.RequestFrame) {
+	if rf == nil || rf.Body == nil {
 		return // kfake closes the connection on what it cannot read
 	}
 	a.mu.Lock()
@@ -160,6 +169,9 @@ func (a *connAnswers) take(corr int32) *wire.RequestFrame {
 
 // answer returns frame, a whole response frame answering rf, corrected.
 func (a *connAnswers) answer(rf *wire.RequestFrame, frame []byte) []byte {
+	if rf.Key == kmsg.Fetch {
+		return a.b.answerFetchSessions(a.node, rf, frame)
+	}
 	fix := answers[rf.Key]
 	resp, at, err := rf.ParseResponse(frame)
 	if err != nil {

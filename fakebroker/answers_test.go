@@ -306,9 +306,12 @@ func TestAnswersSplitWrites(t *testing.T) {
 
 	for _, step := range []int{1, 3, 8, 13, len(stream)} {
 		b := &Broker{handles: map[*Handle]struct{}{}}
-		a := newConnAnswers(b)
+		a := newConnAnswers(b, 0)
 		s := &wire.RequestStream{OnRequest: func(wire.RequestHeader, time.Time) {}, Keep: a.keep,
-			OnFrame: func(h wire.RequestHeader, f []byte, _ time.Time) { a.onFrame(h, f) }}
+			OnFrame: func(_ wire.RequestHeader, f []byte, _ time.Time) {
+				rf, _ := wire.ParseRequestFrame(f)
+				a.onFrame(rf)
+			}}
 		s.Feed(reqFrame, time.Now())
 		var out recordConn
 		for i := 0; i < len(stream); i += step {

@@ -32,6 +32,10 @@ type Broker struct {
 	tap     *tap
 	log     *slog.Logger
 
+	// sessions are kfake's fetch sessions as its answers show them
+	// (answers_01_fetch.go); tracked only with the corrections on.
+	sessions wire.FetchSessions
+
 	closing   chan struct{} // closed first thing in Close
 	closeOnce sync.Once
 
@@ -78,7 +82,7 @@ func Start(cfg Config) (*Broker, error) {
 		b.tap.listenFn = hostListen(cfg.ListenHost, cfg.AdvertiseHost)
 	}
 	if !cfg.KfakeAnswers {
-		b.tap.answers = func() *connAnswers { return newConnAnswers(b) }
+		b.tap.answers = func(node int32) *connAnswers { return newConnAnswers(b, node) }
 	}
 	opts := []kfake.Opt{
 		kfake.NumBrokers(cfg.Brokers),
@@ -106,6 +110,12 @@ func Start(cfg Config) (*Broker, error) {
 		return nil, err
 	}
 	b.tap.started()
+	if !cfg.KfakeAnswers {
+		if err := b.installFetchNothingToRead(); err != nil {
+			b.cluster.Close()
+			return nil, err
+		}
+	}
 	// Right after NewCluster kfake's broker order is node order.
 	for i, a := range b.cluster.ListenAddrs() {
 		_, p, _ := net.SplitHostPort(a)

@@ -79,8 +79,9 @@ type Config struct {
 	// KfakeAnswers turns off the corrections that make the brokers answer
 	// as Apache Kafka 4.4 does where kfake differs (answers.go: OffsetFetch
 	// for a group that never committed, OffsetCommit for an unknown group,
-	// FindCoordinator and heartbeat error answers): every response is
-	// kfake's own. For showing the differences; false (the default)
+	// FindCoordinator and heartbeat error answers, a Fetch with no
+	// partition to read answered at once): every response is kfake's own,
+	// when kfake gives it. For showing the differences; false (the default)
 	// answers as Kafka does.
 	KfakeAnswers bool
 

@@ -15,10 +15,12 @@ import (
 // It is a pass-through control (kfake.ControlKey), which kfake runs once
 // per request (a Fetch parked for data and resumed is one request), before
 // kfake's faults and after controls installed earlier for the same key (a
-// request DelayKey delays is observed when its delay ends). A kfake Fault
-// with Observe would see a request once per entity it names (its When runs
-// per group and partition checked). It returns an *ArgError for an unknown
-// key or a nil fn, and ErrClosed after Close.
+// request DelayKey delays is observed when its delay ends), so after the
+// correction of a Fetch with no partition to read (answers_01_fetch.go):
+// such a Fetch is observed with MaxWaitMillis 0. A kfake Fault with Observe
+// would see a request once per entity it names (its When runs per group and
+// partition checked). It returns an *ArgError for an unknown key or a nil
+// fn, and ErrClosed after Close.
 func (b *Broker) ObserveKey(key kmsg.Key, fn func(at time.Time, req kmsg.Request)) (*Handle, error) {
 	const op = "ObserveKey"
 	if e := checkKey(op, key); e != nil {

@@ -27,7 +27,7 @@ type tap struct {
 	// answers, if set, makes each connection's Kafka-faithful response
 	// corrections (answers.go); nil when the Broker answers as kfake does.
 	// Set before the cluster starts; read-only after.
-	answers func() *connAnswers
+	answers func(node int32) *connAnswers
 
 	mu        sync.Mutex
 	next      int32                  // guarded by mu; node for the next listener, -1 if unknown
@@ -138,7 +138,7 @@ func (l *tapListener) Accept() (net.Conn, error) {
 		}
 		tc := &tapConn{Conn: c, l: l}
 		if l.t.answers != nil {
-			tc.a = l.t.answers()
+			tc.a = l.t.answers(l.node)
 		}
 		tc.s = l.t.stream(l.node, l.t.conns.Add(1), tc.a)
 		l.mu.Lock()
@@ -213,15 +213,19 @@ func (t *tap) stream(node int32, conn uint64, a *connAnswers) *wire.RequestStrea
 			return withBody || (a != nil && a.keep(h))
 		},
 		OnFrame: func(h wire.RequestHeader, frame []byte, at time.Time) {
+			f, err := wire.ParseRequestFrame(frame) // once for both
+			if err != nil {
+				f = nil
+			}
 			if withBody {
 				q := h.Record(at, node, conn)
-				if f, err := wire.ParseRequestFrame(frame); err == nil {
+				if f != nil {
 					q.Body = f.Body
 				}
 				t.rec.Add(q)
 			}
 			if a != nil && a.keep(h) {
-				a.onFrame(h, frame)
+				a.onFrame(f)
 			}
 		},
 	}

@@ -11,6 +11,10 @@
 //   - containers/proxy reads whole frames (ReadFrame), parses requests and
 //     their bodies (ParseRequestFrame), matches responses
 //     (ResponseCorrelationID, RequestFrame.ParseResponse) and builds answers;
+//   - both track KIP-227 fetch sessions from each Fetch and the session
+//     fields of its answer (FetchSessions): the proxy to fault the
+//     partitions an incremental Fetch does not name, fakebroker to know a
+//     Fetch that leaves nothing to read;
 //   - harness's client-side response delay (consume.ResponseDelay) learns
 //     each outgoing request's key with a RequestStream and matches responses
 //     by correlation id.

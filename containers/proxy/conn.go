@@ -47,7 +47,7 @@ type slot struct {
 	errRules []*rule
 	// fetchParts are the partitions a faulted Fetch covers (named in the
 	// request or in its fetch session).
-	fetchParts []fetchPart
+	fetchParts []wire.FetchPart
 }
 
 func newConn(p *Proxy, node int32, nc net.Conn) *conn {

@@ -152,7 +152,7 @@ func (p *Proxy) applyErrors(node int32, rq *request, s *slot, rules []*rule) {
 		return
 	}
 	if req, ok := rq.Body.(*kmsg.FetchRequest); ok {
-		parts := p.sessions.parts(node, req)
+		parts := p.sessions.Parts(node, req)
 		for _, r := range cands {
 			if p.setFetch(&kmsg.FetchResponse{Version: req.Version}, parts, r.match()) > 0 {
 				s.errRules = append(s.errRules, r)

@@ -218,61 +218,13 @@ func testProxyWith(id [16]byte, name string) *Proxy {
 func TestFetchSessionCodeTopLevel(t *testing.T) {
 	p := testProxy()
 	resp := &kmsg.FetchResponse{Version: 12}
-	parts := []fetchPart{{topic: "t", partition: 0}}
+	parts := []wire.FetchPart{{Topic: "t", Partition: 0}}
 	if n := p.setFetch(resp, parts, match{code: kerr.InvalidFetchSessionEpoch.Code}); n != 1 || resp.ErrorCode != kerr.InvalidFetchSessionEpoch.Code || resp.Topics != nil {
 		t.Errorf("session code: n %d, %+v", n, resp)
 	}
 	resp = &kmsg.FetchResponse{Version: 12}
 	if n := p.setFetch(resp, parts, match{code: kerr.NotLeaderForPartition.Code}); n != 1 || resp.Topics[0].Partitions[0].ErrorCode != kerr.NotLeaderForPartition.Code {
 		t.Errorf("partition code: n %d, %+v", n, resp)
-	}
-}
-
-func TestFetchSessionTracking(t *testing.T) {
-	var s fetchSessions
-	rq := frameOf(t, kmsg.NewPtrFetchRequest(), 12)
-	resp := func(code int16, id int32) []byte { // header (v12 flexible: one tag byte) + throttle, code, session id
-		b := []byte{0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0}
-		b = append(b, byte(code>>8), byte(code))
-		b = append(b, byte(id>>24), byte(id>>16), byte(id>>8), byte(id))
-		b[3] = byte(len(b) - 4) // size prefix
-		return b
-	}
-	full := kmsg.NewPtrFetchRequest()
-	full.Version, full.SessionEpoch = 12, 0 // epoch 0: create a session
-	full.Topics = []kmsg.FetchRequestTopic{{Topic: "t", Partitions: []kmsg.FetchRequestTopicPartition{{Partition: 0}, {Partition: 1}}}}
-	if err := s.observe(1, rq, full, resp(0, 5)); err != nil {
-		t.Fatal(err)
-	}
-	inc := kmsg.NewPtrFetchRequest()
-	inc.Version, inc.SessionID, inc.SessionEpoch = 12, 5, 1
-	inc.ForgottenTopics = []kmsg.FetchRequestForgottenTopic{{Topic: "t", Partitions: []int32{1}}}
-	inc.Topics = []kmsg.FetchRequestTopic{{Topic: "u", Partitions: []kmsg.FetchRequestTopicPartition{{Partition: 3}}}}
-	got := s.parts(1, inc)
-	slices.SortFunc(got, func(a, b fetchPart) int { return int(a.partition - b.partition) })
-	want := []fetchPart{{topic: "t", partition: 0}, {topic: "u", partition: 3}}
-	if !slices.Equal(got, want) {
-		t.Errorf("parts = %v, want %v", got, want)
-	}
-	if err := s.observe(1, rq, inc, resp(0, 5)); err != nil {
-		t.Fatal(err)
-	}
-	inc2 := kmsg.NewPtrFetchRequest()
-	inc2.Version, inc2.SessionID, inc2.SessionEpoch = 12, 5, 2
-	if got := s.parts(1, inc2); len(got) != 2 {
-		t.Errorf("after incremental: parts %v, want t/0 and u/3", got)
-	}
-	if got := s.parts(2, inc2); len(got) != 0 {
-		t.Errorf("other node: parts %v, want none", got)
-	}
-	if err := s.observe(1, rq, inc2, resp(kerr.InvalidFetchSessionEpoch.Code, 0)); err != nil {
-		t.Fatal(err)
-	}
-	if got := s.parts(1, inc2); len(got) != 0 {
-		t.Errorf("after session error: parts %v, want none", got)
-	}
-	if err := s.observe(1, rq, inc2, []byte{0, 0, 0, 4, 0, 0, 0, 7}); err == nil {
-		t.Error("truncated fetch response accepted")
 	}
 }
 

@@ -3,6 +3,8 @@ package proxy
 import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kreactor/kreactor/wire"
 )
 
 // Error helpers for topic-keyed APIs (see errAPIs).
@@ -154,14 +156,14 @@ var fetchSessionCodes = map[int16]bool{
 // setFetch sets m.code on the partitions of parts m selects in resp, adding
 // entries for partitions resp does not carry (an incremental response lists
 // only changed partitions), and returns how many it set; see errAPIs.
-func (p *Proxy) setFetch(resp *kmsg.FetchResponse, parts []fetchPart, m match) int {
+func (p *Proxy) setFetch(resp *kmsg.FetchResponse, parts []wire.FetchPart, m match) int {
 	if !m.noGroup() {
 		return 0
 	}
 	top := fetchSessionCodes[m.code]
 	n := 0
 	for _, fp := range parts {
-		if !m.topicOK(p.name(fp.topic, fp.id)) {
+		if !m.topicOK(p.name(fp.Topic, fp.TopicID)) {
 			continue
 		}
 		n++
@@ -179,29 +181,29 @@ func (p *Proxy) setFetch(resp *kmsg.FetchResponse, parts []fetchPart, m match) i
 }
 
 // fetchPartition returns resp's entry for fp, adding it if missing.
-func fetchPartition(resp *kmsg.FetchResponse, fp fetchPart) *kmsg.FetchResponseTopicPartition {
+func fetchPartition(resp *kmsg.FetchResponse, fp wire.FetchPart) *kmsg.FetchResponseTopicPartition {
 	ti := -1
 	for i := range resp.Topics {
 		t := &resp.Topics[i]
-		if t.Topic == fp.topic && t.TopicID == fp.id {
+		if t.Topic == fp.Topic && t.TopicID == fp.TopicID {
 			ti = i
 			break
 		}
 	}
 	if ti < 0 {
 		t := kmsg.NewFetchResponseTopic()
-		t.Topic, t.TopicID = fp.topic, fp.id
+		t.Topic, t.TopicID = fp.Topic, fp.TopicID
 		resp.Topics = append(resp.Topics, t)
 		ti = len(resp.Topics) - 1
 	}
 	t := &resp.Topics[ti]
 	for j := range t.Partitions {
-		if t.Partitions[j].Partition == fp.partition {
+		if t.Partitions[j].Partition == fp.Partition {
 			return &t.Partitions[j]
 		}
 	}
 	rp := kmsg.NewFetchResponseTopicPartition()
-	rp.Partition = fp.partition
+	rp.Partition = fp.Partition
 	t.Partitions = append(t.Partitions, rp)
 	return &t.Partitions[len(t.Partitions)-1]
 }

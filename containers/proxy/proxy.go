@@ -81,7 +81,7 @@ type Proxy struct {
 	topicsMu sync.RWMutex
 	topics   map[[16]byte]string // guarded by topicsMu; topic id -> name, learned from Metadata
 
-	sessions fetchSessions
+	sessions wire.FetchSessions // Fetch sessions, for faults on the partitions a request does not name
 
 	accepted, dialFailures, upstreamMalformed, rewritten, local, dropped atomic.Uint64
 }

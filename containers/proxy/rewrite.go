@@ -37,10 +37,8 @@ func (p *Proxy) processResponse(node int32, s *slot, raw []byte) ([]byte, error)
 	if rq.Body == nil {
 		return raw, nil // unknown to kmsg: relayed as is
 	}
-	if req, ok := rq.Body.(*kmsg.FetchRequest); ok {
-		if err := p.sessions.observe(node, rq, req, raw); err != nil {
-			return nil, err
-		}
+	if err := p.sessions.Observe(node, rq.RequestFrame, raw); err != nil { // Fetch answers only
+		return nil, err
 	}
 	if !needsParse(rq) && len(s.errRules) == 0 {
 		return raw, nil
