@@ -33,7 +33,11 @@ import (
 // MaxWaitMillis by a pass-through control that lowers the wait before kfake
 // handles the request (answers_01_fetch.go). The tap keeps Fetch v7+
 // requests until their answers only to follow the fetch sessions it needs
-// for that; their bytes pass as kfake writes them.
+// for that; their bytes pass as kfake writes them. Nor can a rewrite undo
+// what kfake applied: a ConsumerGroupHeartbeat Kafka refuses before it
+// reaches the group is refused by kfake faults installed by Start, kept
+// after every fault installed through the Broker, and the rewrite adds
+// Kafka's message (answers_68_consumer_group_heartbeat.go).
 //
 // Codes the spec asked for stay: an error a fault installed through the
 // Broker injects is never corrected away (Broker.injects). An answer a

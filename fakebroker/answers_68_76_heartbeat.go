@@ -7,10 +7,13 @@ import "github.com/twmb/franz-go/pkg/kmsg"
 // 4.4.0): only an answer that keeps the member in the group hands out a
 // heartbeat interval. An error answer and the answer to a leave (member
 // epoch -1, or -2 for a static member) carry heartbeat interval 0; kfake
-// answers the configured interval on both.
-func answerConsumerGroupHeartbeat(_ *Broker, _ kmsg.Request, kresp kmsg.Response) bool {
+// answers the configured interval on both. A ConsumerGroupHeartbeat Kafka
+// refuses before it reaches the group is answered with Kafka's refusal
+// (answers_68_consumer_group_heartbeat.go).
+func answerConsumerGroupHeartbeat(b *Broker, kreq kmsg.Request, kresp kmsg.Response) bool {
 	resp := kresp.(*kmsg.ConsumerGroupHeartbeatResponse)
-	return noInterval(resp.ErrorCode, resp.MemberEpoch, &resp.HeartbeatIntervalMillis)
+	refused := answerRefusal(b, kreq.(*kmsg.ConsumerGroupHeartbeatRequest), resp)
+	return noInterval(resp.ErrorCode, resp.MemberEpoch, &resp.HeartbeatIntervalMillis) || refused
 }
 
 func answerShareGroupHeartbeat(_ *Broker, _ kmsg.Request, kresp kmsg.Response) bool {

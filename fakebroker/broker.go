@@ -36,6 +36,12 @@ type Broker struct {
 	// (answers_01_fetch.go); tracked only with the corrections on.
 	sessions wire.FetchSessions
 
+	// refusals are the faults refusing the ConsumerGroupHeartbeats Kafka
+	// refuses (answers_68_consumer_group_heartbeat.go), kept after every
+	// fault installed through the Broker; nil with Config.KfakeAnswers.
+	refuseMu sync.Mutex
+	refusals *kfake.FaultHandle // guarded by refuseMu
+
 	closing   chan struct{} // closed first thing in Close
 	closeOnce sync.Once
 
@@ -115,6 +121,7 @@ func Start(cfg Config) (*Broker, error) {
 			b.cluster.Close()
 			return nil, err
 		}
+		b.installHeartbeatRefusals()
 	}
 	// Right after NewCluster kfake's broker order is node order.
 	for i, a := range b.cluster.ListenAddrs() {

@@ -80,8 +80,9 @@ type Config struct {
 	// as Apache Kafka 4.4 does where kfake differs (answers.go: OffsetFetch
 	// for a group that never committed, OffsetCommit for an unknown group,
 	// FindCoordinator and heartbeat error answers, a Fetch with no
-	// partition to read answered at once): every response is kfake's own,
-	// when kfake gives it. For showing the differences; false (the default)
+	// partition to read answered at once, the ConsumerGroupHeartbeats Kafka
+	// refuses refused): every response is kfake's own, when kfake gives
+	// it, and kfake applies what Kafka refuses. For showing the differences; false (the default)
 	// answers as Kafka does.
 	KfakeAnswers bool
 

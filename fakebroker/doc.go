@@ -14,12 +14,17 @@
 //     committed, OffsetFetch v10 for an unknown topic id, OffsetCommit v9+
 //     with an epoch for an unknown group, FindCoordinator errors, heartbeat
 //     intervals on leave and error answers): kfake handles every request,
-//     and the tap corrects its response on the way out. One is about when
-//     kfake answers, not what: a Fetch with no partition to read is
-//     answered at once instead of after its MaxWaitMillis
-//     (answers_01_fetch.go, a control that lowers the wait before kfake
-//     handles the request). specs/fidelity checks each against a real
-//     broker; Config.KfakeAnswers turns them off.
+//     and the tap corrects its response on the way out. Two act before
+//     kfake applies the request, where no rewrite could undo it: a Fetch
+//     with no partition to read is answered at once instead of after its
+//     MaxWaitMillis (answers_01_fetch.go, a control that lowers the wait
+//     before kfake handles the request), and a ConsumerGroupHeartbeat
+//     Kafka refuses before it reaches the group (a static member's leave
+//     without InstanceId, among others) is refused, the group unchanged
+//     (answers_68_consumer_group_heartbeat.go, kfake faults answering
+//     Kafka's error after every fault a spec installs). specs/fidelity
+//     checks each against a real broker; Config.KfakeAnswers turns them
+//     off.
 //
 // Every helper runs off kfake's cluster goroutine: delays and holds use
 // kfake's SleepControl with a wakeup that returns when its timer fires, its

@@ -58,7 +58,8 @@ func (b *Broker) Fault(faults ...kfake.Fault) (*Handle, error) {
 	return b.installFault("Fault", faults...)
 }
 
-// installFault installs faults and tracks them.
+// installFault installs faults and tracks them; the ConsumerGroupHeartbeat
+// refusals stay after them (keepHeartbeatRefusalsLast).
 func (b *Broker) installFault(name string, faults ...kfake.Fault) (*Handle, error) {
 	if b.isClosing() {
 		return nil, ErrClosed
@@ -70,6 +71,7 @@ func (b *Broker) installFault(name string, faults ...kfake.Fault) (*Handle, erro
 		h.Remove()
 		return nil, err
 	}
+	b.keepHeartbeatRefusalsLast(faults)
 	return h, nil
 }
 
