@@ -22,6 +22,7 @@ import (
 	"github.com/kreactor/kreactor/harness/measure"
 	"github.com/kreactor/kreactor/harness/sim"
 	"github.com/kreactor/kreactor/harness/subjects"
+	"github.com/kreactor/kreactor/internal/chans"
 )
 
 // SampleEvery is how often a member's loop counters are sampled.
@@ -443,27 +444,10 @@ func (r *runner) faults(at func(time.Duration)) {
 func (r *runner) since() time.Duration { return r.env.Since() }
 
 // sleep waits d, or less if the timeline ends early.
-func (r *runner) sleep(d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-r.abort:
-	}
-}
+func (r *runner) sleep(d time.Duration) { chans.Sleep(d, r.abort) }
 
 // aborted reports whether the timeline ended early.
-func (r *runner) aborted() bool {
-	select {
-	case <-r.abort:
-		return true
-	default:
-		return false
-	}
-}
+func (r *runner) aborted() bool { return chans.Closed(r.abort) }
 
 // install installs one fault through fakebroker.
 func (r *runner) install(f Fault) (healer, error) {
