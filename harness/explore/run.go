@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -550,23 +549,7 @@ var (
 )
 
 func ours() []string {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	var out []string
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if !containsAny(g, leakFrames) || containsAny(g, skipFrames) {
-			continue
-		}
-		out = append(out, g)
-	}
-	return out
+	return sim.Goroutines(func(g string) bool { return containsAny(g, leakFrames) && !containsAny(g, skipFrames) })
 }
 
 func containsAny(s string, subs []string) bool {
