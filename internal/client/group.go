@@ -100,12 +100,10 @@ func newGroup(cfg config.Consumer, rnd *randoms, tr sender) *Group {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	backoff := Backoff(cfg.RetryBackoff, cfg.RetryBackoffMax)
 	g := &Group{Cfg: cfg, Log: cfg.Logger, received: map[managers.TopicPartition]managers.Position{}, rnd: rnd}
 	g.tr = tr
-	g.Coord = managers.NewCoordinator(cfg.GroupID, managers.KeyTypeGroup, rnd.backoff("coordinator", backoff))
-	g.Meta = managers.NewMetadata(cfg.BootstrapServers, cfg.MetadataMaxAge, rnd.backoff("metadata", backoff))
-	g.Meta.SetRebootstrap(cfg.MetadataRecoveryStrategy == "rebootstrap", cfg.MetadataRecoveryRebootstrapTrigger)
+	backoff := Backoff(cfg.RetryBackoff, cfg.RetryBackoffMax)
+	g.Coord, g.Meta = coordinatorAndMetadata(&cfg.Common, cfg.GroupID, rnd, backoff)
 	g.Member = group.NewMembership(cfg.GroupID, cfg.MaxPollInterval, rnd.backoff("membership", backoff), g.Coord)
 	if rnd != nil {
 		g.Member.UseMemberID(rnd.memberID)

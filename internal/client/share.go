@@ -65,9 +65,7 @@ func NewShare(cfg config.Share) *Share {
 	rnd := newRandoms(cfg.Rand)
 	s.tr = newTransport(&cfg.Common, cfg.ClientID, rnd)
 	backoff := Backoff(cfg.RetryBackoff, cfg.RetryBackoffMax)
-	s.Coord = managers.NewCoordinator(cfg.GroupID, managers.KeyTypeGroup, rnd.backoff("coordinator", backoff))
-	s.Meta = managers.NewMetadata(cfg.BootstrapServers, cfg.MetadataMaxAge, rnd.backoff("metadata", backoff))
-	s.Meta.SetRebootstrap(cfg.MetadataRecoveryStrategy == "rebootstrap", cfg.MetadataRecoveryRebootstrapTrigger)
+	s.Coord, s.Meta = coordinatorAndMetadata(&cfg.Common, cfg.GroupID, rnd, backoff)
 	s.Member = share.NewMembership(cfg.GroupID, cfg.MaxPollInterval, rnd.backoff("share-membership", backoff), s.Coord)
 	if rnd != nil {
 		s.Member.UseMemberID(rnd.memberID)
