@@ -308,17 +308,11 @@ func (g *Group) Committed(ctx context.Context, partitions ...managers.TopicParti
 	}); err != nil {
 		return nil, err
 	}
-	select {
-	case r := <-done:
-		g.Woke()
-		return r.offsets, r.err
-	case <-g.Eng.Done():
-		g.Woke()
-		return nil, ErrClosed
-	case <-ctx.Done():
-		g.Woke()
-		return nil, ctx.Err()
+	r, err := awaitAnswer(ctx, &g.EngineSide, done)
+	if err != nil {
+		return nil, err
 	}
+	return r.offsets, r.err
 }
 
 // CommitAsyncOf commits the positions consumed returns (engine goroutine)

@@ -220,18 +220,12 @@ func (s *Share) CommitSync(ctx context.Context) (map[managers.TopicPartition]err
 	// Commits complete in the order made: the outcomes of earlier
 	// CommitAsync calls are queued before this one's, and run here.
 	defer s.RunCallbacks()
-	select {
-	case r := <-done:
-		s.Woke()
-		s.NoteCommitReturn(r.CommitResult)
-		return r.m, nil
-	case <-s.Eng.Done():
-		s.Woke()
-		return nil, ErrClosed
-	case <-ctx.Done():
-		s.Woke()
-		return nil, ctx.Err()
+	r, err := awaitAnswer(ctx, &s.EngineSide, done)
+	if err != nil {
+		return nil, err
 	}
+	s.NoteCommitReturn(r.CommitResult)
+	return r.m, nil
 }
 
 // CommitAsync sends every acknowledgement made so far without waiting;
