@@ -355,19 +355,31 @@ func (g *Group) Subscribe(topics ...string) error {
 	})
 }
 
+// AssignPartitions is what an Assign of partitions takes: a sorted copy
+// without repeats, or an *InvalidPartitionError for the first partition
+// that cannot exist (an empty topic name or a negative number). The kgo
+// subject's Assign checks its argument with it too.
+func AssignPartitions(partitions []managers.TopicPartition) ([]managers.TopicPartition, error) {
+	partitions = slices.Clone(partitions)
+	slices.SortFunc(partitions, managers.CompareTopicPartition)
+	partitions = slices.Compact(partitions)
+	for _, tp := range partitions {
+		if tp.Topic == "" || tp.Partition < 0 {
+			return nil, &InvalidPartitionError{TP: tp}
+		}
+	}
+	return partitions, nil
+}
+
 // Assign takes partitions manually.
 func (g *Group) Assign(partitions ...managers.TopicPartition) error {
 	if err := g.Acquire(); err != nil {
 		return err
 	}
 	defer g.Release()
-	partitions = slices.Clone(partitions)
-	slices.SortFunc(partitions, managers.CompareTopicPartition)
-	partitions = slices.Compact(partitions)
-	for _, tp := range partitions {
-		if tp.Topic == "" || tp.Partition < 0 {
-			return &InvalidPartitionError{TP: tp}
-		}
+	partitions, err := AssignPartitions(partitions)
+	if err != nil {
+		return err
 	}
 	return g.Call("assign", func(tx *reactor.Tx, reply func(error)) {
 		if len(g.Member.Subscription()) > 0 && g.Member.InGroup() {
