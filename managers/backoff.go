@@ -77,42 +77,40 @@ func (b Backoff) clamp(d float64) time.Duration {
 // Delay returns the wait before retry number attempt (1-based). attempt <= 0
 // returns 0.
 func (b Backoff) Delay(attempt int) time.Duration {
-	if attempt <= 0 {
-		return 0
-	}
-	d, jitter := b.term(attempt)
-	if jitter && b.Jitter > 0 {
+	return b.jittered(attempt, func() float64 {
+		if b.Jitter <= 0 {
+			return 1 // no draw
+		}
 		r := rand.Float64
 		if b.Rand != nil {
 			r = b.Rand.Float64
 		}
-		d *= 1 - b.Jitter + 2*b.Jitter*r()
-	}
-	return b.clamp(d)
+		return 1 - b.Jitter + 2*b.Jitter*r()
+	})
 }
 
 // MinDelay is the shortest wait Delay(attempt) can return (jitter at its
 // minimum).
 func (b Backoff) MinDelay(attempt int) time.Duration {
-	if attempt <= 0 {
-		return 0
-	}
-	d, jitter := b.term(attempt)
-	if jitter {
-		d *= 1 - b.Jitter
-	}
-	return b.clamp(d)
+	return b.jittered(attempt, func() float64 { return 1 - b.Jitter })
 }
 
 // MaxDelay is the longest wait Delay(attempt) can return (jitter at its
 // maximum, capped at Max).
 func (b Backoff) MaxDelay(attempt int) time.Duration {
+	return b.jittered(attempt, func() float64 { return 1 + b.Jitter })
+}
+
+// jittered is the wait before retry attempt (0 for attempt <= 0): its
+// term times the jitter factor factor returns, capped at Max. factor is
+// called only where jitter applies (Max above Initial).
+func (b Backoff) jittered(attempt int, factor func() float64) time.Duration {
 	if attempt <= 0 {
 		return 0
 	}
 	d, jitter := b.term(attempt)
 	if jitter {
-		d *= 1 + b.Jitter
+		d *= factor()
 	}
 	return b.clamp(d)
 }

@@ -102,19 +102,20 @@ type ControlOutcome struct {
 	Reason       Reason
 }
 
-// reasonOf classifies one control row against the keys its failure must
-// touch (the spec's signals, or its liveness keys for a null control),
-// naming a failure on one of them on.
-func reasonOf(r Row, keys []string, on Reason) Reason {
+// outcomeOf is one control row's outcome, its reason classified against
+// the keys its failure must touch (the spec's signals, or its liveness
+// keys for a null control), naming a failure on one of them on.
+func outcomeOf(r Row, keys []string, on Reason) ControlOutcome {
+	o := ControlOutcome{Spec: r.ID, Target: r.Target, Run: r.Run, Verdict: r.Verdict, FailedKeys: r.FailedKeys, Reason: ReasonOther}
 	switch {
 	case !r.Verdict.Failed():
-		return ReasonPassed
+		o.Reason = ReasonPassed
 	case len(keys) == 0:
-		return ReasonUndeclared
+		o.Reason = ReasonUndeclared
 	case r.Verdict == VerdictFail && slices.ContainsFunc(r.FailedKeys, func(k string) bool { return slices.Contains(keys, k) }):
-		return on
+		o.Reason = on
 	}
-	return ReasonOther
+	return o
 }
 
 // Check evaluates the expectations for the reference subject, the control
@@ -240,14 +241,10 @@ func (ex *Expectations) regression(it ItemReport, present map[string]bool) Regre
 // nullRow adds a null control's run of a regression spec: it must fail on
 // a liveness key.
 func (ex *Expectations) nullRow(item string, nc *NullCheck, row Row) {
-	for _, k := range row.Liveness {
-		if !slices.Contains(nc.Liveness, k) {
-			nc.Liveness = append(nc.Liveness, k)
-		}
-	}
-	reason := reasonOf(row, row.Liveness, ReasonLiveness)
-	nc.Outcomes = append(nc.Outcomes, ControlOutcome{Spec: row.ID, Target: row.Target, Run: row.Run, Verdict: row.Verdict, FailedKeys: row.FailedKeys, Reason: reason})
-	switch reason {
+	nc.Liveness = appendUnique(nc.Liveness, row.Liveness...)
+	o := outcomeOf(row, row.Liveness, ReasonLiveness)
+	nc.Outcomes = append(nc.Outcomes, o)
+	switch o.Reason {
 	case ReasonPassed:
 		ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the null control %q on %s%s: a consumer that never sends passes it", item, row.ID, row.Verdict, row.Subject, row.Target, runSuffix(row.Run)))
 	case ReasonOther, ReasonUndeclared:
@@ -258,21 +255,13 @@ func (ex *Expectations) nullRow(item string, nc *NullCheck, row Row) {
 // controlRow adds the control subject's run of a regression spec: it must
 // fail on one of its declared signals.
 func (ex *Expectations) controlRow(item string, rc *RegressionCheck, row Row) {
-	if !slices.Contains(rc.ControlSpecs, row.ID) {
-		rc.ControlSpecs = append(rc.ControlSpecs, row.ID)
-	}
-	for _, sig := range row.Signals {
-		if !slices.Contains(rc.Signals, sig) {
-			rc.Signals = append(rc.Signals, sig)
-		}
-	}
-	reason := reasonOf(row, row.Signals, ReasonSignal)
-	rc.Outcomes = append(rc.Outcomes, ControlOutcome{Spec: row.ID, Target: row.Target, Run: row.Run, Verdict: row.Verdict, FailedKeys: row.FailedKeys, Reason: reason})
-	switch reason {
+	rc.ControlSpecs = appendUnique(rc.ControlSpecs, row.ID)
+	rc.Signals = appendUnique(rc.Signals, row.Signals...)
+	o := outcomeOf(row, row.Signals, ReasonSignal)
+	rc.Outcomes = append(rc.Outcomes, o)
+	switch o.Reason {
 	case ReasonPassed:
-		if !slices.Contains(rc.Unexposed, row.ID) {
-			rc.Unexposed = append(rc.Unexposed, row.ID)
-		}
+		rc.Unexposed = appendUnique(rc.Unexposed, row.ID)
 		ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the control subject %q on %s%s: it cannot tell today's design from the reactor", item, row.ID, row.Verdict, ex.Control, row.Target, runSuffix(row.Run)))
 	case ReasonOther:
 		ex.Problems = append(ex.Problems, fmt.Sprintf("%s: spec %s %s on the control subject %q on %s%s, but not on its signal (%s; failed: %s): not the Jira's reason", item, row.ID, row.Verdict, ex.Control, row.Target, runSuffix(row.Run), strings.Join(row.Signals, ", "), or(strings.Join(row.FailedKeys, ", "))))
@@ -294,6 +283,16 @@ func reasons(os []ControlOutcome) string {
 		return "–"
 	}
 	return strings.Join(out, ", ")
+}
+
+// appendUnique appends to s each of vs not in it yet.
+func appendUnique(s []string, vs ...string) []string {
+	for _, v := range vs {
+		if !slices.Contains(s, v) {
+			s = append(s, v)
+		}
+	}
+	return s
 }
 
 // runSuffix is " (run N)" for a repeat other than the first.

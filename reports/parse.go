@@ -634,15 +634,6 @@ func (row *Row) addEntries(entries []jsonreport.ReportEntry) error {
 	return nil
 }
 
-func appendUnique(s []string, v string) []string {
-	for _, x := range s {
-		if x == v {
-			return s
-		}
-	}
-	return append(s, v)
-}
-
 func prefix(source string) string {
 	if source == "" {
 		return ""

@@ -101,6 +101,23 @@ func runScenario(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// controlVerdict is how a control subject's outcome o went against keys,
+// what it must fail on (named what): "passes", "n/a", "fails on WHAT (its
+// failed keys)" or "fails, but not on WHAT (its failed keys, then hint)";
+// failed is whether it failed on one of keys.
+func controlVerdict(o *scenario.Outcome, what string, keys []string, hint string) (on string, failed bool) {
+	failed = slices.ContainsFunc(o.FailedKeys, func(k string) bool { return slices.Contains(keys, k) })
+	switch {
+	case o.NotApplicable != "":
+		return "n/a", failed
+	case failed:
+		return "fails on " + what + " (" + strings.Join(o.FailedKeys, ", ") + ")", true
+	case !o.Passed():
+		return "fails, but not on " + what + " (" + strings.Join(o.FailedKeys, ", ") + hint + ")", false
+	}
+	return "passes", false
+}
+
 // discrimination says, for a file run on several subjects, whether it tells
 // the reference subject from the control: a file covering a regression must
 // pass on reactor, fail on baseline on one of its signals, and fail on null
@@ -121,37 +138,18 @@ func discrimination(sc *scenario.Scenario, outs map[string]*scenario.Outcome) (s
 		parts = append(parts, "reactor "+ref.Verdict())
 		ok = ok && ref.Passed()
 	}
-	failedOn := func(o *scenario.Outcome, keys []string) bool {
-		return slices.ContainsFunc(o.FailedKeys, func(k string) bool { return slices.Contains(keys, k) })
-	}
 	if ctl, has := outs["baseline"]; has {
-		on := "passes"
-		switch {
-		case ctl.NotApplicable != "":
-			on = "n/a"
-		case failedOn(ctl, sc.Signals):
-			on = "fails on a signal (" + strings.Join(ctl.FailedKeys, ", ") + ")"
-		case !ctl.Passed():
-			on = "fails, but not on a signal (" + strings.Join(ctl.FailedKeys, ", ") + "; signals " + strings.Join(sc.Signals, ", ") + ")"
-		}
+		on, failed := controlVerdict(ctl, "a signal", sc.Signals, "; signals "+strings.Join(sc.Signals, ", "))
 		parts = append(parts, "baseline "+on)
 		if regression {
-			ok = ok && failedOn(ctl, sc.Signals)
+			ok = ok && failed
 		}
 	}
 	if nul, has := outs["null"]; has {
-		on := "passes"
-		switch {
-		case nul.NotApplicable != "":
-			on = "n/a"
-		case failedOn(nul, sc.Liveness):
-			on = "fails on liveness (" + strings.Join(nul.FailedKeys, ", ") + ")"
-		case !nul.Passed():
-			on = "fails, but not on liveness (" + strings.Join(nul.FailedKeys, ", ") + ")"
-		}
+		on, failed := controlVerdict(nul, "liveness", sc.Liveness, "")
 		parts = append(parts, "null "+on)
 		if regression {
-			ok = ok && (nul.NotApplicable != "" || failedOn(nul, sc.Liveness))
+			ok = ok && (nul.NotApplicable != "" || failed)
 		}
 	}
 	for _, name := range slices.Sorted(func(yield func(string) bool) {

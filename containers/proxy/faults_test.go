@@ -3,7 +3,6 @@ package proxy
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 	"time"
 
@@ -231,10 +230,7 @@ func TestMetadataTopicError(t *testing.T) {
 			t.Errorf("%d brokers, want 3", len(resp.Brokers))
 		}
 		for _, br := range resp.Brokers {
-			want, _ := b.p.Addr(br.NodeID)
-			if got := fmt.Sprintf("%s:%d", br.Host, br.Port); got != want {
-				t.Errorf("broker %d at %s, want the proxy's %s", br.NodeID, got, want)
-			}
+			b.expectProxied(t, br.NodeID, br.Host, br.Port)
 		}
 	}
 	if f.Hits() != 2 {

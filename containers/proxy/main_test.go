@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"slices"
 	"strconv"
@@ -158,6 +159,16 @@ func (b *bed) newClient(t *testing.T, clientID string, opts ...kgo.Opt) (*kgo.Cl
 		t.Fatalf("metadata: %v", err)
 	}
 	return cl, dl
+}
+
+// expectProxied fails t unless node, as an answer through the proxy
+// advertises it (host, port), is at the proxy's listener for it.
+func (b *bed) expectProxied(t *testing.T, node int32, host string, port int32) {
+	t.Helper()
+	want, _ := b.p.Addr(node)
+	if got := fmt.Sprintf("%s:%d", host, port); got != want {
+		t.Errorf("broker %d at %s, want the proxy's %s", node, got, want)
+	}
 }
 
 // findCoordinator sends a raw FindCoordinator for keys to node and returns,

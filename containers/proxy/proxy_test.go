@@ -189,9 +189,6 @@ func TestDescribeClusterRewritten(t *testing.T) {
 		t.Fatalf("%d brokers, want 3", len(resp.Brokers))
 	}
 	for _, br := range resp.Brokers {
-		want, _ := b.p.Addr(br.NodeID)
-		if got := fmt.Sprintf("%s:%d", br.Host, br.Port); got != want {
-			t.Errorf("broker %d at %s, want the proxy's %s", br.NodeID, got, want)
-		}
+		b.expectProxied(t, br.NodeID, br.Host, br.Port)
 	}
 }

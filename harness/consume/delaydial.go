@@ -9,6 +9,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kreactor/kreactor/internal/chans"
 	"github.com/kreactor/kreactor/wire"
 )
 
@@ -139,15 +140,7 @@ func (c *delayConn) Read(p []byte) (int, error) {
 func (c *delayConn) hold() {
 	d := c.r.d()
 	c.r.hits.Add(1)
-	if d <= 0 {
-		return
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-c.stop:
-	}
+	chans.Sleep(d, c.stop)
 }
 
 func (c *delayConn) Close() error {

@@ -18,7 +18,9 @@ import (
 
 // member runs one member's timeline: start, subscribe, the main loop
 // (poll with the current timeout between actions), the actions, and a
-// Close at the end if no action closed it.
+// Close at the end if no action closed it (timeline); the regular
+// consumer's own actions and polls are here, a share member's in
+// shareMember.
 func (r *runner) member(ctx context.Context, m Member, at func(time.Duration), start time.Duration) {
 	defer func() {
 		if p := recover(); p != nil { // an application call panicked: a finding, not the end of the exploration
@@ -37,54 +39,34 @@ func (r *runner) member(ctx context.Context, m Member, at func(time.Duration), s
 	}
 	probe, probed := harness.ProbeOf(c)
 	defer r.watch(m, probe, probed, c, at)()
-	r.other(m.Name, "subscribe", c.Subscribe(topicNames(r.s, nil)...))
-
 	var (
-		timeout  = m.PollTimeout
 		assigned []harness.TopicPartition
 		epoch    EpochKey
 		asyncID  int
-		acts     = m.Actions
 	)
-	for r.since()-start < r.s.Length && !r.aborted() {
-		if len(acts) > 0 && acts[0].At <= r.since()-start {
-			a := acts[0]
-			acts = acts[1:]
-			switch a.Kind {
-			case ActPoll:
-				timeout = a.Timeout
-			case ActCommitSync:
-				cctx, cancel := context.WithTimeout(ctx, a.Timeout)
-				s := r.since()
-				err := c.CommitSync(cctx)
-				cancel()
-				r.op(Op{Member: m.Name, Kind: OpCommitSync, Start: s, End: r.since(), Timeout: a.Timeout, Err: errText(err)})
-			case ActCommitAsync:
-				asyncID++
-				id := asyncID
-				s := r.since()
-				c.CommitAsync(func(err error) {
-					r.op(Op{Member: m.Name, Kind: OpCallback, ID: id, Start: r.since(), End: r.since(), Err: errText(err)})
-				})
-				r.op(Op{Member: m.Name, Kind: OpCommitAsync, ID: id, Start: s, End: r.since()})
-			case ActPause:
-				r.other(m.Name, "pause", c.Pause(c.Assignment()...))
-			case ActResume:
-				r.other(m.Name, "resume", c.Resume(c.Assignment()...))
-			case ActSubscribe:
-				r.other(m.Name, "subscribe", c.Subscribe(topicNames(r.s, a.Topics)...))
-			case ActStall:
-				r.sleep(min(a.Timeout, r.s.Length-(r.since()-start)))
-			case ActClose:
-				r.closeMember(m.Name, c, a.Timeout)
-				return
-			}
-			continue
+	r.timeline(m, c, start, func(a Action) {
+		switch a.Kind {
+		case ActCommitSync:
+			cctx, cancel := context.WithTimeout(ctx, a.Timeout)
+			s := r.since()
+			err := c.CommitSync(cctx)
+			cancel()
+			r.op(Op{Member: m.Name, Kind: OpCommitSync, Start: s, End: r.since(), Timeout: a.Timeout, Err: errText(err)})
+		case ActCommitAsync:
+			asyncID++
+			id := asyncID
+			s := r.since()
+			c.CommitAsync(func(err error) {
+				r.op(Op{Member: m.Name, Kind: OpCallback, ID: id, Start: r.since(), End: r.since(), Err: errText(err)})
+			})
+			r.op(Op{Member: m.Name, Kind: OpCommitAsync, ID: id, Start: s, End: r.since()})
+		case ActPause:
+			r.other(m.Name, "pause", c.Pause(c.Assignment()...))
+		case ActResume:
+			r.other(m.Name, "resume", c.Resume(c.Assignment()...))
 		}
-		pctx, cancel := context.WithTimeout(ctx, timeout)
-		s := r.since()
-		recs, err := c.Poll(pctx)
-		cancel()
+	}, func(timeout time.Duration) int {
+		recs, s, err := timedPoll(ctx, r, timeout, c.Poll)
 		r.env.Delivered(m.Name, recs)
 		now := c.Assignment()
 		if !slices.Equal(now, assigned) {
@@ -109,11 +91,57 @@ func (r *runner) member(ctx context.Context, m Member, at func(time.Duration), s
 			op.Records = append(op.Records, Rec{rec.Topic, rec.Partition, rec.Offset})
 		}
 		r.op(op)
-		if timeout == 0 && len(recs) == 0 {
+		return len(recs)
+	})
+}
+
+// timeline runs member m's main loop on c, from start until the
+// schedule's length (or an early end): it subscribes to every topic, then
+// takes each action when it is due and polls in between (poll, with the
+// current timeout, returns how many records came), and closes c at the
+// end unless an action closed it. ActPoll sets the poll timeout; the
+// actions both kinds of member take alike (subscribe, stall, close) are
+// taken here, the others by other.
+func (r *runner) timeline(m Member, c interface {
+	Subscribe(topics ...string) error
+	Close(context.Context) error
+}, start time.Duration, other func(Action), poll func(timeout time.Duration) (records int)) {
+	r.other(m.Name, "subscribe", c.Subscribe(topicNames(r.s, nil)...))
+	timeout, acts := m.PollTimeout, m.Actions
+	for r.since()-start < r.s.Length && !r.aborted() {
+		if len(acts) > 0 && acts[0].At <= r.since()-start {
+			a := acts[0]
+			acts = acts[1:]
+			switch a.Kind {
+			case ActPoll:
+				timeout = a.Timeout
+			case ActSubscribe:
+				r.other(m.Name, "subscribe", c.Subscribe(topicNames(r.s, a.Topics)...))
+			case ActStall:
+				r.sleep(min(a.Timeout, r.s.Length-(r.since()-start)))
+			case ActClose:
+				r.closeMember(m.Name, c, a.Timeout)
+				return
+			default:
+				other(a)
+			}
+			continue
+		}
+		if n := poll(timeout); timeout == 0 && n == 0 {
 			time.Sleep(time.Millisecond) // an application polling with 0 still yields between polls
 		}
 	}
 	r.closeMember(m.Name, c, EndCloseTimeout)
+}
+
+// timedPoll calls a member's Poll with timeout and returns what it did
+// and when the call started.
+func timedPoll[R any](ctx context.Context, r *runner, timeout time.Duration, poll func(context.Context) ([]R, error)) ([]R, time.Duration, error) {
+	pctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	s := r.since()
+	recs, err := poll(pctx)
+	return recs, s, err
 }
 
 // closeMember runs c's Close with deadline d and records it, with the time
@@ -259,45 +287,28 @@ func (r *runner) shareMember(ctx context.Context, m Member, at func(time.Duratio
 	})
 	probe, probed := harness.ShareProbeOf(c)
 	defer r.watch(m, probe, probed, c, at)()
-	r.other(m.Name, "subscribe", c.Subscribe(topicNames(r.s, nil)...))
-	timeout, release, acts := m.PollTimeout, false, m.Actions
-	for r.since()-start < r.s.Length && !r.aborted() {
-		if len(acts) > 0 && acts[0].At <= r.since()-start {
-			a := acts[0]
-			acts = acts[1:]
-			switch a.Kind {
-			case ActPoll:
-				timeout = a.Timeout
-			case ActAckRelease:
-				release = true
-			case ActCommitSync:
-				cctx, cancel := context.WithTimeout(ctx, a.Timeout)
-				s := r.since()
-				res, err := c.CommitSync(cctx)
-				cancel()
-				op := Op{Member: m.Name, Kind: OpCommitSync, Start: s, End: r.since(), Timeout: a.Timeout, Err: errText(err)}
-				for tp, e := range res {
-					if e != nil {
-						op.Failed = append(op.Failed, Rec{Topic: tp.Topic, Partition: tp.Partition, Offset: -1})
-					}
+	release := false
+	r.timeline(m, c, start, func(a Action) {
+		switch a.Kind {
+		case ActAckRelease:
+			release = true
+		case ActCommitSync:
+			cctx, cancel := context.WithTimeout(ctx, a.Timeout)
+			s := r.since()
+			res, err := c.CommitSync(cctx)
+			cancel()
+			op := Op{Member: m.Name, Kind: OpCommitSync, Start: s, End: r.since(), Timeout: a.Timeout, Err: errText(err)}
+			for tp, e := range res {
+				if e != nil {
+					op.Failed = append(op.Failed, Rec{Topic: tp.Topic, Partition: tp.Partition, Offset: -1})
 				}
-				r.op(op)
-			case ActCommitAsync:
-				r.other(m.Name, "commit-async", c.CommitAsync())
-			case ActSubscribe:
-				r.other(m.Name, "subscribe", c.Subscribe(topicNames(r.s, a.Topics)...))
-			case ActStall:
-				r.sleep(min(a.Timeout, r.s.Length-(r.since()-start)))
-			case ActClose:
-				r.closeMember(m.Name, c, a.Timeout)
-				return
 			}
-			continue
+			r.op(op)
+		case ActCommitAsync:
+			r.other(m.Name, "commit-async", c.CommitAsync())
 		}
-		pctx, cancel := context.WithTimeout(ctx, timeout)
-		s := r.since()
-		recs, err := c.Poll(pctx)
-		cancel()
+	}, func(timeout time.Duration) int {
+		recs, s, err := timedPoll(ctx, r, timeout, c.Poll)
 		op := Op{Member: m.Name, Kind: OpPoll, Start: s, End: r.since(), Timeout: timeout, Err: errText(err)}
 		typ := consumer.Accept
 		if release {
@@ -318,11 +329,8 @@ func (r *runner) shareMember(ctx context.Context, m Member, at func(time.Duratio
 		if len(ack.Records) > 0 {
 			r.op(ack)
 		}
-		if timeout == 0 && len(recs) == 0 {
-			time.Sleep(time.Millisecond)
-		}
-	}
-	r.closeMember(m.Name, c, EndCloseTimeout)
+		return len(recs)
+	})
 }
 
 // built is a member's consumer made before the timeline started (process

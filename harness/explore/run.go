@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -22,6 +21,7 @@ import (
 	"github.com/kreactor/kreactor/harness/measure"
 	"github.com/kreactor/kreactor/harness/sim"
 	"github.com/kreactor/kreactor/harness/subjects"
+	"github.com/kreactor/kreactor/internal/chans"
 )
 
 // SampleEvery is how often a member's loop counters are sampled.
@@ -443,27 +443,10 @@ func (r *runner) faults(at func(time.Duration)) {
 func (r *runner) since() time.Duration { return r.env.Since() }
 
 // sleep waits d, or less if the timeline ends early.
-func (r *runner) sleep(d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-r.abort:
-	}
-}
+func (r *runner) sleep(d time.Duration) { chans.Sleep(d, r.abort) }
 
 // aborted reports whether the timeline ended early.
-func (r *runner) aborted() bool {
-	select {
-	case <-r.abort:
-		return true
-	default:
-		return false
-	}
-}
+func (r *runner) aborted() bool { return chans.Closed(r.abort) }
 
 // install installs one fault through fakebroker.
 func (r *runner) install(f Fault) (healer, error) {
@@ -566,23 +549,7 @@ var (
 )
 
 func ours() []string {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	var out []string
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if !containsAny(g, leakFrames) || containsAny(g, skipFrames) {
-			continue
-		}
-		out = append(out, g)
-	}
-	return out
+	return sim.Goroutines(func(g string) bool { return containsAny(g, leakFrames) && !containsAny(g, skipFrames) })
 }
 
 func containsAny(s string, subs []string) bool {

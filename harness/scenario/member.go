@@ -13,6 +13,7 @@ import (
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/harness"
 	"github.com/kreactor/kreactor/harness/consume"
+	"github.com/kreactor/kreactor/internal/chans"
 	"github.com/kreactor/kreactor/managers"
 )
 
@@ -253,14 +254,7 @@ func (m *member) noteAck(offsets map[managers.TopicPartition][]int64, err error)
 }
 
 // sleepCtx sleeps d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
-}
+func sleepCtx(ctx context.Context, d time.Duration) { chans.Sleep(d, ctx.Done()) }
 
 // ability returns c (looking through the harness's wrappers) as T.
 func ability[T any](c any) (T, bool) {

@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/consumer"
+	"github.com/kreactor/kreactor/consumer/config"
 	"github.com/kreactor/kreactor/fakebroker"
 )
 
@@ -86,12 +87,8 @@ func (e *Env) ConsumerRand(clientID string, n uint64) rand.Source {
 // source in every run.
 func (e *Env) ConsumerConfig(clientID string) consumer.Config {
 	cfg := consumer.DefaultConfig()
-	cfg.BootstrapServers = e.Broker.Addrs()
 	cfg.ClientID = clientID
-	if !e.loopback {
-		cfg.Dial = e.Broker.Dial
-	}
-	cfg.Rand = e.nextRand(clientID)
+	e.connect(&cfg.Common, clientID)
 	return cfg
 }
 
@@ -99,13 +96,20 @@ func (e *Env) ConsumerConfig(clientID string) consumer.Config {
 // (consumer.DefaultShareConfig).
 func (e *Env) ShareConfig(clientID string) consumer.ShareConfig {
 	cfg := consumer.DefaultShareConfig()
-	cfg.BootstrapServers = e.Broker.Addrs()
 	cfg.ClientID = clientID
-	if !e.loopback {
-		cfg.Dial = e.Broker.Dial
-	}
-	cfg.Rand = e.nextRand(clientID)
+	e.connect(&cfg.Common, clientID)
 	return cfg
+}
+
+// connect points the settings every consumer kind has at the cluster: its
+// bootstrap servers, its dialer (none with Config.Loopback) and the next
+// seeded Rand for clientID.
+func (e *Env) connect(c *config.Common, clientID string) {
+	c.BootstrapServers = e.Broker.Addrs()
+	if !e.loopback {
+		c.Dial = e.Broker.Dial
+	}
+	c.Rand = e.nextRand(clientID)
 }
 
 // Start is when the run started (Since's origin): a time a broker reports

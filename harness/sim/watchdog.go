@@ -81,6 +81,16 @@ func (w *watchdog) run() {
 // spinning returns the stacks of every goroutine in a synctest bubble that
 // is running or runnable.
 func spinning() []string {
+	return Goroutines(func(g string) bool {
+		head, _, _ := strings.Cut(g, "\n")
+		return strings.Contains(head, "synctest bubble") && (strings.Contains(head, "[running") || strings.Contains(head, "[runnable"))
+	})
+}
+
+// Goroutines returns the stacks of the goroutines for which keep holds,
+// each as runtime.Stack writes it (a "goroutine N [state]:" line, then its
+// frames), from one stack dump of every goroutine.
+func Goroutines(keep func(stack string) bool) []string {
 	buf := make([]byte, 1<<20)
 	for {
 		n := runtime.Stack(buf, true)
@@ -92,8 +102,7 @@ func spinning() []string {
 	}
 	var out []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		head, _, _ := strings.Cut(g, "\n")
-		if strings.Contains(head, "synctest bubble") && (strings.Contains(head, "[running") || strings.Contains(head, "[runnable")) {
+		if keep(g) {
 			out = append(out, g)
 		}
 	}

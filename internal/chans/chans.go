@@ -1,7 +1,10 @@
-// Package chans holds a channel idiom the fault helpers, the proxy and the
-// Java driver share: a non-blocking look at a channel that signals by being
-// closed (a done, closing, healed or removed channel; never sent on).
+// Package chans holds the channel idioms the fault helpers, the proxy, the
+// Java driver and the harness share: a non-blocking look at a channel that
+// signals by being closed (a done, closing, healed or removed channel;
+// never sent on), and a sleep such a channel cuts short.
 package chans
+
+import "time"
 
 // Closed reports, without blocking, whether ch (a channel that is only
 // ever closed) has been closed.
@@ -11,5 +14,19 @@ func Closed(ch <-chan struct{}) bool {
 		return true
 	default:
 		return false
+	}
+}
+
+// Sleep waits d, or less if ch (a channel that is only ever closed, such
+// as a context's Done) is closed first. It returns at once for d <= 0.
+func Sleep(d time.Duration, ch <-chan struct{}) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ch:
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/kreactor/kreactor/consumer/config"
 	"github.com/kreactor/kreactor/internal/mutant"
 	"github.com/kreactor/kreactor/managers"
 )
@@ -15,6 +16,17 @@ func Backoff(initial, maxBackoff time.Duration) managers.Backoff {
 		return managers.NewBackoff(initial, initial)
 	}
 	return managers.NewBackoff(initial, maxBackoff)
+}
+
+// coordinatorAndMetadata builds the managers every consumer kind has over
+// its common settings c: coordinator discovery for groupID and the
+// metadata (rebootstrapping as c says), each retrying on its own copy of
+// backoff jittered from rnd.
+func coordinatorAndMetadata(c *config.Common, groupID string, rnd *randoms, backoff managers.Backoff) (*managers.Coordinator, *managers.Metadata) {
+	coord := managers.NewCoordinator(groupID, managers.KeyTypeGroup, rnd.backoff("coordinator", backoff))
+	meta := managers.NewMetadata(c.BootstrapServers, c.MetadataMaxAge, rnd.backoff("metadata", backoff))
+	meta.SetRebootstrap(c.MetadataRecoveryStrategy == "rebootstrap", c.MetadataRecoveryRebootstrapTrigger)
+	return coord, meta
 }
 
 // DefaultCloseTimeout is Close's budget when ctx has no deadline (Java's

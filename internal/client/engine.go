@@ -53,13 +53,28 @@ func (e *EngineSide) Call(name string, apply func(tx *reactor.Tx, reply func(err
 	}); err != nil {
 		return err
 	}
-	select {
-	case err := <-result:
-		e.Woke()
+	answer, err := awaitAnswer(context.Background(), e, result)
+	if err != nil {
 		return err
+	}
+	return answer
+}
+
+// awaitAnswer waits for the answer of an application call on answer (sent
+// from an effect), the engine stopping (ErrClosed) or ctx's end
+// (ctx.Err()), and counts the application's wake.
+func awaitAnswer[T any](ctx context.Context, e *EngineSide, answer <-chan T) (T, error) {
+	var none T
+	select {
+	case r := <-answer:
+		e.Woke()
+		return r, nil
 	case <-e.Eng.Done():
 		e.Woke()
-		return ErrClosed
+		return none, ErrClosed
+	case <-ctx.Done():
+		e.Woke()
+		return none, ctx.Err()
 	}
 }
 

@@ -100,12 +100,10 @@ func newGroup(cfg config.Consumer, rnd *randoms, tr sender) *Group {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	backoff := Backoff(cfg.RetryBackoff, cfg.RetryBackoffMax)
 	g := &Group{Cfg: cfg, Log: cfg.Logger, received: map[managers.TopicPartition]managers.Position{}, rnd: rnd}
 	g.tr = tr
-	g.Coord = managers.NewCoordinator(cfg.GroupID, managers.KeyTypeGroup, rnd.backoff("coordinator", backoff))
-	g.Meta = managers.NewMetadata(cfg.BootstrapServers, cfg.MetadataMaxAge, rnd.backoff("metadata", backoff))
-	g.Meta.SetRebootstrap(cfg.MetadataRecoveryStrategy == "rebootstrap", cfg.MetadataRecoveryRebootstrapTrigger)
+	backoff := Backoff(cfg.RetryBackoff, cfg.RetryBackoffMax)
+	g.Coord, g.Meta = coordinatorAndMetadata(&cfg.Common, cfg.GroupID, rnd, backoff)
 	g.Member = group.NewMembership(cfg.GroupID, cfg.MaxPollInterval, rnd.backoff("membership", backoff), g.Coord)
 	if rnd != nil {
 		g.Member.UseMemberID(rnd.memberID)
@@ -310,17 +308,11 @@ func (g *Group) Committed(ctx context.Context, partitions ...managers.TopicParti
 	}); err != nil {
 		return nil, err
 	}
-	select {
-	case r := <-done:
-		g.Woke()
-		return r.offsets, r.err
-	case <-g.Eng.Done():
-		g.Woke()
-		return nil, ErrClosed
-	case <-ctx.Done():
-		g.Woke()
-		return nil, ctx.Err()
+	r, err := awaitAnswer(ctx, &g.EngineSide, done)
+	if err != nil {
+		return nil, err
 	}
+	return r.offsets, r.err
 }
 
 // CommitAsyncOf commits the positions consumed returns (engine goroutine)
@@ -363,19 +355,31 @@ func (g *Group) Subscribe(topics ...string) error {
 	})
 }
 
+// AssignPartitions is what an Assign of partitions takes: a sorted copy
+// without repeats, or an *InvalidPartitionError for the first partition
+// that cannot exist (an empty topic name or a negative number). The kgo
+// subject's Assign checks its argument with it too.
+func AssignPartitions(partitions []managers.TopicPartition) ([]managers.TopicPartition, error) {
+	partitions = slices.Clone(partitions)
+	slices.SortFunc(partitions, managers.CompareTopicPartition)
+	partitions = slices.Compact(partitions)
+	for _, tp := range partitions {
+		if tp.Topic == "" || tp.Partition < 0 {
+			return nil, &InvalidPartitionError{TP: tp}
+		}
+	}
+	return partitions, nil
+}
+
 // Assign takes partitions manually.
 func (g *Group) Assign(partitions ...managers.TopicPartition) error {
 	if err := g.Acquire(); err != nil {
 		return err
 	}
 	defer g.Release()
-	partitions = slices.Clone(partitions)
-	slices.SortFunc(partitions, managers.CompareTopicPartition)
-	partitions = slices.Compact(partitions)
-	for _, tp := range partitions {
-		if tp.Topic == "" || tp.Partition < 0 {
-			return &InvalidPartitionError{TP: tp}
-		}
+	partitions, err := AssignPartitions(partitions)
+	if err != nil {
+		return err
 	}
 	return g.Call("assign", func(tx *reactor.Tx, reply func(error)) {
 		if len(g.Member.Subscription()) > 0 && g.Member.InGroup() {

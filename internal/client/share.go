@@ -65,9 +65,7 @@ func NewShare(cfg config.Share) *Share {
 	rnd := newRandoms(cfg.Rand)
 	s.tr = newTransport(&cfg.Common, cfg.ClientID, rnd)
 	backoff := Backoff(cfg.RetryBackoff, cfg.RetryBackoffMax)
-	s.Coord = managers.NewCoordinator(cfg.GroupID, managers.KeyTypeGroup, rnd.backoff("coordinator", backoff))
-	s.Meta = managers.NewMetadata(cfg.BootstrapServers, cfg.MetadataMaxAge, rnd.backoff("metadata", backoff))
-	s.Meta.SetRebootstrap(cfg.MetadataRecoveryStrategy == "rebootstrap", cfg.MetadataRecoveryRebootstrapTrigger)
+	s.Coord, s.Meta = coordinatorAndMetadata(&cfg.Common, cfg.GroupID, rnd, backoff)
 	s.Member = share.NewMembership(cfg.GroupID, cfg.MaxPollInterval, rnd.backoff("share-membership", backoff), s.Coord)
 	if rnd != nil {
 		s.Member.UseMemberID(rnd.memberID)
@@ -222,18 +220,12 @@ func (s *Share) CommitSync(ctx context.Context) (map[managers.TopicPartition]err
 	// Commits complete in the order made: the outcomes of earlier
 	// CommitAsync calls are queued before this one's, and run here.
 	defer s.RunCallbacks()
-	select {
-	case r := <-done:
-		s.Woke()
-		s.NoteCommitReturn(r.CommitResult)
-		return r.m, nil
-	case <-s.Eng.Done():
-		s.Woke()
-		return nil, ErrClosed
-	case <-ctx.Done():
-		s.Woke()
-		return nil, ctx.Err()
+	r, err := awaitAnswer(ctx, &s.EngineSide, done)
+	if err != nil {
+		return nil, err
 	}
+	s.NoteCommitReturn(r.CommitResult)
+	return r.m, nil
 }
 
 // CommitAsync sends every acknowledgement made so far without waiting;

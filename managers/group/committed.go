@@ -21,7 +21,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/managers"
@@ -128,16 +127,7 @@ func (o *Offsets) finishLookup(tx *reactor.Tx, l *lookup, offsets map[managers.T
 // table's classes: retriable ones retry l after the backoff (coordinator
 // ones after rediscovery) until its deadline; others end it.
 func (o *Offsets) onLookup(tx *reactor.Tx, node int32, l *lookup, resp any, err error) {
-	var r *kmsg.OffsetFetchResponse
-	if err == nil {
-		r, err = managers.As[*kmsg.OffsetFetchResponse](kmsg.OffsetFetch, node, resp)
-	}
-	var parts []offsetFetchPart
-	if err == nil {
-		var code int16
-		parts, code = offsetFetchParts(r)
-		err = kerr.ErrorForCode(code)
-	}
+	parts, err := offsetFetchAnswer(node, resp, err)
 	out := map[managers.TopicPartition]managers.Position{}
 	switch managers.Class(kmsg.OffsetFetch, managers.ScopeResponse, err) {
 	case 0:
@@ -187,20 +177,16 @@ func (o *Offsets) lookupParts(l *lookup, parts []offsetFetchPart, out map[manage
 	}
 	answered := map[managers.TopicPartition]bool{}
 	for _, p := range parts {
-		topic := p.topic
-		if topic == "" {
-			topic, _ = o.meta.TopicName(p.topicID)
-		}
-		tp := managers.TopicPartition{Topic: topic, Partition: p.partition}
+		tp := o.partTP(p)
 		if !asked[tp] {
 			continue
 		}
 		answered[tp] = true
-		if perr := kerr.ErrorForCode(p.code); perr != nil {
+		if perr := p.err(tp); perr != nil {
 			if managers.Class(kmsg.OffsetFetch, managers.ScopePartition, perr) == managers.ClassIgnored {
 				continue // nothing committed
 			}
-			return &PartitionError{TP: tp, Err: fmt.Errorf("OffsetFetch %s: %w", tp, perr)}
+			return &PartitionError{TP: tp, Err: perr}
 		}
 		if p.offset >= 0 {
 			out[tp] = managers.Position{Offset: p.offset, LeaderEpoch: p.epoch}

@@ -265,16 +265,7 @@ func (o *Offsets) retryLater(tx *reactor.Tx, err error) {
 
 func (o *Offsets) onOffsetFetch(tx *reactor.Tx, node int32, groupID string, gens map[managers.TopicPartition]uint64, resp any, err error) {
 	o.fetchInFlight = false
-	var r *kmsg.OffsetFetchResponse
-	if err == nil {
-		r, err = managers.As[*kmsg.OffsetFetchResponse](kmsg.OffsetFetch, node, resp)
-	}
-	var parts []offsetFetchPart
-	if err == nil {
-		var code int16
-		parts, code = offsetFetchParts(r)
-		err = kerr.ErrorForCode(code)
-	}
+	parts, err := offsetFetchAnswer(node, resp, err)
 	switch managers.Class(kmsg.OffsetFetch, managers.ScopeResponse, err) {
 	case 0: // answered
 	case managers.ClassIgnored:
@@ -305,11 +296,7 @@ func (o *Offsets) onOffsetFetch(tx *reactor.Tx, node int32, groupID string, gens
 	o.retry.Succeed()
 	answered := map[managers.TopicPartition]bool{}
 	for _, p := range parts {
-		topic := p.topic
-		if topic == "" {
-			topic, _ = o.meta.TopicName(p.topicID)
-		}
-		tp := managers.TopicPartition{Topic: topic, Partition: p.partition}
+		tp := o.partTP(p)
 		gen, ok := gens[tp]
 		if !ok {
 			continue
@@ -338,6 +325,40 @@ type offsetFetchPart struct {
 	code      int16
 }
 
+// offsetFetchAnswer reads the answer to an OffsetFetch sent to node (resp,
+// or the request's error err): its partitions, and the request's error or
+// else the answer's (the group's, v8+; the top-level one before).
+func offsetFetchAnswer(node int32, resp any, err error) ([]offsetFetchPart, error) {
+	if err != nil {
+		return nil, err
+	}
+	r, err := managers.As[*kmsg.OffsetFetchResponse](kmsg.OffsetFetch, node, resp)
+	if err != nil {
+		return nil, err
+	}
+	parts, code := offsetFetchParts(r)
+	return parts, kerr.ErrorForCode(code)
+}
+
+// partTP is the partition an answer's part names, its topic by name or,
+// for an answer naming topics by id (v10+), by the id's name in the
+// metadata ("" when unknown).
+func (o *Offsets) partTP(p offsetFetchPart) managers.TopicPartition {
+	topic := p.topic
+	if topic == "" {
+		topic, _ = o.meta.TopicName(p.topicID)
+	}
+	return managers.TopicPartition{Topic: topic, Partition: p.partition}
+}
+
+// err is the part's error, naming tp (the partition it is for), or nil.
+func (p offsetFetchPart) err(tp managers.TopicPartition) error {
+	if err := kerr.ErrorForCode(p.code); err != nil {
+		return fmt.Errorf("OffsetFetch %s: %w", tp, err)
+	}
+	return nil
+}
+
 // offsetFetchParts flattens an OffsetFetch answer (v8+: its one group;
 // before: the top-level topics) and returns its error code.
 func offsetFetchParts(r *kmsg.OffsetFetchResponse) ([]offsetFetchPart, int16) {
@@ -363,8 +384,7 @@ func offsetFetchParts(r *kmsg.OffsetFetchResponse) ([]offsetFetchPart, int16) {
 // its assignment): a position, "nothing committed" (auto.offset.reset
 // decides), or a partition error by its class in the error table.
 func (o *Offsets) onCommitted(tx *reactor.Tx, node int32, tp managers.TopicPartition, gen uint64, p offsetFetchPart) {
-	if perr := kerr.ErrorForCode(p.code); perr != nil {
-		perr = fmt.Errorf("OffsetFetch %s: %w", tp, perr)
+	if perr := p.err(tp); perr != nil {
 		switch managers.Class(kmsg.OffsetFetch, managers.ScopePartition, perr) {
 		case managers.ClassIgnored:
 			o.nothingCommitted(tp, gen)

@@ -82,15 +82,8 @@ func TestShareFetchErrorsByClass(t *testing.T) {
 				}
 				r.Complete(again, c, func(code int16) any { return shareFetchAnswer(code, 0, 0, 0) })
 				r.ExpectRetry(r.Step(), cs, c.Row.Class) // a second reset backs off
-			case managers.ClassAuthorization, managers.ClassFailed:
-				if len(owed) != 1 || !errors.Is(owed[0], c.Err) {
-					t.Fatalf("owed %v, want %v", owed, c.Err)
-				}
-				r.ExpectRetry(st, cs, c.Row.Class)
 			default:
-				if len(owed) != 0 {
-					t.Fatalf("owed %v for a retried error", owed)
-				}
+				r.ExpectOwed(c, owed, nil)
 				r.ExpectRetry(st, cs, c.Row.Class)
 			}
 		})
@@ -109,18 +102,7 @@ func TestShareFetchPartitionErrorsByClass(t *testing.T) {
 			recs := r.delivered(t, cs)
 			r.Complete(r.Request(cs), c, func(code int16) any { return shareFetchAnswer(0, code, 0, 0) })
 			st := r.Step()
-			owed := cs.TakeErrors()
-			var pe *share.PartitionError
-			switch c.Row.Class {
-			case managers.ClassAuthorization, managers.ClassFailed:
-				if len(owed) != 1 || !errors.As(owed[0], &pe) || !errors.Is(owed[0], c.Err) {
-					t.Fatalf("owed %v, want a PartitionError with %v", owed, c.Err)
-				}
-			default:
-				if len(owed) != 0 {
-					t.Fatalf("owed %v for a retried error", owed)
-				}
-			}
+			r.ExpectOwed(c, cs.TakeErrors(), new(*share.PartitionError))
 			r.ExpectRetry(st, cs, c.Row.Class)
 			// Acknowledging during the fetch backoff sends them now, alone.
 			acceptAll(t, r, cs, recs)

@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/consumer"
+	"github.com/kreactor/kreactor/internal/client"
 	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/managers/group"
 )
@@ -184,13 +185,9 @@ func (c *Consumer) Assign(partitions ...managers.TopicPartition) error {
 		return err
 	}
 	defer c.release()
-	partitions = slices.Clone(partitions)
-	slices.SortFunc(partitions, managers.CompareTopicPartition)
-	partitions = slices.Compact(partitions)
-	for _, tp := range partitions {
-		if tp.Topic == "" || tp.Partition < 0 {
-			return &consumer.InvalidPartitionError{TP: tp}
-		}
+	partitions, err := client.AssignPartitions(partitions)
+	if err != nil {
+		return err
 	}
 	switch c.mode {
 	case modeSubscribed:

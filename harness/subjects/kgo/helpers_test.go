@@ -13,6 +13,7 @@ import (
 
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/fakebroker"
+	"github.com/kreactor/kreactor/internal/clienttest"
 	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/wire"
 )
@@ -53,13 +54,10 @@ func produce(t *testing.T, b *fakebroker.Broker, topic string, n int) {
 }
 
 // config is a consumer config for b with group (may be ""), reading from
-// the start, auto-commit off.
+// the start (clienttest.Config), auto-commit off.
 func config(b *fakebroker.Broker, group, clientID string) consumer.Config {
-	cfg := consumer.DefaultConfig()
-	cfg.BootstrapServers = b.Addrs()
-	cfg.GroupID = group
+	cfg := clienttest.Config(b, group)
 	cfg.ClientID = clientID
-	cfg.AutoOffsetReset = "earliest"
 	cfg.EnableAutoCommit = false
 	return cfg
 }

@@ -320,6 +320,25 @@ func (r *Rig[V]) ExpectRetry(st Step, m Named, class managers.ErrorClass) {
 	r.Answer(refresh[0], MetadataAnswer(), nil)
 }
 
+// ExpectOwed fails the test unless owed, the errors a manager owes the
+// application after an answer with c's error, are what c's class says:
+// one wrapping c.Err for a class the application hears of (authorization,
+// failed), also matching target (errors.As) when target is not nil; none
+// for a retried one.
+func (r *Rig[V]) ExpectOwed(c ErrorCase, owed []error, target any) {
+	r.T.Helper()
+	switch c.Row.Class {
+	case managers.ClassAuthorization, managers.ClassFailed:
+		if len(owed) != 1 || !errors.Is(owed[0], c.Err) || (target != nil && !errors.As(owed[0], target)) {
+			r.T.Fatalf("owed %v, want one error with %v", owed, c.Err)
+		}
+	default:
+		if len(owed) != 0 {
+			r.T.Fatalf("owed %v for a retried error", owed)
+		}
+	}
+}
+
 // Describe renders a manager's result with times relative to now, e.g.
 // "retry-at(+100ms): OffsetCommit backoff (sent 0)".
 func Describe(res reactor.ManagerResult, now time.Time) string {
