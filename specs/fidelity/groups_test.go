@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -57,13 +58,27 @@ func brokerAnswer(ctx context.Context, p *probe, node int32) coordinatorAnswer {
 // to its coordinator; a join (epoch 0) subscribes to topics.
 func consumerBeat(ctx context.Context, p *probe, group, member string, epoch int32, topics ...string) *kmsg.ConsumerGroupHeartbeatResponse {
 	GinkgoHelper()
+	return sendBeatAt(ctx, p, group, newest, beat(group, member, nil, epoch, topics...))
+}
+
+// beat is a ConsumerGroupHeartbeat of member (static when instance is
+// set) at epoch; a join (epoch 0) subscribes to topics with a 5 s
+// rebalance timeout.
+func beat(group, member string, instance *string, epoch int32, topics ...string) *kmsg.ConsumerGroupHeartbeatRequest {
 	req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
-	req.Group, req.MemberID, req.MemberEpoch = group, member, epoch
+	req.Group, req.MemberID, req.InstanceID, req.MemberEpoch = group, member, instance, epoch
 	if epoch == 0 {
 		req.RebalanceTimeoutMillis, req.SubscribedTopicNames = 5000, topics
 		req.Topics = []kmsg.ConsumerGroupHeartbeatRequestTopic{}
 	}
-	return p.toCoordinator(ctx, group, newest, req, func(r kmsg.Response) int16 {
+	return req
+}
+
+// sendBeatAt sends req to the coordinator of group (req's group may
+// differ: an empty one) at version (newest: the highest both sides know).
+func sendBeatAt(ctx context.Context, p *probe, group string, version int16, req *kmsg.ConsumerGroupHeartbeatRequest) *kmsg.ConsumerGroupHeartbeatResponse {
+	GinkgoHelper()
+	return p.toCoordinator(ctx, group, version, req, func(r kmsg.Response) int16 {
 		return r.(*kmsg.ConsumerGroupHeartbeatResponse).ErrorCode
 	}).(*kmsg.ConsumerGroupHeartbeatResponse)
 }
@@ -106,7 +121,19 @@ type assigned map[[16]byte][]int32
 // the join answer, the member epoch and the assignment.
 func joinConsumer(ctx context.Context, p *probe, group, member, topic string, want assigned) (beatAnswer, int32, assigned) {
 	GinkgoHelper()
-	join := consumerBeat(ctx, p, group, member, 0, topic)
+	join, epoch, got := joinUntil(ctx, topic, p.cl.HeartbeatInterval(), want, func(epoch int32) *kmsg.ConsumerGroupHeartbeatResponse {
+		return consumerBeat(ctx, p, group, member, epoch, topic)
+	})
+	return consumerAnswer(join), epoch, got
+}
+
+// joinUntil sends send(0) (a join), then send(epoch) every interval until
+// the assignment (the last one answered) is want, each answer without an
+// error; what names the member in failure messages. It returns the join's
+// answer, the member epoch and the assignment.
+func joinUntil(ctx context.Context, what string, interval time.Duration, want assigned, send func(epoch int32) *kmsg.ConsumerGroupHeartbeatResponse) (*kmsg.ConsumerGroupHeartbeatResponse, int32, assigned) {
+	GinkgoHelper()
+	join := send(0)
 	epoch, got := join.MemberEpoch, assigned{}
 	record := func(a *kmsg.ConsumerGroupHeartbeatResponseAssignment) {
 		if a == nil {
@@ -120,14 +147,14 @@ func joinConsumer(ctx context.Context, p *probe, group, member, topic string, wa
 	record(join.Assignment)
 	Eventually(ctx, func() assigned {
 		if !mapsEqual(got, want) {
-			r := consumerBeat(ctx, p, group, member, epoch)
-			Expect(r.ErrorCode).To(BeZero(), "heartbeat at epoch %d: %s", epoch, errName(r.ErrorCode))
+			r := send(epoch)
+			Expect(errName(r.ErrorCode)).To(Equal("NONE"), "heartbeat of %s at epoch %d", what, epoch)
 			epoch = r.MemberEpoch
 			record(r.Assignment)
 		}
 		return got
-	}).WithTimeout(harness.WaitTimeout).WithPolling(p.cl.HeartbeatInterval()).Should(Equal(want), "assignment of %s", topic)
-	return consumerAnswer(join), epoch, got
+	}).WithTimeout(harness.WaitTimeout).WithPolling(interval).Should(Equal(want), "assignment of %s", what)
+	return join, epoch, got
 }
 
 func mapsEqual(a, b assigned) bool {

@@ -3,7 +3,6 @@ package fidelity
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -18,26 +17,11 @@ import (
 // sent at version 1, the newest both targets know.
 const refusedBeatVersion int16 = 1
 
-// beat is a ConsumerGroupHeartbeat of member in group at epoch with
-// instance id instance (nil: none); a join (epoch 0) subscribes to topics
-// with the fields a first request carries.
-func beat(group, member string, instance *string, epoch int32, topics ...string) *kmsg.ConsumerGroupHeartbeatRequest {
-	req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
-	req.Group, req.MemberID, req.InstanceID, req.MemberEpoch = group, member, instance, epoch
-	if epoch == 0 {
-		req.RebalanceTimeoutMillis, req.SubscribedTopicNames = 5000, topics
-		req.Topics = []kmsg.ConsumerGroupHeartbeatRequestTopic{}
-	}
-	return req
-}
-
 // sendBeat sends req to the coordinator of group (req's group may differ:
-// an empty one) at version 1.
+// an empty one) at refusedBeatVersion.
 func sendBeat(ctx context.Context, p *probe, group string, req *kmsg.ConsumerGroupHeartbeatRequest) *kmsg.ConsumerGroupHeartbeatResponse {
 	GinkgoHelper()
-	return p.toCoordinator(ctx, group, refusedBeatVersion, req, func(r kmsg.Response) int16 {
-		return r.(*kmsg.ConsumerGroupHeartbeatResponse).ErrorCode
-	}).(*kmsg.ConsumerGroupHeartbeatResponse)
+	return sendBeatAt(ctx, p, group, refusedBeatVersion, req)
 }
 
 // refusedAnswer is a heartbeat answer with its error message, as compared.
@@ -61,28 +45,10 @@ func refused(err, message string) refusedAnswer {
 // want; it returns the member epoch.
 func joinStatic(ctx context.Context, p *probe, group, member string, instance *string, topic string, want assigned) int32 {
 	GinkgoHelper()
-	r := sendBeat(ctx, p, group, beat(group, member, instance, 0, topic))
-	Expect(errName(r.ErrorCode)).To(Equal("NONE"), "static join of %s", member)
-	epoch, got := r.MemberEpoch, assigned{}
-	record := func(a *kmsg.ConsumerGroupHeartbeatResponseAssignment) {
-		if a == nil {
-			return
-		}
-		got = assigned{}
-		for _, t := range a.Topics {
-			got[t.TopicID] = slices.Sorted(slices.Values(t.Partitions))
-		}
-	}
-	record(r.Assignment)
-	Eventually(ctx, func() assigned {
-		if !mapsEqual(got, want) {
-			r := sendBeat(ctx, p, group, beat(group, member, instance, epoch))
-			Expect(errName(r.ErrorCode)).To(Equal("NONE"), "heartbeat of %s at epoch %d", member, epoch)
-			epoch = r.MemberEpoch
-			record(r.Assignment)
-		}
-		return got
-	}).WithTimeout(harness.WaitTimeout).WithPolling(p.cl.HeartbeatInterval()).Should(Equal(want), "assignment of %s", member)
+	join, epoch, _ := joinUntil(ctx, member, p.cl.HeartbeatInterval(), want, func(epoch int32) *kmsg.ConsumerGroupHeartbeatResponse {
+		return sendBeat(ctx, p, group, beat(group, member, instance, epoch, topic))
+	})
+	Expect(errName(join.ErrorCode)).To(Equal("NONE"), "static join of %s", member)
 	return epoch
 }
 
