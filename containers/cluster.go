@@ -21,6 +21,8 @@ import (
 	tclog "github.com/testcontainers/testcontainers-go/log"
 	tcnetwork "github.com/testcontainers/testcontainers-go/network"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kreactor/kreactor/containers/internal/freeport"
 )
 
 // LabelCluster is the Docker label on every container of a cluster; its
@@ -105,9 +107,9 @@ func StartCluster(ctx context.Context, opts Options) (*Cluster, error) {
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
-	ports, err := freePorts(n)
+	ports, err := freeport.Ports(n)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("containers: %w", err)
 	}
 	envs := make([]map[string]string, n)
 	for i := range n {
@@ -328,28 +330,6 @@ func (c *Cluster) logTail(nd *node) string {
 		lines = lines[len(lines)-logTailLines:]
 	}
 	return fmt.Sprintf("\nlast %d lines of node %d's log:\n%s", len(lines), nd.id, strings.Join(lines, "\n"))
-}
-
-// freePorts returns n distinct TCP ports free on 127.0.0.1 now. Another
-// process may take one before Docker binds it; the start then fails with
-// "port is already allocated".
-func freePorts(n int) ([]int, error) {
-	ports := make([]int, 0, n)
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			_ = l.Close()
-		}
-	}()
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("containers: find a free port: %w", err)
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 // newClusterID is a random KRaft cluster id: a UUID's 16 bytes, base64 URL

@@ -57,13 +57,16 @@ func offsetFetch(ctx context.Context, t *testing.T, b *Broker, cl *kgo.Client, g
 	}
 	resp := kresp.(*kmsg.OffsetFetchResponse)
 	var parts [][3]int64
+	add := func(partition int32, offset int64, code int16, metadata *string) {
+		if metadata == nil {
+			t.Errorf("v%d partition %d: metadata null, want \"\"", resp.Version, partition)
+		}
+		parts = append(parts, [3]int64{int64(partition), offset, int64(code)})
+	}
 	if resp.Version <= 7 {
 		for _, rt := range resp.Topics {
 			for _, p := range rt.Partitions {
-				if p.Metadata == nil {
-					t.Errorf("v%d partition %d: metadata null, want \"\"", resp.Version, p.Partition)
-				}
-				parts = append(parts, [3]int64{int64(p.Partition), p.Offset, int64(p.ErrorCode)})
+				add(p.Partition, p.Offset, p.ErrorCode, p.Metadata)
 			}
 		}
 		return resp.ErrorCode, parts
@@ -71,10 +74,7 @@ func offsetFetch(ctx context.Context, t *testing.T, b *Broker, cl *kgo.Client, g
 	g := resp.Groups[0]
 	for _, rt := range g.Topics {
 		for _, p := range rt.Partitions {
-			if p.Metadata == nil {
-				t.Errorf("v%d partition %d: metadata null, want \"\"", resp.Version, p.Partition)
-			}
-			parts = append(parts, [3]int64{int64(p.Partition), p.Offset, int64(p.ErrorCode)})
+			add(p.Partition, p.Offset, p.ErrorCode, p.Metadata)
 		}
 	}
 	return g.ErrorCode, parts

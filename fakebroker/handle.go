@@ -19,16 +19,13 @@ type Handle struct {
 	fault  *kfake.FaultHandle // non-nil for kfake Fault based handles
 	faults []kfake.Fault      // what fault installed; fixed
 
-	hits  atomic.Int64 // control based handles: requests acted on
-	count int          // control based: requests to act on, -1 unlimited; fixed
-	taken atomic.Int64 // control based: units of count taken
+	hits  chans.Counter // control based handles: requests acted on
+	count int           // control based: requests to act on, -1 unlimited; fixed
+	taken atomic.Int64  // control based: units of count taken
 
 	once     sync.Once
 	removed  chan struct{} // closed by Remove
 	onRemove func()        // run once by Remove, may be nil
-
-	mu     sync.Mutex
-	hitted chan struct{} // guarded by mu; closed and replaced on each hit
 }
 
 func newHandle(b *Broker, name string, count int, onRemove func()) *Handle {
@@ -38,7 +35,6 @@ func newHandle(b *Broker, name string, count int, onRemove func()) *Handle {
 		count:    count,
 		removed:  make(chan struct{}),
 		onRemove: onRemove,
-		hitted:   make(chan struct{}),
 	}
 }
 
@@ -76,7 +72,7 @@ func (h *Handle) Hits() int {
 	if h.fault != nil {
 		return h.fault.Hits()
 	}
-	return int(h.hits.Load())
+	return h.hits.Load()
 }
 
 // Wait blocks until Hits() >= n, returning nil; or until the handle is
@@ -85,24 +81,7 @@ func (h *Handle) Wait(ctx context.Context, n int) error {
 	if h.fault != nil {
 		return h.waitFault(ctx, n)
 	}
-	for {
-		h.mu.Lock()
-		ch := h.hitted // take the channel before checking, so no hit is missed
-		h.mu.Unlock()
-		if h.Hits() >= n {
-			return nil
-		}
-		select {
-		case <-ch:
-		case <-h.removed:
-			if h.Hits() >= n {
-				return nil
-			}
-			return ErrRemoved
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+	return h.hits.Wait(ctx, n, h.removed, ErrRemoved)
 }
 
 // waitFault waits on kfake's FaultHandle.Wait, cancelling it on removal.
@@ -138,11 +117,7 @@ func (h *Handle) take() bool {
 	if h.count >= 0 && h.taken.Add(1) > int64(h.count) {
 		return false
 	}
-	h.hits.Add(1)
-	h.mu.Lock()
-	close(h.hitted)
-	h.hitted = make(chan struct{})
-	h.mu.Unlock()
+	h.hits.Add()
 	return true
 }
 

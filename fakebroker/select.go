@@ -119,7 +119,7 @@ func (b *Broker) Refuse(nodes ...int32) (*Handle, error) {
 	}
 	for _, l := range lns {
 		for range l.refuse() {
-			h.hits.Add(1)
+			h.hits.Add()
 		}
 	}
 	return h, nil

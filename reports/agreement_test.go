@@ -3,12 +3,10 @@ package reports
 import (
 	"strings"
 	"testing"
-
-	"github.com/kreactor/kreactor/catalogue"
 )
 
 func TestAgreement(t *testing.T) {
-	cat, _ := catalogue.Parse([]byte(`{"items":[{"id":"C-1","kind":"contract","title":"It MUST work.","source":"x"}]}`))
+	cat := parseCatalogue(t, `{"items":[{"id":"C-1","kind":"contract","title":"It MUST work.","source":"x","shape":"lifecycle"}]}`)
 	r := func(id, subject, target, variant string, v Verdict, run int, keys ...string) Row {
 		row := Row{ID: id, Covers: []string{"C-1"}, Subject: subject, Target: target, Variant: variant, Verdict: v, Run: run, FailedKeys: keys}
 		if v == VerdictFail {

@@ -322,7 +322,13 @@ func testCatalogue(t *testing.T) catalogue.Catalogue {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalogue.Parse(data)
+	return parseCatalogue(t, string(data))
+}
+
+// parseCatalogue parses the catalogue JSON src, failing t if it does not.
+func parseCatalogue(t *testing.T, src string) catalogue.Catalogue {
+	t.Helper()
+	cat, err := catalogue.Parse([]byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,12 +403,9 @@ func TestBuild(t *testing.T) {
 }
 
 func TestBuildUncoveredItem(t *testing.T) {
-	cat, err := catalogue.Parse([]byte(`{"items":[
+	cat := parseCatalogue(t, `{"items":[
 		{"id":"A","kind":"property","title":"A MUST hold.","source":"s","shape":"structural"},
-		{"id":"B","kind":"property","title":"B MUST hold.","source":"s","shape":"structural"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+		{"id":"B","kind":"property","title":"B MUST hold.","source":"s","shape":"structural"}]}`)
 	rep := Build(cat, []Row{{ID: "a", Covers: []string{"A"}, Subject: "reactor", Target: "kfake", Verdict: VerdictPass}})
 	if rep.Items[0].Status != "pass" || rep.Items[1].Status != StatusUncovered || rep.Items[1].Cells[0].Status != StatusUncovered {
 		t.Errorf("items %+v", rep.Items)
@@ -524,12 +527,9 @@ func TestFigureString(t *testing.T) {
 // Check: the reference must pass every item, and every control spec covering
 // a regression must fail; a control spec that passes is named.
 func TestCheckExpectations(t *testing.T) {
-	cat, err := catalogue.Parse([]byte(`{"items":[
+	cat := parseCatalogue(t, `{"items":[
 		{"id":"P1","kind":"property","title":"It MUST hold.","source":"s","shape":"structural"},
-		{"id":"KAFKA-1","kind":"regression","title":"It MUST not spin.","source":"KAFKA-1","shape":"busy-loop"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+		{"id":"KAFKA-1","kind":"regression","title":"It MUST not spin.","source":"KAFKA-1","shape":"busy-loop"}]}`)
 	rows := []Row{
 		{ID: "p", Covers: []string{"P1"}, Subject: "reactor", Target: "kfake", Verdict: VerdictPass},
 		{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "reactor", Target: "kfake", Verdict: VerdictPass},
@@ -553,11 +553,8 @@ func TestCheckExpectations(t *testing.T) {
 // A contract item (CONTRACT-*) must pass on the reference only: the control
 // may pass or fail it, and the check lists no problem either way.
 func TestCheckContractItemReferenceOnly(t *testing.T) {
-	cat, err := catalogue.Parse([]byte(`{"items":[
-		{"id":"CONTRACT-1","kind":"contract","title":"It MUST run the callbacks.","source":"javadoc","shape":"contract"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := parseCatalogue(t, `{"items":[
+		{"id":"CONTRACT-1","kind":"contract","title":"It MUST run the callbacks.","source":"javadoc","shape":"contract"}]}`)
 	for _, control := range []Verdict{VerdictPass, VerdictFail} {
 		rows := []Row{
 			{ID: "c", Covers: []string{"CONTRACT-1"}, Subject: "reactor", Target: "kfake", Verdict: VerdictPass},

@@ -29,7 +29,14 @@ func realRunReport(t *testing.T) Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := ParseFiles(runFixture, Options{})
+	return checkedRun(t, cat, runFixture)
+}
+
+// checkedRun is the report of cat over the run files paths, with the
+// expectation check of reactor and baseline.
+func checkedRun(t *testing.T, cat catalogue.Catalogue, paths []string) Report {
+	t.Helper()
+	run, err := ParseFiles(paths, Options{})
 	if err != nil {
 		t.Fatalf("ParseFiles: %v", err)
 	}
@@ -164,10 +171,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // | and newlines render as text in HTML, Markdown and Jira markup.
 func TestEscaping(t *testing.T) {
 	const evil = "a <script>alert(1)</script> & b | c\nd [x|http://e] {code} *bold* -strike- !img.png!"
-	cat, err := catalogue.Parse([]byte(`{"items":[{"id":"KAFKA-1","kind":"regression","title":"It MUST <b>not</b> spin & stop | now.","source":"KAFKA-1","shape":"busy-loop"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := parseCatalogue(t, `{"items":[{"id":"KAFKA-1","kind":"regression","title":"It MUST <b>not</b> spin & stop | now.","source":"KAFKA-1","shape":"busy-loop"}]}`)
 	rows := []Row{
 		{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "reactor", Target: "kfake", Verdict: VerdictPass, Text: evil, Run: 1,
 			Figures: []NamedFigure{{Name: "steps|" + evil, Figure: Figure{Value: 3, Unit: "<u>", Bound: "<= 3 & | \n"}}, {Name: "note", Text: evil, IsText: true}}},
@@ -408,7 +412,7 @@ func TestKillMatrixProblems(t *testing.T) {
 }
 
 func TestReleaseMatrix(t *testing.T) {
-	cat, _ := catalogue.Parse([]byte(`{"items":[{"id":"KAFKA-1","kind":"regression","title":"It MUST not spin.","source":"KAFKA-1","shape":"busy-loop"}]}`))
+	cat := parseCatalogue(t, `{"items":[{"id":"KAFKA-1","kind":"regression","title":"It MUST not spin.","source":"KAFKA-1","shape":"busy-loop"}]}`)
 	cpu := func(v float64) []NamedFigure { return []NamedFigure{{Name: "cpu.w", Figure: Figure{Value: v}}} }
 	rows := []Row{
 		{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "java", Variant: "4.3.1", Target: "kfake", Verdict: VerdictFail, Run: 1,
@@ -461,7 +465,7 @@ func TestReleaseMatrix(t *testing.T) {
 }
 
 func TestControlReason(t *testing.T) {
-	cat, _ := catalogue.Parse([]byte(`{"items":[{"id":"KAFKA-1","kind":"regression","title":"It MUST not spin.","source":"KAFKA-1","shape":"busy-loop"}]}`))
+	cat := parseCatalogue(t, `{"items":[{"id":"KAFKA-1","kind":"regression","title":"It MUST not spin.","source":"KAFKA-1","shape":"busy-loop"}]}`)
 	rows := []Row{
 		{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "reactor", Target: "kfake", Verdict: VerdictPass, Run: 1},
 		{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "baseline", Target: "kfake", Verdict: VerdictFail, Run: 1, Signals: []string{"steps.outage"}, FailedKeys: []string{"steps.outage"}},
@@ -489,7 +493,7 @@ func TestControlReason(t *testing.T) {
 // spec, on one of the spec's liveness keys; a pass, or a failure elsewhere,
 // is a broken expectation, and a null control that ran nothing is one too.
 func TestNullControl(t *testing.T) {
-	cat, _ := catalogue.Parse([]byte(`{"items":[{"id":"KAFKA-1","kind":"regression","title":"It MUST not spin.","source":"KAFKA-1","shape":"busy-loop"}]}`))
+	cat := parseCatalogue(t, `{"items":[{"id":"KAFKA-1","kind":"regression","title":"It MUST not spin.","source":"KAFKA-1","shape":"busy-loop"}]}`)
 	live := []string{"delivered"}
 	rows := []Row{
 		{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "reactor", Target: "kfake", Verdict: VerdictPass, Run: 1},
@@ -533,10 +537,10 @@ func TestNullControl(t *testing.T) {
 
 // With a label filter, items and specs it did not select are not broken expectations.
 func TestCheckWithLabelFilter(t *testing.T) {
-	cat, _ := catalogue.Parse([]byte(`{"items":[
+	cat := parseCatalogue(t, `{"items":[
 		{"id":"P1","kind":"property","title":"It MUST hold.","source":"s","shape":"structural"},
 		{"id":"KAFKA-1","kind":"regression","title":"It MUST not spin.","source":"KAFKA-1","shape":"busy-loop"},
-		{"id":"KAFKA-2","kind":"regression","title":"It MUST not spin.","source":"KAFKA-2","shape":"busy-loop"}]}`))
+		{"id":"KAFKA-2","kind":"regression","title":"It MUST not spin.","source":"KAFKA-2","shape":"busy-loop"}]}`)
 	rows := []Row{
 		{ID: "p", Covers: []string{"P1"}, Subject: "reactor", Target: "kfake", Verdict: VerdictSkipped, Run: 1},
 		{ID: "r", Covers: []string{"KAFKA-1"}, Subject: "reactor", Target: "kfake", Verdict: VerdictPass, Run: 1},

@@ -4,8 +4,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-
-	"github.com/kreactor/kreactor/catalogue"
 )
 
 func TestWilson(t *testing.T) {
@@ -120,7 +118,7 @@ func TestUnderLoad(t *testing.T) {
 // A regression whose specs were all skipped (a label filter) is listed as
 // not run, not as a row of n/a cells.
 func TestReleaseMatrixLeavesOutFilteredRegressions(t *testing.T) {
-	cat, _ := catalogue.Parse([]byte(`{"items":[{"id":"KAFKA-1","kind":"regression","title":"It MUST not spin.","source":"KAFKA-1","shape":"busy-loop"},{"id":"KAFKA-2","kind":"regression","title":"It MUST commit.","source":"KAFKA-2","shape":"busy-loop"}]}`))
+	cat := parseCatalogue(t, `{"items":[{"id":"KAFKA-1","kind":"regression","title":"It MUST not spin.","source":"KAFKA-1","shape":"busy-loop"},{"id":"KAFKA-2","kind":"regression","title":"It MUST commit.","source":"KAFKA-2","shape":"busy-loop"}]}`)
 	rows := []Row{
 		{ID: "a", Covers: []string{"KAFKA-1"}, Subject: "java", Variant: "4.4.0", Target: "kfake", Verdict: VerdictFail, Run: 1, Signals: []string{"s"}, FailedKeys: []string{"s"}},
 		{ID: "b", Covers: []string{"KAFKA-2"}, Subject: "java", Variant: "4.4.0", Target: "kfake", Verdict: VerdictSkipped, Run: 1},

@@ -7,8 +7,6 @@ import (
 	"os"
 	"testing"
 	"time"
-
-	"github.com/kreactor/kreactor/catalogue"
 )
 
 // goldenReports are the reports the text golden files render: every section
@@ -25,20 +23,11 @@ func goldenReports(t *testing.T) []struct {
 	cat := testCatalogue(t)
 	fixture := BuildRun(cat, parseFixture(t))
 
-	run, err := ParseFiles(runFixture, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	checked := BuildRun(cat, run)
-	ex := checked.Check("reactor", "baseline")
-	checked.Expect = &ex
+	checked := checkedRun(t, cat, runFixture)
 
 	const evil = "a <script>alert(1)</script> & b | c\nd [x|http://e] {code} *bold* -strike- !img.png! _u_ +p+ ^s^ ~t~ ?q? \\ #h"
-	evilCat, err := catalogue.Parse([]byte(`{"items":[{"id":"KAFKA-1","kind":"regression","title":"It MUST <b>not</b> spin & stop | now.","source":"KAFKA-1","shape":"busy-loop"},
-		{"id":"C-1","kind":"contract","title":"It MUST work.","source":"x","shape":"lifecycle"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	evilCat := parseCatalogue(t, `{"items":[{"id":"KAFKA-1","kind":"regression","title":"It MUST <b>not</b> spin & stop | now.","source":"KAFKA-1","shape":"busy-loop"},
+		{"id":"C-1","kind":"contract","title":"It MUST work.","source":"x","shape":"lifecycle"}]}`)
 	cpu := func(v float64) []NamedFigure { return []NamedFigure{{Name: "cpu.w", Figure: Figure{Value: v}}} }
 	live := []string{"delivered"}
 	rows := []Row{

@@ -20,13 +20,7 @@ func summaryOf(t *testing.T, paths []string) Verdicts {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := ParseFiles(paths, Options{})
-	if err != nil {
-		t.Fatalf("ParseFiles: %v", err)
-	}
-	rep := BuildRun(cat, run)
-	ex := rep.Check("reactor", "baseline")
-	rep.Expect = &ex
+	rep := checkedRun(t, cat, paths)
 	var buf bytes.Buffer
 	if err := WriteJSON(&buf, rep); err != nil {
 		t.Fatal(err)

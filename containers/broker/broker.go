@@ -23,6 +23,8 @@ import (
 	mobynet "github.com/moby/moby/api/types/network"
 	"github.com/testcontainers/testcontainers-go"
 	"github.com/testcontainers/testcontainers-go/wait"
+
+	"github.com/kreactor/kreactor/containers/internal/freeport"
 )
 
 // DefaultImage is the image make broker-image builds.
@@ -77,9 +79,9 @@ func Start(ctx context.Context, o Options) (*Broker, error) {
 	if o.StartupTimeout == 0 {
 		o.StartupTimeout = 60 * time.Second
 	}
-	ports, err := freePorts(o.Brokers + 1)
+	ports, err := freeport.Ports(o.Brokers + 1)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("broker: %w", err)
 	}
 	kafkaPorts, ctlHost := ports[:o.Brokers], ports[o.Brokers]
 	var ps, exposed []string
@@ -150,24 +152,4 @@ func waitAPI(ctx context.Context, url, token string, d time.Duration) error {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-// freePorts returns n distinct TCP ports free on 127.0.0.1 now.
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			_ = l.Close()
-		}
-	}()
-	var out []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("broker: find a free port: %w", err)
-		}
-		ls = append(ls, l)
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
-	}
-	return out, nil
 }

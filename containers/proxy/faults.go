@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -61,12 +60,9 @@ type Fault struct {
 	name  string
 	rules []*rule
 
-	hits   atomic.Int64
+	hits   chans.Counter
 	once   sync.Once
 	healed chan struct{} // closed by Heal
-
-	mu     sync.Mutex
-	hitted chan struct{} // guarded by mu; closed and replaced on each hit
 
 	onHeal func() // run once by Heal after the fault is removed (Refuse: listen again); may be nil
 }
@@ -91,7 +87,7 @@ func (f *Fault) Heal() {
 // Hits returns how many requests the fault has acted on (answered with an
 // error or rewritten, held, delayed, dropped, or observed). A held request
 // counts when the hold starts.
-func (f *Fault) Hits() int { return int(f.hits.Load()) }
+func (f *Fault) Hits() int { return f.hits.Load() }
 
 // Healed returns a channel closed once Heal has been called.
 func (f *Fault) Healed() <-chan struct{} { return f.healed }
@@ -99,24 +95,7 @@ func (f *Fault) Healed() <-chan struct{} { return f.healed }
 // Wait blocks until Hits() >= n (nil), the fault is healed first
 // (ErrHealed), or ctx is done (ctx.Err()).
 func (f *Fault) Wait(ctx context.Context, n int) error {
-	for {
-		f.mu.Lock()
-		ch := f.hitted // take the channel before checking, so no hit is missed
-		f.mu.Unlock()
-		if f.Hits() >= n {
-			return nil
-		}
-		select {
-		case <-ch:
-		case <-f.healed:
-			if f.Hits() >= n {
-				return nil
-			}
-			return ErrHealed
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+	return f.hits.Wait(ctx, n, f.healed, ErrHealed)
 }
 
 // String names the fault, e.g. "Hold(FindCoordinator)".
@@ -128,11 +107,7 @@ func (f *Fault) hit() bool {
 	if f.isHealed() {
 		return false
 	}
-	f.hits.Add(1)
-	f.mu.Lock()
-	close(f.hitted)
-	f.hitted = make(chan struct{})
-	f.mu.Unlock()
+	f.hits.Add()
 	return true
 }
 
@@ -198,7 +173,7 @@ func (p *Proxy) publishLocked() {
 
 // install makes rules active as one Fault named name.
 func (p *Proxy) install(name string, rules ...*rule) (*Fault, error) {
-	f := &Fault{p: p, name: name, rules: rules, healed: make(chan struct{}), hitted: make(chan struct{})}
+	f := &Fault{p: p, name: name, rules: rules, healed: make(chan struct{})}
 	for _, r := range rules {
 		r.f = f
 	}

@@ -113,10 +113,9 @@ func printSummary(t *testing.T, sum Summary) {
 	}
 }
 
-// replay runs a finding's schedule runs times (par at a time on the wall
-// clock) on subject ("" the file's), prints what each run shows and the
-// rate of the recorded anomaly, and fails t when any run shows an anomaly.
-func replay(t *testing.T, file, subject string, runs, par int) {
+// readFinding reads the finding (a Report explore wrote) in file.
+func readFinding(t *testing.T, file string) Report {
+	t.Helper()
 	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -125,6 +124,14 @@ func replay(t *testing.T, file, subject string, runs, par int) {
 	if err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
+	return r
+}
+
+// replay runs a finding's schedule runs times (par at a time on the wall
+// clock) on subject ("" the file's), prints what each run shows and the
+// rate of the recorded anomaly, and fails t when any run shows an anomaly.
+func replay(t *testing.T, file, subject string, runs, par int) {
+	r := readFinding(t, file)
 	if subject == "" {
 		subject = r.Subject
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/kreactor/kreactor/harness"
 	"github.com/kreactor/kreactor/harness/measure"
 	oursubjects "github.com/kreactor/kreactor/harness/subjects/ours"
+	"github.com/kreactor/kreactor/internal/chans"
 	"github.com/kreactor/kreactor/reactor"
 )
 
@@ -222,23 +223,17 @@ func (r *runner) wakeups(m Member, c interface{ Wakeup() }, at func(time.Duratio
 
 // sample records the member's loop counters every SampleEvery until closed.
 func (r *runner) sample(name string, p harness.Probe, closed <-chan struct{}) {
-	t := time.NewTicker(SampleEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-closed:
-			return
-		case <-t.C:
-			st := p.Stats()
-			r.mu.Lock()
-			r.tr.Samples = append(r.tr.Samples, Sample{At: r.since(), Member: name, Steps: st.Steps, Spurious: st.SpuriousWakeups})
-			spin := len(CheckSpin(&Trace{Samples: r.tr.Samples})) > 0
-			r.mu.Unlock()
-			if spin && r.stopOnSpin {
-				r.abortOnce.Do(func() { close(r.abort) })
-			}
+	chans.Every(SampleEvery, closed, func(time.Time) bool {
+		st := p.Stats()
+		r.mu.Lock()
+		r.tr.Samples = append(r.tr.Samples, Sample{At: r.since(), Member: name, Steps: st.Steps, Spurious: st.SpuriousWakeups})
+		spin := len(CheckSpin(&Trace{Samples: r.tr.Samples})) > 0
+		r.mu.Unlock()
+		if spin && r.stopOnSpin {
+			r.abortOnce.Do(func() { close(r.abort) })
 		}
-	}
+		return true
+	})
 }
 
 func (r *runner) other(member, what string, err error) {

@@ -1,7 +1,6 @@
 package explore
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,14 +17,7 @@ func TestRegressionFiles(t *testing.T) {
 	}
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
-			b, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := ParseReport(b)
-			if err != nil {
-				t.Fatalf("%s: %v", file, err)
-			}
+			r := readFinding(t, file)
 			name, _, _ := strings.Cut(r.Anomaly, " ")
 			for range ShrinkTries {
 				tr, err := Run(t, r.Schedule, RunOptions{Subject: r.Subject, Seed: r.Seed})

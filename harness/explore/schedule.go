@@ -73,26 +73,13 @@ var actionNames = map[ActionKind]string{
 	ActAckRelease: "ack-release",
 }
 
-func (k ActionKind) String() string {
-	if n, ok := actionNames[k]; ok {
-		return n
-	}
-	return fmt.Sprintf("invalid-action(%d)", uint8(k))
-}
+func (k ActionKind) String() string { return kindName(actionNames, k, "action") }
 
 // MarshalText writes the action's name.
 func (k ActionKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 
 // UnmarshalText reads an action's name; an unknown name is an error naming it.
-func (k *ActionKind) UnmarshalText(b []byte) error {
-	for a, n := range actionNames {
-		if n == string(b) {
-			*k = a
-			return nil
-		}
-	}
-	return fmt.Errorf("explore: unknown action %q", b)
-}
+func (k *ActionKind) UnmarshalText(b []byte) error { return parseKind(actionNames, k, b, "action") }
 
 // Action is one client action of a member.
 type Action struct {
@@ -125,25 +112,33 @@ var faultNames = map[FaultKind]string{
 	FaultBlackHole: "black-hole", FaultRefuse: "refuse",
 }
 
-func (k FaultKind) String() string {
-	if n, ok := faultNames[k]; ok {
-		return n
-	}
-	return fmt.Sprintf("invalid-fault(%d)", uint8(k))
-}
+func (k FaultKind) String() string { return kindName(faultNames, k, "fault") }
 
 // MarshalText writes the fault's name.
 func (k FaultKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 
 // UnmarshalText reads a fault's name; an unknown name is an error naming it.
-func (k *FaultKind) UnmarshalText(b []byte) error {
-	for f, n := range faultNames {
+func (k *FaultKind) UnmarshalText(b []byte) error { return parseKind(faultNames, k, b, "fault") }
+
+// kindName is k's name in names, or "invalid-<what>(<k>)" for a kind
+// names lacks.
+func kindName[K ~uint8](names map[K]string, k K, what string) string {
+	if n, ok := names[k]; ok {
+		return n
+	}
+	return fmt.Sprintf("invalid-%s(%d)", what, uint8(k))
+}
+
+// parseKind sets *k to the kind names calls b; an unknown name is an error
+// naming it and what it is.
+func parseKind[K ~uint8](names map[K]string, k *K, b []byte, what string) error {
+	for kind, n := range names {
 		if n == string(b) {
-			*k = f
+			*k = kind
 			return nil
 		}
 	}
-	return fmt.Errorf("explore: unknown fault %q", b)
+	return fmt.Errorf("explore: unknown %s %q", what, b)
 }
 
 // Fault is one fault on the timeline: installed At, healed At+For.

@@ -292,23 +292,9 @@ func (p *parser) validateConfig(c *ConsumerSpec, rejected string) error {
 	}
 	var err error
 	if c.IsShare() {
-		cfg := c.shareConfig([]string{placeholderBootstrap}, "c", group)
-		err = cfg.Validate()
-		if isConfigErrorOn(err, rejected) {
-			// The refusal the file expects: check the rest with that
-			// field at its default.
-			def := consumer.DefaultShareConfig()
-			setField(&cfg, &def, rejected)
-			err = cfg.Validate()
-		}
+		err = validateExpecting(c.shareConfig([]string{placeholderBootstrap}, "c", group), consumer.DefaultShareConfig(), rejected)
 	} else {
-		cfg := c.regularConfig([]string{placeholderBootstrap}, "c", group)
-		err = cfg.Validate()
-		if isConfigErrorOn(err, rejected) {
-			def := consumer.DefaultConfig()
-			setField(&cfg, &def, rejected)
-			err = cfg.Validate()
-		}
+		err = validateExpecting(c.regularConfig([]string{placeholderBootstrap}, "c", group), consumer.DefaultConfig(), rejected)
 	}
 	var ce *consumer.ConfigError
 	switch {
@@ -338,6 +324,18 @@ func (p *parser) validateConfig(c *ConsumerSpec, rejected string) error {
 func isConfigErrorOn(err error, field string) bool {
 	var ce *consumer.ConfigError
 	return field != "" && errors.As(err, &ce) && ce.Field == field
+}
+
+// validateExpecting validates cfg; a refusal naming field rejected ("" none)
+// is the one the file expects, so the rest is checked again with that field
+// at its default (its value in def).
+func validateExpecting[C interface{ Validate() error }](cfg, def C, rejected string) error {
+	err := cfg.Validate()
+	if isConfigErrorOn(err, rejected) {
+		setField(&cfg, &def, rejected)
+		err = cfg.Validate()
+	}
+	return err
 }
 
 // setField copies field from src to dst (both pointers to one struct type).

@@ -63,6 +63,25 @@ func (p *parser) namedMap(n *yaml.Node, key, want, noun string, max int, maxName
 	return nil
 }
 
+// kindList checks sequence n (the list of noun under key) as sized does,
+// then calls fn with each entry, a mapping with exactly one key (the
+// entry's kind; notOne is the error for an entry that is not one), in file
+// order, until fn fails.
+func (p *parser) kindList(n *yaml.Node, key, noun string, max int, maxName, notOne string, fn func(item *yaml.Node) error) error {
+	if err := p.sized(n, yaml.SequenceNode, key, "want a non-empty list of "+noun, noun, max, maxName); err != nil {
+		return err
+	}
+	for _, item := range n.Content {
+		if item.Kind != yaml.MappingNode || len(item.Content) != 2 {
+			return p.errf(item.Line, "", "%s", notOne)
+		}
+		if err := fn(item); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // nodeDecoder is implemented (on the pointer) by field types with a syntax
 // of their own (an API key by name, a Kafka error by name, an at: anchor, a
 // body selector).

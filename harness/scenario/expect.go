@@ -144,13 +144,8 @@ func expectDefOf(kind string) (expectDef, bool) {
 }
 
 func (p *parser) expectations(n *yaml.Node, out *[]*Expectation) error {
-	if err := p.sized(n, yaml.SequenceNode, "expect", "want a non-empty list of expectations", "expectations", MaxExpectations, "MaxExpectations"); err != nil {
-		return err
-	}
-	for _, item := range n.Content {
-		if item.Kind != yaml.MappingNode || len(item.Content) != 2 {
-			return p.errf(item.Line, "", "an expectation is a mapping with exactly one key (one of: %s)", strings.Join(ExpectKinds(), ", "))
-		}
+	notOne := "an expectation is a mapping with exactly one key (one of: " + strings.Join(ExpectKinds(), ", ") + ")"
+	return p.kindList(n, "expect", "expectations", MaxExpectations, "MaxExpectations", notOne, func(item *yaml.Node) error {
 		k, v := item.Content[0], item.Content[1]
 		def, ok := expectDefOf(k.Value)
 		if !ok {
@@ -164,8 +159,8 @@ func (p *parser) expectations(n *yaml.Node, out *[]*Expectation) error {
 		e.lines = lines
 		e.Comment = strings.TrimSpace(strings.Join(strings.Fields(strings.ReplaceAll(item.HeadComment+" "+k.HeadComment+" "+k.LineComment+" "+v.LineComment+" "+lastLineComment(v), "#", " ")), " "))
 		*out = append(*out, e)
-	}
-	return nil
+		return nil
+	})
 }
 
 // lastLineComment is the line comment of a flow mapping's last value (yaml.v3

@@ -166,20 +166,15 @@ func StepKinds() []string {
 }
 
 func (p *parser) steps(n *yaml.Node, out *[]*Step) error {
-	if err := p.sized(n, yaml.SequenceNode, "steps", "want a non-empty list of steps", "steps", MaxSteps, "MaxSteps"); err != nil {
-		return err
-	}
-	for _, item := range n.Content {
-		if item.Kind != yaml.MappingNode || len(item.Content) != 2 {
-			return p.errf(item.Line, "", "a step is a mapping with exactly one key, the step kind (one of: %s); its modifiers (as, consumer, at, background) go inside its arguments", strings.Join(StepKinds(), ", "))
-		}
+	notOne := "a step is a mapping with exactly one key, the step kind (one of: " + strings.Join(StepKinds(), ", ") + "); its modifiers (as, consumer, at, background) go inside its arguments"
+	return p.kindList(n, "steps", "steps", MaxSteps, "MaxSteps", notOne, func(item *yaml.Node) error {
 		st, err := p.step(item.Content[0], item.Content[1])
 		if err != nil {
 			return err
 		}
 		*out = append(*out, st)
-	}
-	return nil
+		return nil
+	})
 }
 
 func (p *parser) step(k, v *yaml.Node) (*Step, error) {

@@ -75,35 +75,19 @@ var faultDefs = withVocab([]faultDef{
 		}},
 	{kind: "brokers-down",
 		install: func(ctx context.Context, r *run, a *Fault) (harness.Fault, error) {
-			nodes, err := r.faultNodes(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			return r.cl.Inject(ctx, harness.FaultSpec{Kind: harness.FaultBrokersDown, Nodes: nodes})
+			return r.injectNodes(ctx, a, harness.FaultBrokersDown)
 		}},
 	{kind: "black-hole",
 		install: func(ctx context.Context, r *run, a *Fault) (harness.Fault, error) {
-			nodes, err := r.faultNodes(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			return r.cl.Inject(ctx, harness.FaultSpec{Kind: harness.FaultBlackHole, Nodes: nodes})
+			return r.injectNodes(ctx, a, harness.FaultBlackHole)
 		}},
 	{kind: "refuse",
 		install: func(ctx context.Context, r *run, a *Fault) (harness.Fault, error) {
-			nodes, err := r.faultNodes(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			return r.cl.Inject(ctx, harness.FaultSpec{Kind: harness.FaultRefuse, Nodes: nodes})
+			return r.injectNodes(ctx, a, harness.FaultRefuse)
 		}},
 	{kind: "restart",
 		install: func(ctx context.Context, r *run, a *Fault) (harness.Fault, error) {
-			nodes, err := r.faultNodes(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			f, err := r.cl.Inject(ctx, harness.FaultSpec{Kind: harness.FaultRefuse, Nodes: nodes})
+			f, err := r.injectNodes(ctx, a, harness.FaultRefuse)
 			if err != nil {
 				return nil, err
 			}
@@ -257,6 +241,16 @@ func (r *run) faultNodes(ctx context.Context, a *Fault) ([]int32, error) {
 		return nil, fmt.Errorf("find the coordinator: %w", err)
 	}
 	return []int32{id}, nil
+}
+
+// injectNodes installs a fault of kind on the brokers Node names
+// (faultNodes).
+func (r *run) injectNodes(ctx context.Context, a *Fault, kind harness.FaultKind) (harness.Fault, error) {
+	nodes, err := r.faultNodes(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	return r.cl.Inject(ctx, harness.FaultSpec{Kind: kind, Nodes: nodes})
 }
 
 // injectSelected installs spec for the fault's key with its selectors:

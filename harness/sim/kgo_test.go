@@ -13,11 +13,6 @@ func newKgo(cfg consumer.Config) (subject, error) { return kgosubject.Subject{}.
 // consumer.Config.Dial) runs in a bubble too, and its history passes the
 // same checks. Its member id is kgo's (crypto/rand, which Run seeds).
 func TestKgoSubjectOutageInBubble(t *testing.T) {
-	var marks scenarioMarks
-	h, err := Run(t, Config{Seed: seed, Cluster: scenarioCluster()}, outageScenario(newKgo, &marks))
-	if err != nil {
-		t.Fatalf("run: %v\n%s", err, tail(h, 40))
-	}
-	checkOutageHistory(t, h, marks)
+	h := outageInBubble(t, newKgo)
 	t.Logf("virtual %s, wall %s; %d requests", h.Virtual, h.Wall, len(h.Requests))
 }

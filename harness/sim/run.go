@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/fakebroker"
+	"github.com/kreactor/kreactor/internal/chans"
 )
 
 // Run runs fn inside a testing/synctest bubble, with a fake cluster
@@ -142,20 +143,14 @@ func publishClock(start time.Time, maxVirtual time.Duration, w *watchdog) (stop 
 	go func() {
 		defer close(exited)
 		defer w.ticking(false)
-		t := time.NewTicker(ClockPeriod)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case now := <-t.C:
-				v := now.Sub(start)
-				if v > maxVirtual+time.Minute {
-					return
-				}
-				w.publish(v)
+		chans.Every(ClockPeriod, done, func(now time.Time) bool {
+			v := now.Sub(start)
+			if v > maxVirtual+time.Minute {
+				return false
 			}
-		}
+			w.publish(v)
+			return true
+		})
 	}()
 	return func() {
 		close(done)

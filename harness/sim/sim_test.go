@@ -6,6 +6,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/managers"
 )
 
@@ -17,12 +18,7 @@ const seed = 14
 // once in order, the commits at the broker, the requests the faults drew,
 // and virtual time running far ahead of wall time.
 func TestReactorOutageInBubble(t *testing.T) {
-	var marks scenarioMarks
-	h, err := Run(t, Config{Seed: seed, Cluster: scenarioCluster()}, outageScenario(newReactor, &marks))
-	if err != nil {
-		t.Fatalf("run: %v\n%s", err, tail(h, 40))
-	}
-	checkOutageHistory(t, h, marks)
+	h := outageInBubble(t, newReactor)
 	checkSeededMember(t, h)
 
 	// Virtual time ran ahead of the wall clock. The bound is a ratio and
@@ -35,6 +31,19 @@ func TestReactorOutageInBubble(t *testing.T) {
 	if h.Wall*2 > h.Virtual {
 		t.Errorf("wall time %s is more than half the virtual time %s: the bubble's clock did not run ahead", h.Wall, h.Virtual)
 	}
+}
+
+// outageInBubble runs the outage scenario on the subject newSubject builds
+// inside a bubble, checks its history (checkOutageHistory) and returns it.
+func outageInBubble(t *testing.T, newSubject func(consumer.Config) (subject, error)) *History {
+	t.Helper()
+	var marks scenarioMarks
+	h, err := Run(t, Config{Seed: seed, Cluster: scenarioCluster()}, outageScenario(newSubject, &marks))
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, tail(h, 40))
+	}
+	checkOutageHistory(t, h, marks)
+	return h
 }
 
 // checkOutageHistory checks what any correct consumer's history of the

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/kreactor/kreactor/internal/chans"
 )
 
 // watchdogPeriod is how often, in wall time, the watchdog looks at the
@@ -55,27 +57,21 @@ func (w *watchdog) run() {
 		<-w.quit
 		return
 	}
-	t := time.NewTicker(watchdogPeriod)
-	defer t.Stop()
 	last, since := w.seq.Load(), time.Now()
-	for {
-		select {
-		case <-w.quit:
-			return
-		case now := <-t.C:
-			if s := w.seq.Load(); s != last || !w.active.Load() {
-				last, since = s, now
-				continue
-			}
-			if stood := now.Sub(since); stood >= w.cfg.FrozenAfter {
-				f := Frozen{Seed: w.cfg.Seed, Virtual: time.Duration(w.virtual.Load()), Wall: stood, Spinning: spinning()}
-				if w.cfg.OnFrozen != nil {
-					w.cfg.OnFrozen(f)
-				}
-				panic(f.String())
-			}
+	chans.Every(watchdogPeriod, w.quit, func(now time.Time) bool {
+		if s := w.seq.Load(); s != last || !w.active.Load() {
+			last, since = s, now
+			return true
 		}
-	}
+		if stood := now.Sub(since); stood >= w.cfg.FrozenAfter {
+			f := Frozen{Seed: w.cfg.Seed, Virtual: time.Duration(w.virtual.Load()), Wall: stood, Spinning: spinning()}
+			if w.cfg.OnFrozen != nil {
+				w.cfg.OnFrozen(f)
+			}
+			panic(f.String())
+		}
+		return true
+	})
 }
 
 // spinning returns the stacks of every goroutine in a synctest bubble that

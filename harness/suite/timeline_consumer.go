@@ -12,6 +12,7 @@ import (
 	"github.com/kreactor/kreactor/consumer"
 	"github.com/kreactor/kreactor/harness"
 	"github.com/kreactor/kreactor/harness/measure"
+	"github.com/kreactor/kreactor/internal/chans"
 	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/reactor"
 	"github.com/kreactor/kreactor/reports"
@@ -78,16 +79,10 @@ func newTrack(rec *recording, client, kind string, c any) *consumerTrack {
 
 func (t *consumerTrack) run() {
 	defer close(t.done)
-	tick := time.NewTicker(SampleInterval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-t.stopCh:
-			return
-		case <-tick.C:
-			t.take()
-		}
-	}
+	chans.Every(SampleInterval, t.stopCh, func(time.Time) bool {
+		t.take()
+		return true
+	})
 }
 
 // take appends one sample.

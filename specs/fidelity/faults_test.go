@@ -31,8 +31,7 @@ var _ = Describe("Harness faults", func() {
 	It("makes a group's coordinator unavailable the same way on every target: FindCoordinator answers COORDINATOR_NOT_AVAILABLE naming no node, the group's heartbeats, commits and offset fetches NOT_COORDINATOR, other groups are unaffected, and healing restores the coordinator",
 		spec("fidelity.fault-coordinator-unavailable", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := suite.UniqueName("fid-faults")
-			cl, p := startCluster(ctx, map[string]int32{topic: 1})
+			cl, p, topic := startTopic(ctx, "fid-faults", 1)
 			id := p.topicID(ctx, topic)
 			group, other, member := suite.UniqueName("fid-fault"), suite.UniqueName("fid-other"), memberID()
 			_, epoch, _ := joinConsumer(ctx, p, group, member, topic, assigned{id: {0}})

@@ -78,8 +78,7 @@ var _ = Describe("Fetch", func() {
 	It("answers a Fetch that leaves no partition to read at once, not after its MaxWait: a session close, a sessionless or full Fetch naming no partition, an incremental Fetch forgetting the last partition of its session",
 		spec("fidelity.fetch-nothing-to-read", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := suite.UniqueName("fid-fetch")
-			_, p := startCluster(ctx, map[string]int32{topic: 1})
+			_, p, topic := startTopic(ctx, "fid-fetch", 1)
 			node, tid := p.node(ctx), p.topicID(ctx, topic)
 			bound := nothingToReadWait / 2
 			answers := map[string]fetchAnswer{}

@@ -173,8 +173,7 @@ var _ = Describe("Coordinators and group membership", func() {
 	It("names a live broker as coordinator of a consumer and of a share group (key type 0, v3 and v6) and answers a share-coordinator key (type 2) that is not group:topic-id:partition with INVALID_REQUEST and no node",
 		spec("fidelity.find-coordinator", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := suite.UniqueName("fid-groups")
-			_, p := startCluster(ctx, map[string]int32{topic: 1})
+			_, p, topic := startTopic(ctx, "fid-groups", 1)
 			node := p.node(ctx)
 			group, share := suite.UniqueName("fid-group"), suite.UniqueName("fid-share")
 			coord := p.coordinator(ctx, group)
@@ -194,8 +193,7 @@ var _ = Describe("Coordinators and group membership", func() {
 	It("answers a ConsumerGroupHeartbeat join with the member's id, an epoch above 0 and the configured heartbeat interval, assigns the subscribed topic by id, and answers the leave (epoch -1) with epoch -1 and no interval",
 		spec("fidelity.consumer-group-heartbeat", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := suite.UniqueName("fid-groups")
-			cl, p := startCluster(ctx, map[string]int32{topic: 2})
+			cl, p, topic := startTopic(ctx, "fid-groups", 2)
 			id := p.topicID(ctx, topic)
 			group, member := suite.UniqueName("fid-group"), memberID()
 			interval := int32(cl.HeartbeatInterval().Milliseconds())
@@ -220,8 +218,7 @@ var _ = Describe("Coordinators and group membership", func() {
 	It("answers a ShareGroupHeartbeat join with the member's id, an epoch above 0 and the configured heartbeat interval, assigns the subscribed topic by id, and answers the leave (epoch -1) with epoch -1 and no interval",
 		spec("fidelity.share-group-heartbeat", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := suite.UniqueName("fid-groups")
-			cl, p := startCluster(ctx, map[string]int32{topic: 2})
+			cl, p, topic := startTopic(ctx, "fid-groups", 2)
 			id := p.topicID(ctx, topic)
 			group, member := suite.UniqueName("fid-share"), memberID()
 			interval := int32(cl.HeartbeatInterval().Milliseconds())

@@ -56,8 +56,7 @@ var _ = Describe("ConsumerGroupHeartbeats Kafka refuses", func() {
 	It("refuses a static member's leave (epoch -2) without InstanceId with INVALID_REQUEST (\"InstanceId can't be null.\"), the member staying, so a new member with its instance id is refused UNRELEASED_INSTANCE_ID; the leave with the InstanceId is accepted and the new member then gets the partitions back",
 		spec("fidelity.static-leave-without-instance-id", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := suite.UniqueName("fid-static")
-			_, p := startCluster(ctx, map[string]int32{topic: 2})
+			_, p, topic := startTopic(ctx, "fid-static", 2)
 			all := assigned{p.topicID(ctx, topic): {0, 1}}
 			group, instance := suite.UniqueName("fid-static"), suite.UniqueName("fid-instance")
 			a, b := memberID(), memberID()
@@ -82,8 +81,7 @@ var _ = Describe("ConsumerGroupHeartbeats Kafka refuses", func() {
 	It("refuses, before the group changes, a heartbeat with a blank MemberId, GroupId, InstanceId or RackId, a join without RebalanceTimeoutMs, with null TopicPartitions or without a subscription, a leave at epoch -2 without InstanceId and an epoch below -2 (INVALID_REQUEST), and an unknown ServerAssignor (UNSUPPORTED_ASSIGNOR), each with Kafka's message",
 		spec("fidelity.consumer-group-heartbeat-refused", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := suite.UniqueName("fid-refused")
-			cl, p := startCluster(ctx, map[string]int32{topic: 1})
+			cl, p, topic := startTopic(ctx, "fid-refused", 1)
 			group, member := suite.UniqueName("fid-refused"), memberID()
 			join, epoch, _ := joinConsumer(ctx, p, group, member, topic, assigned{p.topicID(ctx, topic): {0}})
 			Expect(join.Error).To(Equal("NONE"))

@@ -138,8 +138,7 @@ var _ = Describe("OffsetFetch and OffsetCommit", func() {
 	It("answers OffsetFetch for groups that never committed with offset -1 and no error, at every version (v1-v10; v8+ with two groups; v9+ also with a member id and epoch)",
 		spec("fidelity.offset-fetch-never-committed", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := suite.UniqueName("fid-offsets")
-			_, p := startCluster(ctx, map[string]int32{topic: 2})
+			_, p, topic := startTopic(ctx, "fid-offsets", 2)
 			id := p.topicID(ctx, topic)
 			g1, g2 := suite.UniqueName("fid-never"), suite.UniqueName("fid-never")
 			want := func(groups ...string) []fetchedGroup {
@@ -172,8 +171,7 @@ var _ = Describe("OffsetFetch and OffsetCommit", func() {
 	It("answers OffsetFetch for a group with commits with the committed offset and metadata, -1 for the other partitions, by topic name up to v9 and by topic id from v10 (v8+ together with a group that never committed)",
 		spec("fidelity.offset-fetch-committed", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := suite.UniqueName("fid-offsets")
-			_, p := startCluster(ctx, map[string]int32{topic: 2})
+			_, p, topic := startTopic(ctx, "fid-offsets", 2)
 			id := p.topicID(ctx, topic)
 			group := suite.UniqueName("fid-committed")
 			r := offsetCommit(ctx, p, 10, group, -1, "", topic, id, 5, "fidelity")
@@ -216,8 +214,7 @@ var _ = Describe("OffsetFetch and OffsetCommit", func() {
 	It("answers OffsetFetch v10 for a topic id no topic has with UNKNOWN_TOPIC_ID on each partition, for a group with commits and one without",
 		spec("fidelity.offset-fetch-unknown-topic-id", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := suite.UniqueName("fid-offsets")
-			_, p := startCluster(ctx, map[string]int32{topic: 1})
+			_, p, topic := startTopic(ctx, "fid-offsets", 1)
 			id := p.topicID(ctx, topic)
 			committed, never := suite.UniqueName("fid-committed"), suite.UniqueName("fid-never")
 			Expect(offsetCommitCode(offsetCommit(ctx, p, 10, committed, -1, "", topic, id, 1, ""))).To(BeZero())
@@ -250,8 +247,7 @@ var _ = Describe("OffsetFetch and OffsetCommit", func() {
 	It("answers OffsetCommit by topic name up to v9 and by topic id from v10, and a v10 commit to an unknown topic id with UNKNOWN_TOPIC_ID",
 		spec("fidelity.offset-commit-name-or-id", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := suite.UniqueName("fid-offsets")
-			_, p := startCluster(ctx, map[string]int32{topic: 1})
+			_, p, topic := startTopic(ctx, "fid-offsets", 1)
 			id := p.topicID(ctx, topic)
 			group := suite.UniqueName("fid-commit")
 			type committedTopic struct {
@@ -286,8 +282,7 @@ var _ = Describe("OffsetFetch and OffsetCommit", func() {
 	It("answers an OffsetCommit with a member epoch for a group it does not know with GROUP_ID_NOT_FOUND from v9 on (ILLEGAL_GENERATION before) and accepts one without (generation -1)",
 		spec("fidelity.offset-commit-unknown-group", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := suite.UniqueName("fid-offsets")
-			_, p := startCluster(ctx, map[string]int32{topic: 1})
+			_, p, topic := startTopic(ctx, "fid-offsets", 1)
 			id := p.topicID(ctx, topic)
 			for _, c := range []struct {
 				v    int16

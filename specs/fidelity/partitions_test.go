@@ -23,8 +23,7 @@ var _ = Describe("Partitions and topics", func() {
 	It("answers ListOffsets earliest (-2) with the log start and latest (-1) with the high watermark, timestamp -1 and a leader epoch",
 		spec("fidelity.list-offsets", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := suite.UniqueName("fid-partitions")
-			cl, p := startCluster(ctx, map[string]int32{topic: 2})
+			cl, p, topic := startTopic(ctx, "fid-partitions", 2)
 			counts, err := cl.Produce(ctx, topic, 7, nil)
 			Expect(err).NotTo(HaveOccurred())
 			node := p.node(ctx)
@@ -66,8 +65,7 @@ var _ = Describe("Partitions and topics", func() {
 	It("gives every topic a non-zero id in Metadata, the same on every request, and answers a Metadata request by topic id with the topic's name",
 		spec("fidelity.metadata-topic-ids", itemFidelity), SpecTimeout(harness.SpecTimeout),
 		func(ctx SpecContext) {
-			topic := suite.UniqueName("fid-partitions")
-			_, p := startCluster(ctx, map[string]int32{topic: 2})
+			_, p, topic := startTopic(ctx, "fid-partitions", 2)
 			id := p.topicID(ctx, topic)
 			Expect(id).NotTo(Equal([16]byte{}), "topic id of %s", topic)
 			Expect(p.topicID(ctx, topic)).To(Equal(id), "topic id on a second Metadata request")

@@ -53,6 +53,15 @@ func startCluster(ctx context.Context, topics map[string]int32) (harness.Cluster
 	return cl, newProbe(cl)
 }
 
+// startTopic is startCluster with one topic of partitions, named after
+// prefix (suite.UniqueName); it returns the topic's name too.
+func startTopic(ctx context.Context, prefix string, partitions int32) (harness.Cluster, *probe, string) {
+	GinkgoHelper()
+	topic := suite.UniqueName(prefix)
+	cl, p := startCluster(ctx, map[string]int32{topic: partitions})
+	return cl, p, topic
+}
+
 // probe sends raw requests to one cluster and returns exactly what a broker
 // answered: each request goes to the broker named, at the version pinned,
 // through kgo's Broker.Request (no retry, no sharding, no merging).

@@ -119,8 +119,8 @@ func topicName(ctx context.Context, p *probe, id [16]byte) string {
 // group reading from the earliest offset.
 func shareTopic(ctx context.Context) (harness.Cluster, *probe, string, [16]byte, string) {
 	GinkgoHelper()
-	topic, group := suite.UniqueName("fid-share"), suite.UniqueName("fid-share")
-	cl, p := startCluster(ctx, map[string]int32{topic: 1})
+	cl, p, topic := startTopic(ctx, "fid-share", 1)
+	group := suite.UniqueName("fid-share")
 	Expect(cl.SetGroupConfigs(ctx, group, map[string]string{"share.auto.offset.reset": "earliest"})).To(Succeed())
 	return cl, p, topic, p.topicID(ctx, topic), group
 }

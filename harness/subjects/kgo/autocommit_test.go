@@ -28,10 +28,7 @@ func TestCloseAutoCommitMatchesKgo(t *testing.T) {
 			cfg.MaxPollRecords = 50
 			tp := managers.TopicPartition{Topic: "t", Partition: 0}
 
-			c := startConsumer(t, Subject{Protocol: p}, cfg)
-			if err := c.Subscribe("t"); err != nil {
-				t.Fatal(err)
-			}
+			c := startSubscribed(t, Subject{Protocol: p}, cfg, "t")
 			var batches [][]consumer.Record
 			for len(batches) < 3 {
 				if recs := poll(t, c); len(recs) > 0 {

@@ -42,10 +42,7 @@ func TestSubscribePollExactlyOnceInOrder(t *testing.T) {
 			produce(t, b, "t", 1000)
 			cfg := config(b, "g", "kgo-subject")
 			cfg.MaxPollRecords = 100
-			c := startConsumer(t, Subject{Protocol: p}, cfg)
-			if err := c.Subscribe("t"); err != nil {
-				t.Fatal(err)
-			}
+			c := startSubscribed(t, Subject{Protocol: p}, cfg, "t")
 			recs, batches := pollN(t, c, 1000)
 			checkExactlyOnceInOrder(t, recs, 3, 1000)
 			for _, n := range batches {
@@ -110,10 +107,7 @@ func TestCommitSyncVisibleAtBroker(t *testing.T) {
 func TestCommitAsyncCallbackRunsOnApplicationGoroutine(t *testing.T) {
 	b := startBroker(t, map[string]int32{"t": 3})
 	produce(t, b, "t", 90)
-	c := startConsumer(t, Subject{}, config(b, "g", "c"))
-	if err := c.Subscribe("t"); err != nil {
-		t.Fatal(err)
-	}
+	c := startSubscribed(t, Subject{}, config(b, "g", "c"), "t")
 	recs, _ := pollN(t, c, 90)
 	app := goroutineID()
 	inCall := false // set around this goroutine's calls
@@ -157,10 +151,7 @@ func TestCommitAsyncCallbackRunsOnApplicationGoroutine(t *testing.T) {
 
 func TestWakeupInterruptsPoll(t *testing.T) {
 	b := startBroker(t, map[string]int32{"t": 1})
-	c := startConsumer(t, Subject{}, config(b, "g", "c"))
-	if err := c.Subscribe("t"); err != nil {
-		t.Fatal(err)
-	}
+	c := startSubscribed(t, Subject{}, config(b, "g", "c"), "t")
 	ctx := testCtx(t)
 	started := make(chan struct{})
 	go func() {
@@ -188,10 +179,7 @@ func TestWakeupInterruptsPoll(t *testing.T) {
 
 func TestPauseResume(t *testing.T) {
 	b := startBroker(t, map[string]int32{"t": 3})
-	c := startConsumer(t, Subject{}, config(b, "g", "c"))
-	if err := c.Subscribe("t"); err != nil {
-		t.Fatal(err)
-	}
+	c := startSubscribed(t, Subject{}, config(b, "g", "c"), "t")
 	p0 := managers.TopicPartition{Topic: "t", Partition: 0}
 	var ne *group.PartitionError
 	if err := c.Pause(managers.TopicPartition{Topic: "t", Partition: 7}); !errors.As(err, &ne) || !errors.Is(err, group.ErrNotAssigned) {
@@ -334,10 +322,7 @@ func TestCloseLeavesGroup(t *testing.T) {
 	for _, p := range []Protocol{ProtocolConsumer, ProtocolClassic} {
 		t.Run(string(p), func(t *testing.T) {
 			b := startBroker(t, map[string]int32{"t": 2})
-			c := startConsumer(t, Subject{Protocol: p}, config(b, "g", "c"))
-			if err := c.Subscribe("t"); err != nil {
-				t.Fatal(err)
-			}
+			c := startSubscribed(t, Subject{Protocol: p}, config(b, "g", "c"), "t")
 			eventually(t, "assigned", func() bool { poll(t, c); return len(c.Assignment()) == 2 })
 			if n := members(b, "g"); n != 1 {
 				t.Fatalf("%d members before Close, want 1", n)
@@ -360,10 +345,7 @@ func TestCloseLeavesGroup(t *testing.T) {
 
 func TestCloseInterruptsPollOnAnotherGoroutine(t *testing.T) {
 	b := startBroker(t, map[string]int32{"t": 1})
-	c := startConsumer(t, Subject{}, config(b, "g", "c"))
-	if err := c.Subscribe("t"); err != nil {
-		t.Fatal(err)
-	}
+	c := startSubscribed(t, Subject{}, config(b, "g", "c"), "t")
 	res := make(chan error, 1)
 	go func() {
 		_, err := c.Poll(testCtx(t))
@@ -383,10 +365,7 @@ func TestCloseInterruptsPollOnAnotherGoroutine(t *testing.T) {
 
 func TestUnsubscribeLeavesGroup(t *testing.T) {
 	b := startBroker(t, map[string]int32{"t": 1})
-	c := startConsumer(t, Subject{}, config(b, "g", "c"))
-	if err := c.Subscribe("t"); err != nil {
-		t.Fatal(err)
-	}
+	c := startSubscribed(t, Subject{}, config(b, "g", "c"), "t")
 	eventually(t, "assigned", func() bool { poll(t, c); return len(c.Assignment()) == 1 })
 	if err := c.Subscribe(); err != nil {
 		t.Fatal(err)

@@ -36,6 +36,8 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/kreactor/kreactor/internal/chans"
 )
 
 // cpuLabel is the pprof label key naming a consumer; its value is the
@@ -129,16 +131,10 @@ func releaseProfiler() {
 // rotate ends a segment every cpuSegment until stop closes.
 func rotate(stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
-	t := time.NewTicker(cpuSegment)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-			_ = flushProfiler()
-		}
-	}
+	chans.Every(cpuSegment, stop, func(time.Time) bool {
+		_ = flushProfiler()
+		return true
+	})
 }
 
 // flushProfiler ends the running segment now and starts the next, so the

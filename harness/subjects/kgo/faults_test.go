@@ -26,10 +26,7 @@ const (
 // (goleak in TestMain).
 func TestCloseDeadline(t *testing.T) {
 	b := startBroker(t, map[string]int32{"t": 1})
-	c := startConsumer(t, Subject{}, config(b, "g", "c"))
-	if err := c.Subscribe("t"); err != nil {
-		t.Fatal(err)
-	}
+	c := startSubscribed(t, Subject{}, config(b, "g", "c"), "t")
 	eventually(t, "assigned", func() bool { poll(t, c); return len(c.Assignment()) == 1 })
 	h, err := b.HoldKey(kmsg.ConsumerGroupHeartbeat)
 	if err != nil {
@@ -55,10 +52,7 @@ func TestCloseDeadline(t *testing.T) {
 func TestCommitErrors(t *testing.T) {
 	b := startBroker(t, map[string]int32{"t": 1})
 	produce(t, b, "t", 10)
-	c := startConsumer(t, Subject{}, config(b, "g", "c"))
-	if err := c.Subscribe("t"); err != nil {
-		t.Fatal(err)
-	}
+	c := startSubscribed(t, Subject{}, config(b, "g", "c"), "t")
 	pollN(t, c, 10)
 	h, err := b.AnswerKeyWithError(kmsg.OffsetCommit, kerr.GroupAuthorizationFailed, -1)
 	if err != nil {

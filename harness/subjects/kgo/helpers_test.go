@@ -72,6 +72,16 @@ func startConsumer(t *testing.T, s Subject, cfg consumer.Config) *Consumer {
 	return c
 }
 
+// startSubscribed is startConsumer subscribed to topics.
+func startSubscribed(t *testing.T, s Subject, cfg consumer.Config, topics ...string) *Consumer {
+	t.Helper()
+	c := startConsumer(t, s, cfg)
+	if err := c.Subscribe(topics...); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // poll is one Poll with pollTimeout.
 func poll(t *testing.T, c *Consumer) []consumer.Record {
 	t.Helper()
