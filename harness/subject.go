@@ -19,17 +19,14 @@ type ShareRecord = consumer.ShareRecord
 // TopicPartition names a partition.
 type TopicPartition = managers.TopicPartition
 
-// ErrNotSupported is wrapped by Subject.New and ShareSubject.NewShare of a
-// subject that has no consumer of that kind, or cannot run the given
-// configuration; a spec then reports itself n/a for the subject
-// (suite.NewConsumer, suite.NewShareConsumer).
-var ErrNotSupported = errors.ErrUnsupported
-
 // Subject is a consumer implementation under test: ours (reactor,
 // baseline, null) or a real client driven from outside (the Java consumer,
 // franz-go's kgo). It builds regular consumers; a subject with share
 // consumers also implements ShareSubject. A subject with share consumers
-// only returns an error wrapping ErrNotSupported from New.
+// only returns an error wrapping errors.ErrUnsupported from New. New and
+// NewShare return an error wrapping errors.ErrUnsupported for a
+// configuration the subject cannot run; a spec then reports itself n/a for
+// the subject (suite.NewConsumer, suite.NewShareConsumer).
 type Subject interface {
 	// Name is the subject's name in `subject:` labels and reports
 	// ("reactor").

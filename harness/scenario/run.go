@@ -287,7 +287,7 @@ func (r *run) setUp(ctx context.Context) error {
 			m.c, err = r.subject.New(cs.regularConfig(bootstrap, clientID, m.group))
 		}
 		switch {
-		case errors.Is(err, harness.ErrNotSupported):
+		case errors.Is(err, errors.ErrUnsupported):
 			r.na = fmt.Sprintf("subject %s cannot build consumer %s: %v", r.subject.Name(), cs.Name, err)
 			return nil
 		case err != nil:

@@ -99,11 +99,11 @@ func (j Java) sub() java.Subject {
 
 // New starts a KafkaConsumer in its own driver process. A configuration a
 // JVM cannot run (Config.Dial: an in-process dialer) is
-// harness.ErrNotSupported, so the spec reports n/a. A failure of the driver
+// errors.ErrUnsupported, so the spec reports n/a. A failure of the driver
 // is a harness error (IsHarnessError).
 func (j Java) New(cfg consumer.Config) (harness.Consumer, error) {
 	if cfg.Dial != nil {
-		return nil, fmt.Errorf("%w: subject %s: Config.Dial (an in-process dialer, e.g. a client-side response delay) cannot be used by a JVM", harness.ErrNotSupported, j.Name())
+		return nil, fmt.Errorf("%w: subject %s: Config.Dial (an in-process dialer, e.g. a client-side response delay) cannot be used by a JVM", errors.ErrUnsupported, j.Name())
 	}
 	c, err := j.sub().New(cfg)
 	if err != nil {
@@ -125,10 +125,10 @@ func (j Java) NewExplicitShare(cfg consumer.ShareConfig) (harness.ShareConsumer,
 
 func (j Java) newShare(cfg consumer.ShareConfig, extra map[string]string) (harness.ShareConsumer, error) {
 	if j.Classic {
-		return nil, fmt.Errorf("%w: subject %s: the share consumer does not use group.protocol; subject %s runs it", harness.ErrNotSupported, j.Name(), SubjectJava)
+		return nil, fmt.Errorf("%w: subject %s: the share consumer does not use group.protocol; subject %s runs it", errors.ErrUnsupported, j.Name(), SubjectJava)
 	}
 	if cfg.Dial != nil {
-		return nil, fmt.Errorf("%w: subject %s: ShareConfig.Dial cannot be used by a JVM", harness.ErrNotSupported, j.Name())
+		return nil, fmt.Errorf("%w: subject %s: ShareConfig.Dial cannot be used by a JVM", errors.ErrUnsupported, j.Name())
 	}
 	sub := j.sub()
 	if len(extra) > 0 {
@@ -197,11 +197,11 @@ func (Kgo) NewShare(cfg consumer.ShareConfig) (harness.ShareConsumer, error) {
 }
 
 // unsupported keeps a kgo *UnsupportedError (a setting outside kgo's
-// limits) matching harness.ErrNotSupported, so the spec reports n/a.
+// limits) matching errors.ErrUnsupported, so the spec reports n/a.
 func unsupported(err error) error {
 	var ue *kgo.UnsupportedError
-	if errors.As(err, &ue) && !errors.Is(err, harness.ErrNotSupported) {
-		return fmt.Errorf("%w: %w", harness.ErrNotSupported, err)
+	if errors.As(err, &ue) && !errors.Is(err, errors.ErrUnsupported) {
+		return fmt.Errorf("%w: %w", errors.ErrUnsupported, err)
 	}
 	return err
 }

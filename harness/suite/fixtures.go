@@ -66,7 +66,7 @@ func NewShareConsumer(subject harness.Subject, cfg consumer.ShareConfig) harness
 	ginkgo.GinkgoHelper()
 	ss, ok := subject.(harness.ShareSubject)
 	if !ok {
-		skipUnsupported(subject, harness.ErrNotSupported, "share")
+		skipUnsupported(subject, errors.ErrUnsupported, "share")
 	}
 	c, err := ss.NewShare(cfg)
 	skipUnsupported(subject, err, "share")
@@ -76,7 +76,7 @@ func NewShareConsumer(subject harness.Subject, cfg consumer.ShareConfig) harness
 }
 
 func skipUnsupported(subject harness.Subject, err error, kind string) {
-	if errors.Is(err, harness.ErrNotSupported) {
+	if errors.Is(err, errors.ErrUnsupported) {
 		ginkgo.Skip(fmt.Sprintf("n/a: subject %s has no %s consumer for this spec: %v", subject.Name(), kind, err))
 	}
 }

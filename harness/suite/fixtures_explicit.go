@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"errors"
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 
@@ -19,7 +20,7 @@ func NewExplicitShareConsumer(subject harness.Subject, cfg consumer.ShareConfig)
 	ginkgo.GinkgoHelper()
 	ss, ok := subject.(harness.ShareSubject)
 	if !ok {
-		skipUnsupported(subject, harness.ErrNotSupported, "share")
+		skipUnsupported(subject, errors.ErrUnsupported, "share")
 	}
 	var c harness.ShareConsumer
 	var err error
