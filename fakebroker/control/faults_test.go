@@ -135,6 +135,7 @@ func TestFaultKinds(t *testing.T) {
 		{"kind": "coordinator-unavailable", "group": "g"},
 		{"kind": "error", "key": "OffsetCommit", "error": "NOT_COORDINATOR", "topic": "t"},
 		{"kind": "hold", "key": "JoinGroup", "node": 1},
+		{"kind": "hold", "key": "Heartbeat", "node": "coordinator", "group": "g"},
 		{"kind": "delay", "key": "Fetch", "delay": "10ms", "where": map[string]any{"isolation_level": 0}},
 		{"kind": "brokers-down", "node": 2},
 		{"kind": "black-hole", "node": "coordinator", "group": "g"},

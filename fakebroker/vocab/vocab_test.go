@@ -103,3 +103,33 @@ func TestDefs(t *testing.T) {
 		}
 	}
 }
+
+func TestCarriesTopics(t *testing.T) {
+	for _, k := range []kmsg.Key{kmsg.Fetch, kmsg.Produce, kmsg.Metadata, kmsg.OffsetCommit, kmsg.OffsetFetch, kmsg.ListOffsets,
+		kmsg.ConsumerGroupHeartbeat, kmsg.ShareFetch, kmsg.ShareAcknowledge, kmsg.ShareGroupDescribe} {
+		if !CarriesTopics(k) {
+			t.Errorf("CarriesTopics(%s) = false", k.Name())
+		}
+	}
+	for _, k := range []kmsg.Key{kmsg.ApiVersions, kmsg.FindCoordinator, kmsg.Heartbeat, kmsg.JoinGroup, kmsg.SyncGroup, kmsg.LeaveGroup, kmsg.Key(9999)} {
+		if CarriesTopics(k) {
+			t.Errorf("CarriesTopics(%d) = true", k)
+		}
+	}
+}
+
+// A topic selector on an API whose requests name no topic would never
+// fire: Validate refuses it, naming the API and the topic.
+func TestSpecTopicOnTopiclessAPI(t *testing.T) {
+	s := Spec{Kind: Error, Key: kmsg.ApiVersions, Err: kerr.NotCoordinator, Topic: "t"}
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "ApiVersions") || !strings.Contains(err.Error(), `"t"`) {
+		t.Errorf("topic on ApiVersions: %v", err)
+	}
+	s.Key = kmsg.Fetch
+	if err := s.Validate(); err != nil {
+		t.Errorf("topic on Fetch: %v", err)
+	}
+	if err := (Spec{Kind: Hold, Key: kmsg.Fetch, Topic: "t"}).Validate(); err == nil {
+		t.Error("topic on a hold accepted")
+	}
+}

@@ -83,6 +83,7 @@ func TestBadInputsNameFileLineKey(t *testing.T) {
 		// Faults: a hold with no key, arguments a kind ignores, nodes that do not exist.
 		{"hold with no key", "  - window: w\n", "  - fault: {kind: hold}\n  - window: w\n", 10, "key", "needs key"},
 		{"extra argument to a fault", "  - window: w\n", "  - fault: {kind: brokers-down, key: Fetch}\n  - window: w\n", 10, "key", "would be ignored"},
+		{"topic on an API without topics", "  - window: w\n", "  - fault: {kind: error, key: ApiVersions, error: NOT_COORDINATOR, topic: t}\n  - window: w\n", 10, "topic", "ApiVersions requests carry no topic: topic \"t\" would never match"},
 		{"delay of zero", "  - window: w\n", "  - fault: {kind: delay, key: Fetch, delay: 0s}\n  - window: w\n", 10, "delay", "must be > 0"},
 		{"node the cluster lacks", "  - window: w\n", "  - fault: {kind: stop-broker, node: 4}\n  - window: w\n", 10, "4", "the cluster has 3 brokers"},
 		{"heal of an unknown fault", "  - window: w\n", "  - heal: ghost\n  - window: w\n", 10, "ghost", "heal of a fault not installed"},
