@@ -37,6 +37,14 @@ func TestParseGood(t *testing.T) {
 	}
 }
 
+// A bare --- at the end starts an empty document: nothing is lost, so it
+// loads (a second document with content does not: TestBadInputsNameFileLineKey).
+func TestParseTrailingEmptyDocument(t *testing.T) {
+	if _, err := Parse("good.yaml", []byte(good+"---\n")); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Every bad input is an *Error naming the
 // file, the line and the key, with a message saying what is wrong, or the
 // limit it breaks; nothing crashes, hangs or grows.
@@ -62,6 +70,8 @@ func TestBadInputsNameFileLineKey(t *testing.T) {
 		{"negative bound", "max: 10}", "max: -5}", 15, "max", "non-negative"},
 		{"signal names no expectation", "signals: [steps.w]", "signals: [steps.x]", 17, "steps.x", "names a key no expectation has"},
 		{"regression without liveness", "liveness: [delivered]\n", "", 1, "liveness", "names its liveness"},
+		{"second YAML document", "liveness: [delivered]\n", "liveness: [delivered]\n---\nid: x\n", 20, "", "a second YAML document"},
+		{"garbage after the document's end", "liveness: [delivered]\n", "liveness: [delivered]\n...\ngarbage: [\n", 0, "", "not valid YAML after the scenario's document"},
 		{"YAML syntax", "  - window: w\n", "  - window: w\n   bad: indent\n", 0, "", "not valid YAML"},
 		{"unknown consumer", "{duration: 1s}", "{duration: 1s, consumer: ghost}", 11, "ghost", "unknown consumer"},
 		{"unknown topic", "  - subscribe: [t]", "  - subscribe: [nope]", 9, "nope", "not a topic of the cluster"},
