@@ -115,6 +115,7 @@ func TestCommands(t *testing.T) {
 		{args: []string{"matrix", "-in", "x.json", "-seconds", "-5"}, code: 2, inStderr: []string{"-seconds -5: want a finite number", "usage: kreactor matrix"}},
 		{args: []string{"matrix", "-in", "x.json", "-seconds", "NaN"}, code: 2, inStderr: []string{"-seconds NaN: want a finite number"}},
 		{args: []string{"matrix", "-in", "x.json", "-seconds", "Inf"}, code: 2, inStderr: []string{"-seconds +Inf: want a finite number"}},
+		{args: []string{"report", "-explore", "/nonexistent", "-out", "-"}, code: 1, inStderr: []string{"-explore /nonexistent: stat /nonexistent: no such file or directory"}},
 		{args: []string{"plan", "-runs", "100000000"}, code: 2, inStderr: []string{"-runs 100000000: want 1..1000", "usage: kreactor plan"}},
 		{args: []string{"plan", "-runs", "0"}, code: 2, inStderr: []string{"-runs 0: want 1..1000"}},
 		{args: []string{"explore", "-subject", "nosuch"}, code: 2, inStderr: []string{`-subject: subject "nosuch": not runnable by explore`, "usage: kreactor explore"}},
