@@ -84,6 +84,7 @@ func TestBadInput(t *testing.T) {
 		{"produce: unknown topic", "POST", "/v1/produce", `{"topic": "nope", "count": 1}`, 404, `"nope"`},
 		{"produce: count", "POST", "/v1/produce", `{"topic": "t", "count": 0}`, 400, `count = 0`},
 		{"topic: bad name", "POST", "/v1/topics", `{"name": "a b", "partitions": 1}`, 400, `"a b"`},
+		{"topic: ..", "POST", "/v1/topics", `{"name": "..", "partitions": 1}`, 400, `name = "..": topic name ".."`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

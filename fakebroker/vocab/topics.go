@@ -1,6 +1,7 @@
 package vocab
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -49,4 +50,24 @@ func hasTopicField(t reflect.Type, seen map[reflect.Type]bool) bool {
 		}
 	}
 	return false
+}
+
+// MaxTopicName is the longest topic name Kafka accepts.
+const MaxTopicName = 249
+
+// CheckTopicName returns an error naming name unless Kafka would accept it
+// as a topic name: 1..249 characters of [a-zA-Z0-9._-], and neither "."
+// nor "..".
+func CheckTopicName(name string) error {
+	switch {
+	case name == "" || len(name) > MaxTopicName:
+		return fmt.Errorf("topic name %q: want 1..%d characters of [a-zA-Z0-9._-]", name, MaxTopicName)
+	case name == "." || name == "..":
+		return fmt.Errorf("topic name %q: Kafka refuses \".\" and \"..\"", name)
+	case strings.ContainsFunc(name, func(c rune) bool {
+		return !(c == '.' || c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
+	}):
+		return fmt.Errorf("topic name %q: want 1..%d characters of [a-zA-Z0-9._-]", name, MaxTopicName)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package vocab
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -131,5 +132,18 @@ func TestSpecTopicOnTopiclessAPI(t *testing.T) {
 	}
 	if err := (Spec{Kind: Hold, Key: kmsg.Fetch, Topic: "t"}).Validate(); err == nil {
 		t.Error("topic on a hold accepted")
+	}
+}
+
+func TestCheckTopicName(t *testing.T) {
+	for _, ok := range []string{"t", "orders.v2", "a_b-C9", "...", strings.Repeat("x", 249)} {
+		if err := CheckTopicName(ok); err != nil {
+			t.Errorf("CheckTopicName(%q) = %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", ".", "..", "a/b", "a b", "ü", strings.Repeat("x", 250)} {
+		if err := CheckTopicName(bad); err == nil || !strings.Contains(err.Error(), strconv.Quote(bad)) {
+			t.Errorf("CheckTopicName(%q) = %v, want an error naming it", bad, err)
+		}
 	}
 }
