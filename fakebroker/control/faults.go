@@ -386,7 +386,7 @@ func (s *Server) install(r *http.Request, req FaultRequest, c *compiled) (*fault
 	if err != nil {
 		return nil, fmt.Errorf("fault %s: %w", req.Kind, err)
 	}
-	e := &faultEntry{req: req, f: f, nodes: c.spec.Nodes, installed: time.Now()}
+	e := &faultEntry{req: req, f: f, nodes: c.spec.Nodes, installed: time.Now(), log: s.log}
 	if e.nodes == nil {
 		e.nodes = []int32{}
 	}
@@ -397,9 +397,6 @@ func (s *Server) install(r *http.Request, req FaultRequest, c *compiled) (*fault
 	if after > 0 {
 		at := e.installed.Add(after)
 		e.expiresAt = &at
-		e.mu.Lock()
-		e.timer = time.AfterFunc(after, e.heal)
-		e.mu.Unlock()
 	}
 	s.mu.Lock()
 	s.seq++
@@ -408,5 +405,11 @@ func (s *Server) install(r *http.Request, req FaultRequest, c *compiled) (*fault
 	s.forgetLocked()
 	s.mu.Unlock()
 	s.log.Info("control: fault installed", "id", e.id, "kind", req.Kind)
+	// The expiry starts once the entry has its id: heal logs it.
+	if after > 0 {
+		e.mu.Lock()
+		e.timer = time.AfterFunc(after, func() { e.heal("expiry") })
+		e.mu.Unlock()
+	}
 	return e, nil
 }
