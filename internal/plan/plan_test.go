@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -228,5 +230,20 @@ func TestDurationsOf(t *testing.T) {
 	u.Subject = "kgo"
 	if got := d.Of(u); got != DefaultSeconds {
 		t.Errorf("unrecorded suite and subject: %v", got)
+	}
+}
+
+// Reports in which no spec ran give no durations: an error, not a file
+// of 0 units; a file holding null is not a report at all.
+func TestRecordNoUnits(t *testing.T) {
+	dir := t.TempDir()
+	for body, want := range map[string]string{"[]": "no units to record", "null": "not a Ginkgo JSON report"} {
+		path := filepath.Join(dir, "r.json")
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if d, err := Record([]string{path}, "test"); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), path) {
+			t.Errorf("Record(%s) = %v, %v; want an error naming the file with %q", body, d, err, want)
+		}
 	}
 }
