@@ -62,9 +62,17 @@ func (f ExploreFinding) Name() string {
 }
 
 // LoadExploreFindings reads every finding file (*.json with a schedule)
-// in dir, sorted by subject, anomaly and seed. Errors: dir unreadable, a
-// file that is not a finding (named), a classification of an unknown kind.
+// in dir, sorted by subject, anomaly and seed. Errors: dir missing, not a
+// directory or unreadable (naming it), a file that is not a finding
+// (named), a classification of an unknown kind.
 func LoadExploreFindings(dir string) ([]ExploreFinding, error) {
+	// Glob reports no match, not an error, for a directory that is not
+	// there: that would read as "no findings".
+	if st, err := os.Stat(dir); err != nil {
+		return nil, err
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory (want the -out directory of kreactor explore)", dir)
+	}
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		return nil, err

@@ -44,3 +44,18 @@ func TestExploreFindingsPage(t *testing.T) {
 		t.Fatalf("unknown classification: %v", err)
 	}
 }
+
+// A directory that is not there is an error naming it, not "no findings".
+func TestExploreFindingsMissingDir(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nonexistent")
+	if fs, err := LoadExploreFindings(missing); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("LoadExploreFindings(%s) = %v, %v; want an error naming it", missing, fs, err)
+	}
+	file := filepath.Join(t.TempDir(), "f.json")
+	if err := os.WriteFile(file, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadExploreFindings(file); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("LoadExploreFindings(a file) = %v, want not a directory", err)
+	}
+}

@@ -207,7 +207,7 @@ func Parse(r io.Reader) ([]Row, error) {
 }
 
 // Decode reads Ginkgo's --json-report output with the given options. It errors on malformed
-// JSON, a spec with an unknown state, a spec without an id: label (unless opt.Lenient), a
+// JSON, JSON null (not a report), a spec with an unknown state, a spec without an id: label (unless opt.Lenient), a
 // spec with more than one id:, subject: or target: value, a structured entry (EntrySeries,
 // EntryProvenance, ...) of an unknown version or shape, or suites in one input that recorded
 // different provenance; errors name opt.Source, the spec text and its location.
@@ -219,6 +219,9 @@ func Decode(r io.Reader, opt Options) (Run, error) {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return Run{}, fmt.Errorf("%sdecode Ginkgo JSON report: trailing data after the report array", prefix(opt.Source))
+	}
+	if reports == nil { // JSON null: decodes without error into no reports
+		return Run{}, fmt.Errorf("%snot a Ginkgo JSON report: null, want an array of suite reports", prefix(opt.Source))
 	}
 	var run Run
 	var errs []error

@@ -186,6 +186,8 @@ func TestDecodeCases(t *testing.T) {
 			wantErr: []string{"bad.json: decode Ginkgo JSON report"}},
 		{name: "not an array", input: []byte(`{"SuitePath":"x"}`), opt: Options{Source: "obj.json"},
 			wantErr: []string{"obj.json: decode Ginkgo JSON report"}},
+		{name: "null", input: []byte("null\n"), opt: Options{Source: "n.json"},
+			wantErr: []string{"n.json: not a Ginkgo JSON report: null"}},
 		{name: "trailing data", input: []byte(`[] []`), opt: Options{Source: "t.json"},
 			wantErr: []string{"t.json: decode Ginkgo JSON report: trailing data"}},
 		{name: "missing id strict", input: synth(t, it("no id here", types.SpecStatePassed, "covers:P1")), opt: Options{Source: "s.json"},

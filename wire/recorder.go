@@ -71,11 +71,16 @@ type Recorder struct {
 
 	bodies atomic.Pointer[map[kmsg.Key]bool] // keys whose bodies are kept (KeepBodies)
 
-	mu        sync.Mutex
-	ring      []Request // guarded by mu; len <= max; oldest at start once full
-	start     int       // guarded by mu
-	dropped   uint64    // guarded by mu
-	malformed uint64    // guarded by mu
+	mu    sync.Mutex
+	ring  []Request // guarded by mu; len <= max; oldest at start once full
+	start int       // guarded by mu
+	// first is the sequence number of the oldest kept request (ring[start]);
+	// it only grows, across Reset too, so a reader paging or following
+	// with Since never sees a number twice nor misses requests after a
+	// Reset.
+	first     uint64 // guarded by mu
+	dropped   uint64 // guarded by mu; since start or the last Reset
+	malformed uint64 // guarded by mu
 }
 
 // NewRecorder returns an empty Recorder keeping at most capacity requests
@@ -121,6 +126,7 @@ func (r *Recorder) Add(q Request) {
 	}
 	r.ring[r.start] = q
 	r.start = (r.start + 1) % r.max
+	r.first++
 	r.dropped++
 }
 
@@ -180,9 +186,12 @@ func (r *Recorder) Mark() time.Time {
 }
 
 // Reset forgets every kept request and zeroes Dropped and Malformed.
+// Sequence numbers (Sequenced.Seq, NextSeq) go on from where they were:
+// the next request gets the number it would have got without the Reset.
 func (r *Recorder) Reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.first += uint64(len(r.ring))
 	r.ring, r.start, r.dropped, r.malformed = nil, 0, 0, 0
 	r.bodies.Store(nil)
 }

@@ -1,9 +1,10 @@
 package wire
 
 // Sequenced is a recorded request with its sequence number: its position
-// in arrival order since the Recorder started or was last Reset, from 0.
-// Evicted requests keep their numbers, so a reader paging with Since sees
-// a gap (Dropped grew) rather than a request twice.
+// in arrival order since the Recorder started, from 0. Numbers only grow:
+// a Reset does not restart them, and evicted requests keep theirs, so a
+// reader paging with Since sees a gap (Dropped grew, or a Reset forgot
+// requests) rather than a request twice or none at all.
 type Sequenced struct {
 	Seq uint64
 	Request
@@ -17,7 +18,7 @@ type Sequenced struct {
 func (r *Recorder) Since(from uint64, limit int, f Filter) (out []Sequenced, next uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	first := r.dropped // sequence number of the oldest kept request
+	first := r.first // sequence number of the oldest kept request
 	end := first + uint64(len(r.ring))
 	next = max(from, first)
 	for ; next < end; next++ {
@@ -33,9 +34,17 @@ func (r *Recorder) Since(from uint64, limit int, f Filter) (out []Sequenced, nex
 }
 
 // Recorded returns how many requests were recorded since start or the last
-// Reset (kept plus Dropped): the sequence number the next one will get.
+// Reset (kept plus Dropped).
 func (r *Recorder) Recorded() uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.dropped + uint64(len(r.ring))
+}
+
+// NextSeq returns the sequence number the next request will get: every
+// request recorded since start, across Resets.
+func (r *Recorder) NextSeq() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.first + uint64(len(r.ring))
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kreactor/kreactor/fakebroker"
 	"github.com/kreactor/kreactor/fakebroker/control"
+	"github.com/kreactor/kreactor/fakebroker/vocab"
 )
 
 // runBroker is `kreactor broker`: a fakebroker cluster (KIP-848, KIP-932
@@ -66,7 +67,9 @@ func runBroker(args []string, stdout, stderr io.Writer) error {
 	return cf.serve(context.Background(), backend, nil, stdout, stderr)
 }
 
-// parseTopics reads NAME:PARTITIONS,...
+// parseTopics reads NAME:PARTITIONS,... Errors name the item: a name
+// Kafka refuses (vocab.CheckTopicName), a count outside 1..10000, a topic
+// given twice.
 func parseTopics(s string) (map[string]int32, error) {
 	out := map[string]int32{}
 	if s == "" {
@@ -80,6 +83,12 @@ func parseTopics(s string) (map[string]int32, error) {
 		p, err := strconv.ParseInt(n, 10, 32)
 		if name == "" || err != nil || p < 1 || p > 10_000 {
 			return nil, fmt.Errorf("%q: want NAME:PARTITIONS with 1..10000 partitions", item)
+		}
+		if err := vocab.CheckTopicName(name); err != nil {
+			return nil, fmt.Errorf("%q: %w", item, err)
+		}
+		if prev, dup := out[name]; dup {
+			return nil, fmt.Errorf("%q: topic %q given twice (first with %d partitions)", item, name, prev)
 		}
 		out[name] = int32(p)
 	}

@@ -42,7 +42,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	releases := fs.String("releases", "4.4.0", "kafka-clients releases of the java subject (other subjects have none)")
 	suites := fs.String("suites", "./specs/...", "suite packages")
 	nullSuites := fs.String("null-suites", "./specs/regressions", "suite packages of the null subject")
-	fs.IntVar(&o.runs, "runs", 1, "repeats of every unit (KREACTOR_RUN 1..N)")
+	fs.IntVar(&o.runs, "runs", 1, fmt.Sprintf("repeats of every unit (KREACTOR_RUN 1..N), at most %d", maxPlanRuns))
 	fs.StringVar(&o.durations, "durations", filepath.Join("internal", "plan", "durations.json"), "measured durations per unit (kreactor plan -record); missing: every unit 5 s")
 	fs.StringVar(&o.shard, "shard", "", "i/N: the 0-based shard i of N; N alone takes i from $JOB_COMPLETION_INDEX; empty: every unit")
 	fs.StringVar(&o.labelFilter, "label-filter", "", "a Ginkgo label filter every shard runs within")
@@ -107,8 +107,12 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	return printPlan(o.asJSON, mine, n, stdout, stderr)
 }
 
-// checkPlanOptions refuses unknown subjects and targets, empty lists and
-// counts below one.
+// maxPlanRuns bounds -runs: every repeat multiplies the units the plan
+// holds in memory, and a thousand repeats of a spec is beyond any use.
+const maxPlanRuns = 1000
+
+// checkPlanOptions refuses unknown subjects and targets, empty lists,
+// counts below one and -runs above maxPlanRuns.
 func checkPlanOptions(fs *flag.FlagSet, o planOptions) error {
 	for _, s := range o.subjects {
 		if !slices.Contains(planSubjects, s) {
@@ -125,8 +129,8 @@ func checkPlanOptions(fs *flag.FlagSet, o planOptions) error {
 		return badFlag(fs, "-subjects, -targets and -suites must each name at least one")
 	case slices.Contains(o.subjects, "java") && len(o.releases) == 0:
 		return badFlag(fs, "-releases names no release for the java subject")
-	case o.runs < 1:
-		return badFlag(fs, "-runs %d: want at least 1", o.runs)
+	case o.runs < 1 || o.runs > maxPlanRuns:
+		return badFlag(fs, "-runs %d: want 1..%d", o.runs, maxPlanRuns)
 	case o.procs < 1 || o.javaProcs < 1:
 		return badFlag(fs, "-procs %d, -java-procs %d: want at least 1", o.procs, o.javaProcs)
 	}

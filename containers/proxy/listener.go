@@ -2,9 +2,12 @@ package proxy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -183,9 +186,45 @@ func (p *Proxy) dial(ctx context.Context, network, addr string) (net.Conn, error
 	return d.DialContext(ctx, network, addr)
 }
 
+// Discovery retries: the first retry waits discoverBackoff, each next one
+// twice as long, at most discoverMaxBackoff; one attempt takes at most
+// discoverAttempt (a listener that accepts but does not answer as Kafka
+// should not use the whole wait on one try).
+const (
+	discoverBackoff    = 100 * time.Millisecond
+	discoverMaxBackoff = 2 * time.Second
+	discoverAttempt    = 5 * time.Second
+)
+
 // discover asks the upstream cluster for its brokers (kadm's ListBrokers:
-// a Metadata request for no topics).
+// a Metadata request for no topics), retrying with a backoff until ctx is
+// done: a cluster still starting refuses connections for a while. The
+// error when ctx ends names the upstream addresses and the last attempt's
+// error.
 func (p *Proxy) discover(ctx context.Context) (kadm.BrokerDetails, error) {
+	backoff := discoverBackoff
+	for {
+		actx, cancel := context.WithTimeout(ctx, discoverAttempt)
+		brokers, err := p.discoverOnce(actx)
+		timedOut := actx.Err() != nil
+		cancel()
+		if err == nil {
+			return brokers, nil
+		}
+		if timedOut {
+			err = fmt.Errorf("no Kafka answer to an attempt (is it a Kafka listener?): %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("proxy: the upstream %s did not answer as Kafka before the wait ended: %w", strings.Join(p.cfg.Upstream, ","), err)
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, discoverMaxBackoff)
+	}
+}
+
+// discoverOnce is one attempt of discover.
+func (p *Proxy) discoverOnce(ctx context.Context) (kadm.BrokerDetails, error) {
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(p.cfg.Upstream...),
 		kgo.ClientID(ClientID),
@@ -194,16 +233,16 @@ func (p *Proxy) discover(ctx context.Context) (kadm.BrokerDetails, error) {
 		}),
 	)
 	if err != nil {
-		return nil, fmt.Errorf("proxy: discovery client: %w", err)
+		return nil, fmt.Errorf("discovery client: %w", err)
 	}
 	adm := kadm.NewClient(cl)
 	defer adm.Close()
 	brokers, err := adm.ListBrokers(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("proxy: discover brokers at %v: %w", p.cfg.Upstream, err)
+		return nil, err
 	}
 	if len(brokers) == 0 {
-		return nil, fmt.Errorf("proxy: discover brokers at %v: metadata named no brokers", p.cfg.Upstream)
+		return nil, errors.New("metadata named no brokers")
 	}
 	return brokers, nil
 }

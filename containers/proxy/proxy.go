@@ -87,10 +87,12 @@ type Proxy struct {
 }
 
 // Start validates cfg, asks the upstream cluster for its brokers (a Metadata
-// request with kgo, bounded by ctx) and opens one 127.0.0.1 listener per
-// broker node. Errors: no or non-loopback Upstream addresses, a negative
-// limit, the cluster not answering before ctx is done, or a listener that
-// cannot be opened.
+// request with kgo, retried with a backoff of 100 ms doubling to 2 s until
+// ctx is done, so a cluster still starting is waited for) and opens one
+// 127.0.0.1 listener per broker node. Errors: no or non-loopback Upstream
+// addresses, a negative limit, the cluster not answering as Kafka before
+// ctx is done (naming the addresses and the last attempt's error), or a
+// listener that cannot be opened.
 func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 	if len(cfg.Upstream) == 0 {
 		return nil, errors.New("proxy: Config.Upstream is empty")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -22,6 +23,13 @@ import (
 // log and faults do not hide the cluster's state.
 const AdminClientID = "kreactor-control-admin"
 
+// AdminTimeout bounds each call of the proxy backend that asks the upstream
+// cluster (GET /v1/groups/{group}, GET /v1/topics, POST /v1/topics, the
+// coordinator of node: coordinator, the topic lookup before a produce): a
+// cluster that died answers 502 within it (5 s) instead of after the admin
+// client's retries.
+const AdminTimeout = 5 * time.Second
+
 // Proxy is the Backend of a recording proxy in front of a real cluster
 // whose bootstrap addresses are upstream. A broker cannot be stopped
 // through it (StopBroker returns ErrUnsupported: the cluster is not ours to
@@ -31,12 +39,27 @@ func Proxy(p *proxy.Proxy, upstream []string) (Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("control: admin client for %v: %w", upstream, err)
 	}
-	return &proxyBackend{p: p, adm: kadm.NewClient(cl)}, nil
+	return &proxyBackend{p: p, adm: kadm.NewClient(cl), timeout: AdminTimeout}, nil
 }
 
 type proxyBackend struct {
-	p   *proxy.Proxy
-	adm *kadm.Client
+	p       *proxy.Proxy
+	adm     *kadm.Client
+	timeout time.Duration // AdminTimeout; tests shorten it
+}
+
+// timedOut adds to err why ctx (from bound) ended, when it did.
+func timedOut(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("%w: %w", context.Cause(ctx), err)
+	}
+	return err
+}
+
+// bound is ctx limited to b.timeout, for one call to the upstream cluster;
+// the error then says what ran out.
+func (b *proxyBackend) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, b.timeout, fmt.Errorf("the upstream cluster did not answer within %s (AdminTimeout)", b.timeout))
 }
 
 func (b *proxyBackend) Mode() string             { return "proxy" }
@@ -60,6 +83,8 @@ func (b *proxyBackend) StopBroker(context.Context, int32) (Fault, error) {
 }
 
 func (b *proxyBackend) Coordinator(ctx context.Context, group string) (int32, error) {
+	ctx, cancel := b.bound(ctx)
+	defer cancel()
 	resp := b.adm.FindGroupCoordinators(ctx, group)
 	c, ok := resp[group]
 	if !ok {
@@ -72,13 +97,15 @@ func (b *proxyBackend) Coordinator(ctx context.Context, group string) (int32, er
 }
 
 func (b *proxyBackend) Group(ctx context.Context, group string) (Group, error) {
+	ctx, cancel := b.bound(ctx)
+	defer cancel()
 	out := Group{Group: group, Coordinator: -1, Members: []GroupMember{}, Commits: []Commit{}}
 	if id, err := b.Coordinator(ctx, group); err == nil {
 		out.Coordinator = id
 	}
 	cgs, err := b.adm.DescribeConsumerGroups(ctx, group)
 	if err != nil {
-		return out, fmt.Errorf("describe consumer group %q: %w", group, err)
+		return out, timedOut(ctx, fmt.Errorf("describe consumer group %q: %w", group, err))
 	}
 	if g, ok := cgs[group]; ok && g.Err == nil {
 		out.Exists, out.State, out.Epoch = true, g.State, g.Epoch
@@ -99,7 +126,7 @@ func (b *proxyBackend) Group(ctx context.Context, group string) (Group, error) {
 		return out, nil
 	}
 	if err != nil {
-		return out, fmt.Errorf("fetch offsets of group %q: %w", group, err)
+		return out, timedOut(ctx, fmt.Errorf("fetch offsets of group %q: %w", group, err))
 	}
 	offsets.Each(func(o kadm.OffsetResponse) {
 		if o.Err == nil && o.At >= 0 {
@@ -119,13 +146,15 @@ func assigned(s kadm.TopicsSet) int {
 }
 
 func (b *proxyBackend) Topics(ctx context.Context) ([]Topic, error) {
+	ctx, cancel := b.bound(ctx)
+	defer cancel()
 	td, err := b.adm.ListTopics(ctx)
 	if err != nil {
-		return nil, err
+		return nil, timedOut(ctx, err)
 	}
 	ends, err := b.adm.ListEndOffsets(ctx, td.Names()...)
 	if err != nil {
-		return nil, err
+		return nil, timedOut(ctx, err)
 	}
 	out := []Topic{}
 	for _, name := range td.Names() {
@@ -149,16 +178,20 @@ func (b *proxyBackend) Topics(ctx context.Context) ([]Topic, error) {
 }
 
 func (b *proxyBackend) CreateTopic(ctx context.Context, name string, partitions int32) error {
+	ctx, cancel := b.bound(ctx)
+	defer cancel()
 	resp, err := b.adm.CreateTopic(ctx, partitions, -1, nil, name)
 	if err != nil {
-		return err
+		return timedOut(ctx, err)
 	}
 	return resp.Err
 }
 
 // Produce writes through the proxy, so faults apply to the producer too.
 func (b *proxyBackend) Produce(ctx context.Context, topic string, n int, fn func(i int) (key, value []byte)) (map[int32]int, error) {
-	td, err := b.adm.ListTopics(ctx, topic)
+	lctx, cancel := b.bound(ctx)
+	td, err := b.adm.ListTopics(lctx, topic)
+	cancel()
 	if err != nil {
 		return nil, err
 	}

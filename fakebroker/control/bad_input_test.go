@@ -67,6 +67,13 @@ func TestBadInput(t *testing.T) {
 		{"nth 0", "POST", "/v1/faults", `{"kind": "hold", "key": "Fetch", "nth": 0}`, 400, `nth = 0`},
 		{"first and nth", "POST", "/v1/faults", `{"kind": "hold", "key": "Fetch", "nth": 2, "first": 1}`, 400, `give one`},
 		{"probability above 1", "POST", "/v1/faults", `{"kind": "hold", "key": "Fetch", "probability": 2}`, 400, `probability = 2`},
+		{"probability 0", "POST", "/v1/faults", `{"kind": "error", "key": "Fetch", "error": "NOT_COORDINATOR", "probability": 0}`, 400, `probability = 0: must be > 0 and <= 1`},
+		{"probability 0.0", "POST", "/v1/faults", `{"kind": "hold", "key": "Fetch", "probability": 0.0}`, 400, `probability = 0`},
+		{"first 0", "POST", "/v1/faults", `{"kind": "hold", "key": "Fetch", "first": 0}`, 400, `first = 0`},
+		{"group without node coordinator", "POST", "/v1/faults", `{"kind": "black-hole", "group": "g"}`, 400, `group = "g": fault black-hole reads group only with node: coordinator`},
+		{"group with a node id", "POST", "/v1/faults", `{"kind": "refuse", "node": 0, "group": "g"}`, 400, `group = "g"`},
+		{"group on a selecting kind without node", "POST", "/v1/faults", `{"kind": "hold", "key": "Fetch", "group": "g"}`, 400, `group = "g"`},
+		{"topic on an API without topics", "POST", "/v1/faults", `{"kind": "error", "key": "ApiVersions", "error": "NOT_COORDINATOR", "topic": "t"}`, 400, `topic = "t": ApiVersions requests carry no topic`},
 		{"seed without probability", "POST", "/v1/faults", `{"kind": "hold", "key": "Fetch", "seed": 3}`, 400, `seed = 3`},
 		{"unknown fault id", "DELETE", "/v1/faults/f42", nil, 404, `"f42"`},
 		{"unknown route", "GET", "/v1/brokers/9", nil, 404, `"/v1/brokers/9"`},
@@ -77,6 +84,7 @@ func TestBadInput(t *testing.T) {
 		{"produce: unknown topic", "POST", "/v1/produce", `{"topic": "nope", "count": 1}`, 404, `"nope"`},
 		{"produce: count", "POST", "/v1/produce", `{"topic": "t", "count": 0}`, 400, `count = 0`},
 		{"topic: bad name", "POST", "/v1/topics", `{"name": "a b", "partitions": 1}`, 400, `"a b"`},
+		{"topic: ..", "POST", "/v1/topics", `{"name": "..", "partitions": 1}`, 400, `name = "..": topic name ".."`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

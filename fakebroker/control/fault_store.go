@@ -1,6 +1,7 @@
 package control
 
 import (
+	"log/slog"
 	"net/http"
 	"sync"
 	"time"
@@ -14,6 +15,7 @@ type faultEntry struct {
 	nodes     []int32
 	installed time.Time
 	expiresAt *time.Time
+	log       *slog.Logger // the Server's: heals are logged as installs are
 
 	once     sync.Once
 	mu       sync.Mutex
@@ -21,8 +23,9 @@ type faultEntry struct {
 	healedAt *time.Time  // guarded by mu
 }
 
-// heal heals the fault once (by DELETE, expiry, reset or Close).
-func (e *faultEntry) heal() {
+// heal heals the fault once; by says what healed it (delete, expiry,
+// reset, close), for the log.
+func (e *faultEntry) heal(by string) {
 	e.once.Do(func() {
 		e.mu.Lock()
 		if e.timer != nil {
@@ -34,6 +37,9 @@ func (e *faultEntry) heal() {
 		e.mu.Lock()
 		e.healedAt = &now
 		e.mu.Unlock()
+		if e.log != nil {
+			e.log.Info("control: fault healed", "id", e.id, "kind", e.req.Kind, "by", by)
+		}
 	})
 }
 
@@ -86,8 +92,9 @@ func (s *Server) entry(id string) (*faultEntry, error) {
 	return nil, &Error{Status: http.StatusNotFound, Field: "id", Value: id, Msg: "no such fault (GET /v1/faults lists them)"}
 }
 
-// healAll heals every fault and returns how many were not healed before.
-func (s *Server) healAll() int {
+// healAll heals every fault (by says what asked, for the log) and
+// returns how many were not healed before.
+func (s *Server) healAll(by string) int {
 	s.mu.Lock()
 	all := append([]*faultEntry(nil), s.faults...)
 	s.mu.Unlock()
@@ -96,7 +103,7 @@ func (s *Server) healAll() int {
 		if !e.healed() {
 			n++
 		}
-		e.heal()
+		e.heal(by)
 	}
 	return n
 }
@@ -127,18 +134,18 @@ func (s *Server) deleteFault(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	e.heal()
+	e.heal("delete")
 	writeJSON(w, 200, e.state())
 	return nil
 }
 
 func (s *Server) deleteFaults(w http.ResponseWriter, _ *http.Request) error {
-	writeJSON(w, 200, Healed{Healed: s.healAll()})
+	writeJSON(w, 200, Healed{Healed: s.healAll("delete")})
 	return nil
 }
 
 func (s *Server) reset(w http.ResponseWriter, _ *http.Request) error {
-	n := s.healAll()
+	n := s.healAll("reset")
 	s.mu.Lock()
 	s.faults = nil
 	s.mu.Unlock()

@@ -106,11 +106,12 @@ type KindDoc struct {
 }
 
 // takes lists the fields a fault of def takes over HTTP: its arguments,
-// group where a group is meant (the kind is about one, or node may be
-// coordinator), the selectors and triggers of a selecting kind, expires.
+// group where a group is meant (the kind is about one, or node, its own or
+// a selector, may be coordinator), the selectors and triggers of a
+// selecting kind, expires.
 func takes(def vocab.Def) []string {
 	out := slices.Clone(def.Args)
-	if def.Group || slices.Contains(def.Args, "node") {
+	if def.Group || slices.Contains(def.Args, "node") || def.Selects {
 		out = append(out, "group")
 	}
 	if def.Selects {
@@ -163,6 +164,12 @@ func (s *Server) compile(r *http.Request, req FaultRequest, given map[string]jso
 	if err := c.compileValues(req, given); err != nil {
 		return nil, err
 	}
+	if _, ok := given["group"]; ok && !def.Group && (req.Node == nil || !req.Node.Coordinator) {
+		return nil, badf("group", req.Group, "fault %s reads group only with node: coordinator (whose coordinator): group would be ignored", def.Name)
+	}
+	if req.Topic != "" && !vocab.CarriesTopics(c.spec.Key) {
+		return nil, badf("topic", req.Topic, "%s requests carry no topic: the topic selector would never match", c.spec.Key.Name())
+	}
 	c.spec.Topic, c.spec.Group = req.Topic, req.Group
 	if req.Node != nil {
 		node, err := s.resolveNode(r, req)
@@ -176,10 +183,18 @@ func (s *Server) compile(r *http.Request, req FaultRequest, given map[string]jso
 		field, _, _ := strings.Cut(err.Error(), " ")
 		return nil, badf(field, given[field], "%v", err)
 	}
-	for _, f := range []string{"first", "nth"} {
-		if v, ok := given[f]; ok && string(v) == "0" {
-			return nil, badf(f, 0, "must be >= 1 (leave it out to act on every selected request)")
+	// A zero trigger means "no trigger" inside vocab.Trigger; given
+	// explicitly it would silently act on every selected request.
+	zero := map[string]bool{"first": req.First == 0, "nth": req.Nth == 0, "probability": req.Probability == 0}
+	for _, f := range []string{"first", "nth", "probability"} {
+		raw, ok := given[f]
+		if !ok || !zero[f] {
+			continue
 		}
+		if f == "probability" {
+			return nil, badf(f, raw, "must be > 0 and <= 1 (leave it out to act on every selected request)")
+		}
+		return nil, badf(f, raw, "must be >= 1 (leave it out to act on every selected request)")
 	}
 	if _, ok := given["seed"]; ok && req.Probability == 0 {
 		return nil, badf("seed", req.Seed, "seed goes with probability")
@@ -371,7 +386,7 @@ func (s *Server) install(r *http.Request, req FaultRequest, c *compiled) (*fault
 	if err != nil {
 		return nil, fmt.Errorf("fault %s: %w", req.Kind, err)
 	}
-	e := &faultEntry{req: req, f: f, nodes: c.spec.Nodes, installed: time.Now()}
+	e := &faultEntry{req: req, f: f, nodes: c.spec.Nodes, installed: time.Now(), log: s.log}
 	if e.nodes == nil {
 		e.nodes = []int32{}
 	}
@@ -382,9 +397,6 @@ func (s *Server) install(r *http.Request, req FaultRequest, c *compiled) (*fault
 	if after > 0 {
 		at := e.installed.Add(after)
 		e.expiresAt = &at
-		e.mu.Lock()
-		e.timer = time.AfterFunc(after, e.heal)
-		e.mu.Unlock()
 	}
 	s.mu.Lock()
 	s.seq++
@@ -393,5 +405,11 @@ func (s *Server) install(r *http.Request, req FaultRequest, c *compiled) (*fault
 	s.forgetLocked()
 	s.mu.Unlock()
 	s.log.Info("control: fault installed", "id", e.id, "kind", req.Kind)
+	// The expiry starts once the entry has its id: heal logs it.
+	if after > 0 {
+		e.mu.Lock()
+		e.timer = time.AfterFunc(after, func() { e.heal("expiry") })
+		e.mu.Unlock()
+	}
 	return e, nil
 }

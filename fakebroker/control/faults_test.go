@@ -1,7 +1,11 @@
 package control
 
 import (
+	"bytes"
 	"encoding/json"
+	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -135,6 +139,7 @@ func TestFaultKinds(t *testing.T) {
 		{"kind": "coordinator-unavailable", "group": "g"},
 		{"kind": "error", "key": "OffsetCommit", "error": "NOT_COORDINATOR", "topic": "t"},
 		{"kind": "hold", "key": "JoinGroup", "node": 1},
+		{"kind": "hold", "key": "Heartbeat", "node": "coordinator", "group": "g"},
 		{"kind": "delay", "key": "Fetch", "delay": "10ms", "where": map[string]any{"isolation_level": 0}},
 		{"kind": "brokers-down", "node": 2},
 		{"kind": "black-hole", "node": "coordinator", "group": "g"},
@@ -150,4 +155,53 @@ func TestFaultKinds(t *testing.T) {
 		// before the next.
 		e.do(t, "DELETE", "/v1/faults", nil)
 	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the logger's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestFaultHealsLogged: the logger gets a line per heal, as per install,
+// saying what healed it.
+func TestFaultHealsLogged(t *testing.T) {
+	var buf syncBuffer
+	e := newEnv(t, Config{Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+	waitFor := func(w string) {
+		t.Helper()
+		deadline := time.Now().Add(testTimeout)
+		for !strings.Contains(buf.String(), `msg="control: fault healed" `+w) {
+			if time.Now().After(deadline) {
+				t.Fatalf("log lacks a heal line with %q:\n%s", w, buf.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	install := func(body map[string]any) {
+		t.Helper()
+		if st, data := e.do(t, "POST", "/v1/faults", body); st != 201 {
+			t.Fatalf("%v: %d %s", body, st, data)
+		}
+	}
+	install(map[string]any{"kind": "hold", "key": "Fetch", "expires": "20ms"})
+	waitFor("id=f1 kind=hold by=expiry")
+	install(map[string]any{"kind": "hold", "key": "Heartbeat"})
+	install(map[string]any{"kind": "hold", "key": "JoinGroup"})
+	e.do(t, "DELETE", "/v1/faults/f2", nil)
+	waitFor("id=f2 kind=hold by=delete")
+	e.do(t, "POST", "/v1/reset", nil)
+	waitFor("id=f3 kind=hold by=reset")
 }

@@ -33,7 +33,7 @@ var logParams = []param{
 
 // LogEntry is one recorded request (one NDJSON line of GET /v1/log).
 type LogEntry struct {
-	Seq           uint64         `json:"seq" doc:"position in arrival order since start or reset, from 0; evicted requests leave gaps"`
+	Seq           uint64         `json:"seq" doc:"position in arrival order since start, from 0; it only grows: POST /v1/reset does not restart it, so a follow stream or a pager with after= open across a reset goes on; evicted and reset requests leave gaps"`
 	At            time.Time      `json:"at" doc:"when the broker (or proxy) read the request's first byte"`
 	ClientID      string         `json:"client_id"`
 	Broker        int32          `json:"broker" doc:"node id of the broker it was sent to"`
@@ -48,7 +48,8 @@ type LogEntry struct {
 
 // LogStats is the answer of GET /v1/log/stats.
 type LogStats struct {
-	Recorded  uint64   `json:"recorded" doc:"requests recorded since start or reset (the next seq)"`
+	Recorded  uint64   `json:"recorded" doc:"requests recorded since start or reset"`
+	NextSeq   uint64   `json:"next_seq" doc:"the seq the next request will get (requests recorded since start: a reset does not restart it)"`
 	Kept      int      `json:"kept" doc:"requests in memory"`
 	Dropped   uint64   `json:"dropped" doc:"oldest requests evicted to stay within capacity"`
 	Capacity  int      `json:"capacity" doc:"the most requests kept (kreactor -max-records)"`
@@ -156,7 +157,7 @@ func (s *Server) getLog(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) logStats(w http.ResponseWriter, _ *http.Request) error {
 	rec := s.cfg.Backend.Recorder()
 	recorded, dropped := rec.Recorded(), rec.Dropped()
-	st := LogStats{Recorded: recorded, Kept: int(recorded - dropped), Dropped: dropped, Capacity: rec.Cap(), Malformed: rec.Malformed(), Bodies: []string{}}
+	st := LogStats{Recorded: recorded, NextSeq: rec.NextSeq(), Kept: int(recorded - dropped), Dropped: dropped, Capacity: rec.Cap(), Malformed: rec.Malformed(), Bodies: []string{}}
 	for _, k := range s.cfg.LogBodies {
 		st.Bodies = append(st.Bodies, k.Name())
 	}

@@ -138,3 +138,72 @@ func TestLogFollow(t *testing.T) {
 		t.Fatal("stream did not end at Close")
 	}
 }
+
+// TestLogAcrossReset: a reset does not restart seq, so a follow stream
+// open across it and a pager resuming from its X-Next-Seq see the requests
+// that come after it.
+func TestLogAcrossReset(t *testing.T) {
+	e := newEnv(t, Config{})
+	cl := e.client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", e.url+"/v1/log?follow=true&key=FindCoordinator", nil)
+	resp, err := e.hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	lines := make(chan LogEntry)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			var x LogEntry
+			_ = json.Unmarshal(sc.Bytes(), &x)
+			lines <- x
+		}
+	}()
+	next := func() LogEntry {
+		t.Helper()
+		select {
+		case x := <-lines:
+			return x
+		case <-time.After(testTimeout):
+			t.Fatal("request not streamed")
+			return LogEntry{}
+		}
+	}
+	for range 3 {
+		findCoordinator(t, cl, "g")
+	}
+	var before LogEntry
+	for range 3 {
+		before = next()
+	}
+	req, _ = http.NewRequest("GET", e.url+"/v1/log?key=FindCoordinator", nil)
+	page, err := e.hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page.Body.Close()
+	resume := page.Header.Get("X-Next-Seq")
+
+	e.do(t, "POST", "/v1/reset", nil)
+	findCoordinator(t, cl, "g")
+	if after := next(); after.Key != "FindCoordinator" || after.Seq <= before.Seq {
+		t.Errorf("streamed after reset %+v, want a FindCoordinator with seq > %d", after, before.Seq)
+	}
+	_, data := e.do(t, "GET", "/v1/log?key=FindCoordinator&after="+resume, nil)
+	if got := decodeLog(t, data); len(got) != 1 {
+		t.Errorf("paging from X-Next-Seq %s after reset: %d entries, want 1", resume, len(got))
+	}
+	var st LogStats
+	_, data = e.do(t, "GET", "/v1/log/stats", nil)
+	_ = json.Unmarshal(data, &st)
+	if st.NextSeq <= before.Seq || st.Kept != int(st.Recorded) {
+		t.Errorf("stats after reset %+v: want next_seq > %d", st, before.Seq)
+	}
+	e.s.Close()
+	for range lines {
+	}
+}

@@ -53,7 +53,7 @@ func init() {
 		{Method: "GET", Path: "/v1/topics", Summary: "the cluster's topics", Resp: []Topic{}, Status: 200, Errors: []int{502}, h: (*Server).getTopics},
 		{Method: "POST", Path: "/v1/topics", Summary: "create a topic", Body: TopicRequest{}, Resp: Topic{}, Status: 201, Errors: []int{400, 413}, h: (*Server).postTopic},
 		{Method: "POST", Path: "/v1/produce", Summary: "produce records (record i to partition i mod P) and wait for their acknowledgement", Body: ProduceRequest{}, Resp: ProduceResult{}, Status: 200, Errors: []int{400, 404, 413, 502}, h: (*Server).postProduce},
-		{Method: "POST", Path: "/v1/reset", Summary: "heal every fault and empty the request log", Resp: Healed{}, Status: 200, h: (*Server).reset},
+		{Method: "POST", Path: "/v1/reset", Summary: "heal every fault and empty the request log (its seq numbers go on, never restart)", Resp: Healed{}, Status: 200, h: (*Server).reset},
 		{Method: "POST", Path: "/v1/verdict", Summary: "check the scenario file's broker-side expectations against the log (kreactor broker -scenario FILE)", Resp: Verdict{}, Status: 200, Errors: []int{404}, h: (*Server).verdict},
 	}
 }

@@ -167,5 +167,5 @@ func (s *Server) endStreams() { s.once.Do(func() { close(s.closing) }) }
 // idempotent; the backend stays open.
 func (s *Server) Close() {
 	s.endStreams()
-	s.healAll()
+	s.healAll("close")
 }

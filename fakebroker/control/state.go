@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/kreactor/kreactor/fakebroker/vocab"
 )
 
 // MaxProduce is the most records one POST /v1/produce writes.
@@ -59,10 +61,8 @@ func (s *Server) postTopic(w http.ResponseWriter, r *http.Request) error {
 	if _, err := decodeBody(r, &req, jsonKeys(TopicRequest{})); err != nil {
 		return err
 	}
-	if req.Name == "" || len(req.Name) > 249 || strings.ContainsFunc(req.Name, func(c rune) bool {
-		return !(c == '.' || c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
-	}) {
-		return badf("name", req.Name, "a topic name is 1..249 of [a-zA-Z0-9._-]")
+	if err := vocab.CheckTopicName(req.Name); err != nil {
+		return badf("name", req.Name, "%v", err)
 	}
 	if req.Partitions < 1 || req.Partitions > 10_000 {
 		return badf("partitions", req.Partitions, "want 1..10000")

@@ -103,6 +103,12 @@ func (s Spec) Validate() error {
 	if len(s.Nodes) > 0 && s.Kind == CoordinatorUnavailable {
 		return fmt.Errorf("fault %s: Nodes does not apply (the group's coordinator is wherever it is)", s.Kind)
 	}
+	if s.Topic != "" && s.Kind != Error {
+		return fmt.Errorf("fault %s: Topic selects entities of error faults only", s.Kind)
+	}
+	if s.Topic != "" && !CarriesTopics(s.Key) {
+		return fmt.Errorf("fault %s: %s requests carry no topic, so topic %q would never match", s.Kind, s.Key.Name(), s.Topic)
+	}
 	switch s.Kind {
 	case CoordinatorUnavailable:
 		if s.Group == "" {

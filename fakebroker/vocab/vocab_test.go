@@ -2,6 +2,7 @@ package vocab
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -100,6 +101,49 @@ func TestDefs(t *testing.T) {
 			if !slices.Contains(d.Args, r) {
 				t.Errorf("Def %s requires %s it does not take", d.Name, r)
 			}
+		}
+	}
+}
+
+func TestCarriesTopics(t *testing.T) {
+	for _, k := range []kmsg.Key{kmsg.Fetch, kmsg.Produce, kmsg.Metadata, kmsg.OffsetCommit, kmsg.OffsetFetch, kmsg.ListOffsets,
+		kmsg.ConsumerGroupHeartbeat, kmsg.ShareFetch, kmsg.ShareAcknowledge, kmsg.ShareGroupDescribe} {
+		if !CarriesTopics(k) {
+			t.Errorf("CarriesTopics(%s) = false", k.Name())
+		}
+	}
+	for _, k := range []kmsg.Key{kmsg.ApiVersions, kmsg.FindCoordinator, kmsg.Heartbeat, kmsg.JoinGroup, kmsg.SyncGroup, kmsg.LeaveGroup, kmsg.Key(9999)} {
+		if CarriesTopics(k) {
+			t.Errorf("CarriesTopics(%d) = true", k)
+		}
+	}
+}
+
+// A topic selector on an API whose requests name no topic would never
+// fire: Validate refuses it, naming the API and the topic.
+func TestSpecTopicOnTopiclessAPI(t *testing.T) {
+	s := Spec{Kind: Error, Key: kmsg.ApiVersions, Err: kerr.NotCoordinator, Topic: "t"}
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "ApiVersions") || !strings.Contains(err.Error(), `"t"`) {
+		t.Errorf("topic on ApiVersions: %v", err)
+	}
+	s.Key = kmsg.Fetch
+	if err := s.Validate(); err != nil {
+		t.Errorf("topic on Fetch: %v", err)
+	}
+	if err := (Spec{Kind: Hold, Key: kmsg.Fetch, Topic: "t"}).Validate(); err == nil {
+		t.Error("topic on a hold accepted")
+	}
+}
+
+func TestCheckTopicName(t *testing.T) {
+	for _, ok := range []string{"t", "orders.v2", "a_b-C9", "...", strings.Repeat("x", 249)} {
+		if err := CheckTopicName(ok); err != nil {
+			t.Errorf("CheckTopicName(%q) = %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", ".", "..", "a/b", "a b", "ü", strings.Repeat("x", 250)} {
+		if err := CheckTopicName(bad); err == nil || !strings.Contains(err.Error(), strconv.Quote(bad)) {
+			t.Errorf("CheckTopicName(%q) = %v, want an error naming it", bad, err)
 		}
 	}
 }

@@ -37,6 +37,14 @@ func TestParseGood(t *testing.T) {
 	}
 }
 
+// A bare --- at the end starts an empty document: nothing is lost, so it
+// loads (a second document with content does not: TestBadInputsNameFileLineKey).
+func TestParseTrailingEmptyDocument(t *testing.T) {
+	if _, err := Parse("good.yaml", []byte(good+"---\n")); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Every bad input is an *Error naming the
 // file, the line and the key, with a message saying what is wrong, or the
 // limit it breaks; nothing crashes, hangs or grows.
@@ -62,6 +70,8 @@ func TestBadInputsNameFileLineKey(t *testing.T) {
 		{"negative bound", "max: 10}", "max: -5}", 15, "max", "non-negative"},
 		{"signal names no expectation", "signals: [steps.w]", "signals: [steps.x]", 17, "steps.x", "names a key no expectation has"},
 		{"regression without liveness", "liveness: [delivered]\n", "", 1, "liveness", "names its liveness"},
+		{"second YAML document", "liveness: [delivered]\n", "liveness: [delivered]\n---\nid: x\n", 20, "", "a second YAML document"},
+		{"garbage after the document's end", "liveness: [delivered]\n", "liveness: [delivered]\n...\ngarbage: [\n", 0, "", "not valid YAML after the scenario's document"},
 		{"YAML syntax", "  - window: w\n", "  - window: w\n   bad: indent\n", 0, "", "not valid YAML"},
 		{"unknown consumer", "{duration: 1s}", "{duration: 1s, consumer: ghost}", 11, "ghost", "unknown consumer"},
 		{"unknown topic", "  - subscribe: [t]", "  - subscribe: [nope]", 9, "nope", "not a topic of the cluster"},
@@ -83,6 +93,7 @@ func TestBadInputsNameFileLineKey(t *testing.T) {
 		// Faults: a hold with no key, arguments a kind ignores, nodes that do not exist.
 		{"hold with no key", "  - window: w\n", "  - fault: {kind: hold}\n  - window: w\n", 10, "key", "needs key"},
 		{"extra argument to a fault", "  - window: w\n", "  - fault: {kind: brokers-down, key: Fetch}\n  - window: w\n", 10, "key", "would be ignored"},
+		{"topic on an API without topics", "  - window: w\n", "  - fault: {kind: error, key: ApiVersions, error: NOT_COORDINATOR, topic: t}\n  - window: w\n", 10, "topic", "ApiVersions requests carry no topic: topic \"t\" would never match"},
 		{"delay of zero", "  - window: w\n", "  - fault: {kind: delay, key: Fetch, delay: 0s}\n  - window: w\n", 10, "delay", "must be > 0"},
 		{"node the cluster lacks", "  - window: w\n", "  - fault: {kind: stop-broker, node: 4}\n  - window: w\n", 10, "4", "the cluster has 3 brokers"},
 		{"heal of an unknown fault", "  - window: w\n", "  - heal: ghost\n  - window: w\n", 10, "ghost", "heal of a fault not installed"},

@@ -150,13 +150,26 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	if sc.Title == "" {
 		return nil, p.errf(1, "", "the first line's comment is empty: say what the scenario checks")
 	}
+	// A decoder, not yaml.Unmarshal: Unmarshal reads the first document
+	// and ignores the rest, so a second one would be silently dropped.
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		line := 0
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-			line, _ = strconv.Atoi(m[1])
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
+		return nil, p.errf(yamlErrLine(err), "", "not valid YAML: %v", err)
+	}
+	for {
+		var extra yaml.Node
+		err := dec.Decode(&extra)
+		if err == io.EOF {
+			break
 		}
-		return nil, p.errf(line, "", "not valid YAML: %v", err)
+		if err != nil {
+			return nil, p.errf(yamlErrLine(err), "", "not valid YAML after the scenario's document (a file holds one document): %v", err)
+		}
+		// A bare --- at the end starts an empty document: nothing lost.
+		if c := extra.Content; len(c) > 0 && !(c[0].Kind == yaml.ScalarNode && c[0].Tag == "!!null" && c[0].Value == "") {
+			return nil, p.errf(c[0].Line, "", "a second YAML document: a scenario file holds one (remove the --- or ... before it)")
+		}
 	}
 	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, p.errf(1, "", "the document must be a mapping")
@@ -175,6 +188,15 @@ func Parse(file string, data []byte) (*Scenario, error) {
 
 // yamlLine finds the line yaml.v3 names in its syntax errors.
 var yamlLine = regexp.MustCompile(`line (\d+)`)
+
+// yamlErrLine is the line a yaml.v3 error names, or 0.
+func yamlErrLine(err error) int {
+	line := 0
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		line, _ = strconv.Atoi(m[1])
+	}
+	return line
+}
 
 func (p *parser) top(n *yaml.Node, sc *Scenario) error {
 	handlers := map[string]func(k, v *yaml.Node) error{

@@ -16,6 +16,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kreactor/kreactor/fakebroker/vocab"
 	"github.com/kreactor/kreactor/harness"
 )
 
@@ -166,6 +167,9 @@ func (a *Fault) validate(c *checker, st *Step) error {
 	if a.Topic != "" {
 		if _, err := c.topic(st.line("topic"), "topic", a.Topic); err != nil {
 			return err
+		}
+		if key := a.key(); !vocab.CarriesTopics(key) {
+			return c.errf(st.line("topic"), "topic", "%s requests carry no topic: topic %q would never match", key.Name(), a.Topic)
 		}
 	}
 	if a.Where != nil {

@@ -72,3 +72,31 @@ func TestVocabularyComplete(t *testing.T) {
 		}
 	}
 }
+
+// The README's "Shape" example leaves steps and expectations out ([...]),
+// but its cluster and consumer settings are real: set in a file that
+// loads, they load too.
+func TestREADMEShapeSettingsLoad(t *testing.T) {
+	data, err := os.ReadFile(readmePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, shape, ok := strings.Cut(string(data), "## Shape\n\n```yaml\n")
+	if !ok {
+		t.Fatalf("%s has no ## Shape yaml block", readmePath)
+	}
+	shape, _, _ = strings.Cut(shape, "```")
+	i, j := strings.Index(shape, "\ncluster:"), strings.Index(shape, "\nsteps:")
+	if i < 0 || j < i {
+		t.Fatalf("the Shape block lacks cluster: ... steps:")
+	}
+	// good's steps use topic t, the Shape's cluster topic idle.
+	settings := strings.Replace(shape[i+1:j+1], "topics: {idle: 1}", "topics: {t: 3}   ", 1)
+	src := strings.Replace(good, "cluster:\n  topics: {t: 3}\nconsumer:\n  group: true\n", settings, 1)
+	if src == good {
+		t.Fatal("good's cluster and consumer not found")
+	}
+	if _, err := Parse("README.md#shape", []byte(src)); err != nil {
+		t.Errorf("the README's Shape settings do not load: %v", err)
+	}
+}

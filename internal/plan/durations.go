@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/kreactor/kreactor/reports"
 )
@@ -109,7 +110,9 @@ func (d Durations) Write(w io.Writer) error {
 // Record reads Ginkgo JSON reports (make conformance's run files) and
 // returns the median run time per unit key of every spec that ran (passed
 // or failed; skipped specs took no time worth balancing by). source is
-// kept in the file.
+// kept in the file. Errors: a file that cannot be read or is not a Ginkgo
+// JSON report (reports.ParseFiles), or reports in which no spec ran (the
+// durations would be empty).
 func Record(paths []string, source string) (Durations, error) {
 	run, err := reports.ParseFiles(paths, reports.Options{Lenient: true})
 	if err != nil {
@@ -122,6 +125,9 @@ func Record(paths []string, source string) (Durations, error) {
 		}
 		u := Unit{Suite: r.SuiteDir, Spec: r.ID, Subject: r.Subject, Target: r.Target, Release: releaseOf(r)}
 		all[u.Key()] = append(all[u.Key()], r.Duration.Seconds())
+	}
+	if len(all) == 0 {
+		return Durations{}, fmt.Errorf("%s: no spec ran in these reports: no units to record", strings.Join(paths, ", "))
 	}
 	d := Durations{Version: durationsVersion, Source: source, Seconds: map[string]float64{}}
 	for k, v := range all {

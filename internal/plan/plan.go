@@ -9,6 +9,7 @@ package plan
 
 import (
 	"cmp"
+	"container/heap"
 	"fmt"
 	"slices"
 	"strconv"
@@ -85,14 +86,20 @@ type Shard struct {
 	Seconds float64 `json:"seconds"`
 }
 
-// Assign splits units into n shards (n >= 1): longest unit first, each to
-// the shard with the least duration so far (the lowest index on a tie).
-// Every unit lands in exactly one shard; the result depends only on the
-// units and their Seconds, never on their order. Each shard's units are
-// sorted (Sort). It returns an error for n < 1 or a duplicate unit.
+// Assign splits units into n shards (1 <= n <= max(1, len(units))):
+// longest unit first, each to the shard with the least duration so far (the
+// lowest index on a tie). Every unit lands in exactly one shard; the result
+// depends only on the units and their Seconds, never on their order. Each
+// shard's units are sorted (Sort). Memory and time grow with len(units),
+// never with n beyond it. It returns an error for n < 1, for n above the
+// number of units (a shard would run nothing; the error names both
+// numbers), or for a duplicate unit.
 func Assign(units []Unit, n int) ([]Shard, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("shards = %d: want at least 1", n)
+	}
+	if n > 1 && n > len(units) {
+		return nil, fmt.Errorf("shards = %d: more than the %d units to run (a shard would be empty)", n, len(units))
 	}
 	byLength := slices.Clone(units)
 	Sort(byLength)
@@ -103,23 +110,42 @@ func Assign(units []Unit, n int) ([]Shard, error) {
 	}
 	slices.SortStableFunc(byLength, func(a, b Unit) int { return cmp.Compare(b.Seconds, a.Seconds) })
 	shards := make([]Shard, n)
+	least := make(leastLoaded, n)
 	for i := range shards {
 		shards[i].Index = i
+		least[i] = &shards[i]
 	}
+	// least is already a heap: every shard is at 0 s and in index order.
 	for _, u := range byLength {
-		least := 0
-		for i := 1; i < n; i++ {
-			if shards[i].Seconds < shards[least].Seconds {
-				least = i
-			}
-		}
-		shards[least].Units = append(shards[least].Units, u)
-		shards[least].Seconds += u.Seconds
+		s := least[0]
+		s.Units = append(s.Units, u)
+		s.Seconds += u.Seconds
+		heap.Fix(&least, 0)
 	}
 	for i := range shards {
 		Sort(shards[i].Units)
 	}
 	return shards, nil
+}
+
+// leastLoaded is a min-heap of shards by summed duration, then index: its
+// root is the shard the next unit goes to.
+type leastLoaded []*Shard
+
+func (h leastLoaded) Len() int { return len(h) }
+func (h leastLoaded) Less(i, j int) bool {
+	if h[i].Seconds != h[j].Seconds {
+		return h[i].Seconds < h[j].Seconds
+	}
+	return h[i].Index < h[j].Index
+}
+func (h leastLoaded) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *leastLoaded) Push(x any)   { *h = append(*h, x.(*Shard)) }
+func (h *leastLoaded) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // ParseShard reads "i/N" (0 <= i < N, the 0-based index a Kubernetes

@@ -1,9 +1,13 @@
 package plan
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -43,7 +47,7 @@ func TestAssignDisjointCompleteBalanced(t *testing.T) {
 	for _, u := range all {
 		longest = max(longest, u.Seconds)
 	}
-	for _, n := range []int{1, 2, 3, 4, 7, 16, len(all) + 3} {
+	for _, n := range []int{1, 2, 3, 4, 7, 16, len(all)} {
 		shards, err := Assign(all, n)
 		if err != nil {
 			t.Fatal(err)
@@ -130,6 +134,60 @@ func TestAssignErrors(t *testing.T) {
 	if _, err := Assign([]Unit{u, u}, 2); err == nil {
 		t.Error("a unit listed twice accepted")
 	}
+	if shards, err := Assign(nil, 1); err != nil || len(shards) != 1 {
+		t.Errorf("no units in one shard: %v, %v", shards, err)
+	}
+}
+
+// A shard count above the units is refused before anything proportional
+// to it is allocated: a huge count fails fast instead of exhausting memory.
+func TestAssignRefusesMoreShardsThanUnits(t *testing.T) {
+	all := units(rand.New(rand.NewPCG(1, 2)))
+	for _, n := range []int{len(all) + 1, 1_000_000_000, 1 << 40} {
+		_, err := Assign(all, n)
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprint(n)) || !strings.Contains(err.Error(), fmt.Sprint(len(all))) {
+			t.Errorf("Assign(%d units, %d) = %v, want an error naming both numbers", len(all), n, err)
+		}
+	}
+}
+
+// Assign picks the least-loaded shard, the lowest index on a tie, as a
+// scan over every shard would; many shards must not cost a scan per unit.
+func TestAssignMatchesScan(t *testing.T) {
+	all := units(rand.New(rand.NewPCG(7, 8)))
+	for _, n := range []int{3, 16, 100, len(all)} {
+		got, err := Assign(all, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := scanAssign(all, n)
+		for i := range want {
+			if !slices.Equal(got[i].Units, want[i].Units) {
+				t.Fatalf("n=%d: shard %d differs from a scan's", n, i)
+			}
+		}
+	}
+}
+
+func scanAssign(units []Unit, n int) []Shard {
+	byLength := slices.Clone(units)
+	Sort(byLength)
+	slices.SortStableFunc(byLength, func(a, b Unit) int { return cmp.Compare(b.Seconds, a.Seconds) })
+	shards := make([]Shard, n)
+	for _, u := range byLength {
+		least := 0
+		for i := 1; i < n; i++ {
+			if shards[i].Seconds < shards[least].Seconds {
+				least = i
+			}
+		}
+		shards[least].Units = append(shards[least].Units, u)
+		shards[least].Seconds += u.Seconds
+	}
+	for i := range shards {
+		Sort(shards[i].Units)
+	}
+	return shards
 }
 
 func TestParseShard(t *testing.T) {
@@ -172,5 +230,20 @@ func TestDurationsOf(t *testing.T) {
 	u.Subject = "kgo"
 	if got := d.Of(u); got != DefaultSeconds {
 		t.Errorf("unrecorded suite and subject: %v", got)
+	}
+}
+
+// Reports in which no spec ran give no durations: an error, not a file
+// of 0 units; a file holding null is not a report at all.
+func TestRecordNoUnits(t *testing.T) {
+	dir := t.TempDir()
+	for body, want := range map[string]string{"[]": "no units to record", "null": "not a Ginkgo JSON report"} {
+		path := filepath.Join(dir, "r.json")
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if d, err := Record([]string{path}, "test"); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), path) {
+			t.Errorf("Record(%s) = %v, %v; want an error naming the file with %q", body, d, err, want)
+		}
 	}
 }
