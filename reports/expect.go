@@ -100,6 +100,11 @@ type ControlOutcome struct {
 	Verdict      Verdict
 	FailedKeys   []string
 	Reason       Reason
+	// Evidence is the figure of the first failed key the reason names
+	// ("steps.idle=247749 steps (<= 20 steps)"), or that key alone when
+	// the run recorded no figure of it; "" unless the reason is a signal
+	// or liveness failure.
+	Evidence string `json:"evidence,omitempty"`
 }
 
 // outcomeOf is one control row's outcome, its reason classified against
@@ -114,8 +119,24 @@ func outcomeOf(r Row, keys []string, on Reason) ControlOutcome {
 		o.Reason = ReasonUndeclared
 	case r.Verdict == VerdictFail && slices.ContainsFunc(r.FailedKeys, func(k string) bool { return slices.Contains(keys, k) }):
 		o.Reason = on
+		o.Evidence = failedFigure(r, keys)
 	}
 	return o
+}
+
+// failedFigure renders the figure of r's first failed key that is one of
+// keys, or the key itself when r has no figure of that name.
+func failedFigure(r Row, keys []string) string {
+	for _, k := range r.FailedKeys {
+		if !slices.Contains(keys, k) {
+			continue
+		}
+		if i := slices.IndexFunc(r.Figures, func(f NamedFigure) bool { return f.Name == k }); i >= 0 {
+			return r.Figures[i].String()
+		}
+		return k
+	}
+	return ""
 }
 
 // Check evaluates the expectations for the reference subject, the control
@@ -270,14 +291,18 @@ func (ex *Expectations) controlRow(item string, rc *RegressionCheck, row Row) {
 	}
 }
 
-// reasons renders the outcomes' reasons, each once, in order ("signal",
-// "signal, other").
+// reasons renders the outcomes' reasons, each once, in order, then the
+// first outcome's failed figure ("signal, e.g. kafka-20426-idle:
+// steps.idle=247749 steps (<= 20 steps)").
 func reasons(os []ControlOutcome) string {
 	var out []string
 	for _, o := range os {
 		if !slices.Contains(out, string(o.Reason)) {
 			out = append(out, string(o.Reason))
 		}
+	}
+	if i := slices.IndexFunc(os, func(o ControlOutcome) bool { return o.Evidence != "" }); i >= 0 {
+		out = append(out, "e.g. "+os[i].Spec+": "+os[i].Evidence)
 	}
 	if len(out) == 0 {
 		return "–"

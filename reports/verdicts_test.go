@@ -113,3 +113,27 @@ func TestVerdictsDiff(t *testing.T) {
 		t.Errorf("a report differs from itself: %q", d)
 	}
 }
+
+// TestControlOutcomeEvidence: a control's failure on a declared key carries
+// that key's figure, so the negative control table shows the number that
+// proved the spec can fail; other failures carry none.
+func TestControlOutcomeEvidence(t *testing.T) {
+	steps := NamedFigure{Name: "steps.idle", Figure: Figure{Value: 247749, Unit: "steps", Bound: "<= 20 steps"}}
+	r := Row{ID: "kafka-20426-idle", Verdict: VerdictFail, FailedKeys: []string{"delivered", "steps.idle"},
+		Figures: []NamedFigure{{Name: "delivered", Figure: Figure{Value: 0, Unit: "records"}}, steps}}
+	o := outcomeOf(r, []string{"steps.idle", "cpu.idle"}, ReasonSignal)
+	if o.Reason != ReasonSignal || o.Evidence != steps.String() {
+		t.Fatalf("outcome %+v: want reason %s, evidence %q", o, ReasonSignal, steps.String())
+	}
+	if got, want := reasons([]ControlOutcome{o}), "signal, e.g. kafka-20426-idle: "+steps.String(); got != want {
+		t.Errorf("reasons = %q, want %q", got, want)
+	}
+	r.FailedKeys = []string{"delivered"}
+	if o := outcomeOf(r, []string{"steps.idle"}, ReasonSignal); o.Reason != ReasonOther || o.Evidence != "" {
+		t.Errorf("failure off the signals: outcome %+v, want reason %s and no evidence", o, ReasonOther)
+	}
+	r.FailedKeys = []string{"cpu.idle"}
+	if o := outcomeOf(r, []string{"cpu.idle"}, ReasonSignal); o.Evidence != "cpu.idle" {
+		t.Errorf("failed key without a figure: evidence %q, want the key", o.Evidence)
+	}
+}

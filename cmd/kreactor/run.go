@@ -32,7 +32,11 @@ import (
 // not load, a run fails (on the reference subject, or on any subject when it
 // is the only one), or a regression file does not discriminate.
 func runScenario(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("run", "FILE... [-subject reactor[,baseline,...]] [-target kfake|kafka] [-timeout 0] [-v]", stderr)
+	fs := newFlagSet("run", "FILE... [-subject reactor[,baseline,...]] [-target kfake|kafka] [-timeout 0] [-v]\n\n"+
+		"Exit status: 0 when every run passed (with several subjects: on the reference, and every\n"+
+		"regression file discriminates); 1 when a file does not load, a run fails (on the reference\n"+
+		"subject, or on any subject when it is the only one) or a regression file does not\n"+
+		"discriminate; 2 on bad flags.", stderr)
 	subjectNames := fs.String("subject", "reactor", "subjects, comma-separated: the consumers under test ("+strings.Join(subjects.Names(), ", ")+")")
 	targetName := fs.String("target", targets.Default, "target: the broker ("+strings.Join(targets.Names(), ", ")+")")
 	timeout := fs.Duration("timeout", 0, "bound on each scenario run (0: the file's own bound, its timeline plus "+scenario.RunSlack.String()+")")

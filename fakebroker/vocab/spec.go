@@ -2,6 +2,8 @@ package vocab
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -72,7 +74,7 @@ func ParseKind(s string) (Kind, bool) {
 // KindNames lists the Kinds' names, in Kind order, for error messages.
 func KindNames() []string {
 	out := make([]string, 0, len(kindNames))
-	for k := CoordinatorUnavailable; k <= Refuse; k++ {
+	for _, k := range slices.Sorted(maps.Keys(kindNames)) {
 		out = append(out, k.String())
 	}
 	return out

@@ -147,3 +147,18 @@ func TestCheckTopicName(t *testing.T) {
 		}
 	}
 }
+
+// TestKindNamesListsEveryKind: a kind added to kindNames shows in the
+// error messages' list, in Kind order, whatever its place.
+func TestKindNamesListsEveryKind(t *testing.T) {
+	names := KindNames()
+	if len(names) != len(kindNames) {
+		t.Fatalf("KindNames() = %v: %d names, kindNames has %d", names, len(names), len(kindNames))
+	}
+	for i, n := range names {
+		k, ok := ParseKind(n)
+		if !ok || int(k) != i+1 {
+			t.Errorf("KindNames()[%d] = %q parses to %d, %v; want Kind %d", i, n, k, ok, i+1)
+		}
+	}
+}
