@@ -37,8 +37,8 @@
 #                     reactor on kfake;
 #                     print the kill matrix, write reports/out/mutants.json; fails when a
 #                     mutant survives or is killed only by specs of another shape. Long
-#                     (the regression suite alone took 15-20 min on 2 cores; every suite
-#                     takes several times that): not part of make test or .ci/run.
+#                     (every suite on 2 cores: about 3.3 min per mutant and for the run
+#                     without one, over an hour in all): not part of make test or .ci/run.
 #                     MUTANT_FLAGS='-only NAME -suites ./specs/properties' narrows it
 #   make browser-check
 #                     headless Chromium (Debian's chromium; skipped with a note when missing) opens
@@ -75,7 +75,7 @@
 #                     the java subject's release test on the latest patch of 4.0-4.4
 #                     (JAVA_RELEASES), each resolved from Maven Central once
 #   make bench        the side-by-side benchmark (package bench; docs/bench.md; not in make
-#                     test: about 15 min on 2 cores): reactor, baseline, raw kgo and Java
+#                     test: about 8 min on 2 cores): reactor, baseline, raw kgo and Java
 #                     (through the driver, polling inside a fresh JVM, and warm) on kfake
 #                     and on real Kafka 4.4.0 (Docker), $(BENCH_ROUNDS) interleaved rounds;
 #                     latency produce -> Poll, memory with a backlog, idle CPU; writes
