@@ -1,7 +1,12 @@
 package harness
 
 import (
+	"go/ast"
+	"go/doc"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -66,5 +71,55 @@ func TestCoreImports(t *testing.T) {
 	}
 	if len(bad) > 0 {
 		t.Fatalf("package harness depends on %s: the core must import no sub-package of harness and no Ginkgo or Gomega", strings.Join(bad, ", "))
+	}
+}
+
+// maxCoreNames bounds the core's API as `go doc -short` lists it (a
+// declaration group, function, type or constructor a line): the core holds
+// the interfaces and value types the helper packages share, and anything
+// more belongs in one of them.
+const maxCoreNames = 40
+
+// TestCoreAPISize: the core's `go doc -short` listing has at most
+// maxCoreNames lines, counted from the package's own go/doc reading.
+func TestCoreAPISize(t *testing.T) {
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var syntax []*ast.File
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(fset, f, nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		syntax = append(syntax, af)
+	}
+	p, err := doc.NewFromFiles(fset, syntax, "github.com/kreactor/kreactor/harness")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, v := range append(p.Consts, p.Vars...) {
+		names = append(names, strings.Join(v.Names, ","))
+	}
+	for _, f := range p.Funcs {
+		names = append(names, f.Name)
+	}
+	for _, ty := range p.Types {
+		names = append(names, ty.Name)
+		for _, v := range append(ty.Consts, ty.Vars...) {
+			names = append(names, strings.Join(v.Names, ","))
+		}
+		for _, f := range ty.Funcs {
+			names = append(names, f.Name)
+		}
+	}
+	if len(names) > maxCoreNames {
+		t.Errorf("go doc ./harness lists %d names, more than %d: %v", len(names), maxCoreNames, names)
 	}
 }
