@@ -99,24 +99,7 @@ func TestLogPages(t *testing.T) {
 func TestLogFollow(t *testing.T) {
 	e := newEnv(t, Config{})
 	cl := e.client(t)
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", e.url+"/v1/log?follow=true&key=FindCoordinator", nil)
-	resp, err := e.hc.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	lines := make(chan LogEntry)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			var x LogEntry
-			_ = json.Unmarshal(sc.Bytes(), &x)
-			lines <- x
-		}
-	}()
+	lines := followLog(t, e, "key=FindCoordinator")
 	for i := range 3 {
 		findCoordinator(t, cl, "g")
 		select {
@@ -145,24 +128,7 @@ func TestLogFollow(t *testing.T) {
 func TestLogAcrossReset(t *testing.T) {
 	e := newEnv(t, Config{})
 	cl := e.client(t)
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", e.url+"/v1/log?follow=true&key=FindCoordinator", nil)
-	resp, err := e.hc.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	lines := make(chan LogEntry)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			var x LogEntry
-			_ = json.Unmarshal(sc.Bytes(), &x)
-			lines <- x
-		}
-	}()
+	lines := followLog(t, e, "key=FindCoordinator")
 	next := func() LogEntry {
 		t.Helper()
 		select {
@@ -180,7 +146,7 @@ func TestLogAcrossReset(t *testing.T) {
 	for range 3 {
 		before = next()
 	}
-	req, _ = http.NewRequest("GET", e.url+"/v1/log?key=FindCoordinator", nil)
+	req, _ := http.NewRequest("GET", e.url+"/v1/log?key=FindCoordinator", nil)
 	page, err := e.hc.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -206,4 +172,33 @@ func TestLogAcrossReset(t *testing.T) {
 	e.s.Close()
 	for range lines {
 	}
+}
+
+// followLog opens GET /v1/log?follow=true&QUERY for the rest of the test and
+// streams its entries; the channel closes when the stream ends.
+func followLog(t *testing.T, e *env, query string) <-chan LogEntry {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, "GET", e.url+"/v1/log?follow=true&"+query, nil)
+	resp, err := e.hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan LogEntry)
+	go func() {
+		defer close(lines)
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			var x LogEntry
+			_ = json.Unmarshal(sc.Bytes(), &x)
+			select {
+			case lines <- x:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return lines
 }
