@@ -33,10 +33,19 @@ func (c *Consumer) Seek(tp managers.TopicPartition, offset int64) error {
 		return &group.PartitionError{TP: tp, Err: group.ErrNotAssigned}
 	}
 	eo := franz.EpochOffset{Epoch: -1, Offset: offset}
-	c.cl.SetOffsets(map[string]map[int32]franz.EpochOffset{tp.Topic: {tp.Partition: eo}})
 	if c.mode == modeAssigned {
-		delete(c.direct.pending, tp)
+		if _, pending := c.direct.pending[tp]; pending {
+			// kgo's SetOffsets skips a partition it is not consuming yet:
+			// a partition sought before its first Poll starts at offset
+			// instead of at the group's commit or auto.offset.reset, as
+			// Java's seek sets the position that Poll would otherwise fetch.
+			delete(c.direct.pending, tp)
+			c.direct.positions[tp] = eo
+			c.cl.AddConsumePartitions(map[string]map[int32]franz.Offset{tp.Topic: {tp.Partition: franz.NewOffset().At(offset)}})
+			return nil
+		}
 		c.direct.positions[tp] = eo
 	}
+	c.cl.SetOffsets(map[string]map[int32]franz.EpochOffset{tp.Topic: {tp.Partition: eo}})
 	return nil
 }

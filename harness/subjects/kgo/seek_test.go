@@ -57,3 +57,24 @@ func TestSeek(t *testing.T) {
 		})
 	}
 }
+
+// A manually assigned partition sought before its first Poll starts at the
+// offset sought: kgo's SetOffsets skips a partition it does not consume
+// yet, so the subject starts consuming it there (the KAFKA-18569
+// never-needed scenario assigns and seeks before any Poll).
+func TestSeekBeforeFirstPoll(t *testing.T) {
+	b := startBroker(t, map[string]int32{"t": 1})
+	produce(t, b, "t", 10)
+	c := startConsumer(t, Subject{}, config(b, "g", "kgo-seek-first"))
+	tp := managers.TopicPartition{Topic: "t", Partition: 0}
+	if err := c.Assign(tp); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Seek(tp, 7); err != nil {
+		t.Fatal(err)
+	}
+	recs, _ := pollN(t, c, 3)
+	if recs[0].Offset != 7 {
+		t.Fatalf("first record at offset %d, want 7 (the offset sought before the first Poll)", recs[0].Offset)
+	}
+}
