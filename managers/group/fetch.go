@@ -363,6 +363,15 @@ func (f *Fetch) Poll(tx *reactor.Tx, v View) reactor.Result {
 			why[waitBuffered] = reactor.Await(reactor.InputBufferDrained, "records buffered")
 			continue
 		case tx.Now.Before(p.retry.Next()):
+			if leader, ok := v.Meta.Leader(tp); ok && f.inFlight[leader] {
+				// The partition cannot go before its leader's Fetch in
+				// flight is answered, and that answer makes the loop step
+				// anyway: a wake at the backoff's end would change nothing
+				// (a spurious wakeup; measured on
+				// fault-black-hole-coordinator under load).
+				why[waitInFlight] = reactor.Await(reactor.InputResponse, "Fetch in flight")
+				continue
+			}
 			if at := p.retry.Next(); why[waitBackoff].Kind == 0 || at.Before(why[waitBackoff].At) {
 				why[waitBackoff] = reactor.RetryAt(at, "partition backoff")
 			}

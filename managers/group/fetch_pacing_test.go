@@ -3,6 +3,9 @@ package group_test
 import (
 	"testing"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/managers/internal/testrig"
 	"github.com/kreactor/kreactor/reactor"
@@ -57,4 +60,38 @@ func TestEmptyAnswerWaitsForPoll(t *testing.T) {
 	r.Elapse(r.Back.Initial)
 	r.polling = true
 	r.Request(f) // a Poll waiting lets the next go
+}
+
+// A partition backing off whose leader has a Fetch in flight (for another
+// partition) awaits that Fetch's answer, with no wake at its backoff's end:
+// it cannot go before the answer, and the answer makes the loop step. A
+// wake at the backoff's end changed nothing (a spurious wakeup on
+// fault-black-hole-coordinator under load).
+func TestBackoffBehindFetchInFlight(t *testing.T) {
+	tp1 := managers.TopicPartition{Topic: topic, Partition: 1}
+	r := newRig(t)
+	r.assigned = []managers.TopicPartition{tp0, tp1}
+	f := newFetch(r)
+	r.start(f)
+	r.Step()
+	for _, need := range f.NeedingPosition() {
+		r.Do("position", func(*reactor.Tx) { f.SetPosition(need.TP, managers.Position{Offset: 42, LeaderEpoch: -1}, need.Gen) })
+	}
+	req := r.Request(f) // t/0 and t/1, one leader
+	r.Elapse(r.Back.Initial)
+	// t/0 fails (it backs off), t/1 answers empty after a long poll (it
+	// goes again at once).
+	resp := fetchAnswer(0, kerr.UnknownServerError.Code)
+	p1 := kmsg.NewFetchResponseTopicPartition()
+	p1.Partition, p1.HighWatermark = 1, 42
+	resp.Topics[0].Partitions = append(resp.Topics[0].Partitions, p1)
+	r.Answer(req, resp, nil)
+	st := r.Step()
+	if sent := r.Sent(st, f); len(sent) != 1 {
+		t.Fatalf("fetch sent %d requests after the answer, want 1 (t/1 again at once)", len(sent))
+	}
+	res := r.Result(r.Step(), f)
+	if res.Kind != reactor.KindAwait || res.Inputs&reactor.InputResponse == 0 || !res.At.IsZero() {
+		t.Fatalf("fetch %s with t/0 backing off behind a Fetch in flight, want Await(response) with no time", testrig.Describe(res, r.Now))
+	}
 }
