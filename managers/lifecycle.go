@@ -28,8 +28,8 @@ import (
 type Lifecycle struct {
 	group     string
 	id        string
-	groupNoun string // "group" or "share group", in Poll's reasons
-	beatNoun  string // "heartbeat" or "share heartbeat", in Poll's reasons
+	groupNoun string       // "group" or "share group", in Poll's reasons
+	beat      *beatReasons // "heartbeat" or "share heartbeat" reasons
 
 	state        MemberState
 	epoch        int32
@@ -58,16 +58,26 @@ func NewLifecycle(group string, api kmsg.Key, maxPollInterval time.Duration, bac
 		group:     group,
 		id:        NewMemberID(),
 		groupNoun: "group",
-		beatNoun:  "heartbeat",
 		state:     MemberUnsubscribed,
 		errs:      HeartbeatErrors{API: api, Coord: coord, Retry: Retry{Backoff: backoff}},
 		poll:      PollTimer{Interval: maxPollInterval},
 	}
+	l.beat = &consumerBeat
 	if api == kmsg.ShareGroupHeartbeat {
-		l.groupNoun, l.beatNoun = "share group", "share heartbeat"
+		l.groupNoun, l.beat = "share group", &shareBeat
 	}
 	return l
 }
+
+// beatReasons are the reasons of the results a steady member gives at
+// every poll, built once (not concatenated at each).
+type beatReasons struct{ inFlight, backoff, interval, elapsed string }
+
+func newBeatReasons(noun string) beatReasons {
+	return beatReasons{noun + " in flight", noun + " backoff", noun + " interval", noun + " interval elapsed"}
+}
+
+var consumerBeat, shareBeat = newBeatReasons("heartbeat"), newBeatReasons("share heartbeat")
 
 // Member is the part of a Lifecycle a membership manager's callers see:
 // the member's identity, state and errors, and the application's Poll.
@@ -281,12 +291,12 @@ func (l *Lifecycle) NextBeat() time.Time { return l.nextBeat }
 func (l *Lifecycle) Blocked(now time.Time, coordinatorKnown bool) (reactor.Result, bool) {
 	switch {
 	case l.inFlight:
-		return reactor.Await(reactor.InputResponse, l.beatNoun+" in flight"), true
+		return reactor.Await(reactor.InputResponse, l.beat.inFlight), true
 	case !coordinatorKnown:
 		return reactor.Await(reactor.InputCoordinator, "coordinator unknown"), true
 	}
 	if next, waiting := l.errs.Backoff(now); waiting {
-		return reactor.RetryAt(next, l.beatNoun+" backoff"), true
+		return reactor.RetryAt(next, l.beat.backoff), true
 	}
 	return reactor.Result{}, false
 }
@@ -304,9 +314,9 @@ func (l *Lifecycle) Due(now time.Time, ack bool) (string, reactor.Result) {
 	case l.sendSubs:
 		return "subscription changed", reactor.Result{}
 	case now.Before(l.nextBeat):
-		return "", reactor.RetryAt(l.nextBeat, l.beatNoun+" interval")
+		return "", reactor.RetryAt(l.nextBeat, l.beat.interval)
 	}
-	return l.beatNoun + " interval elapsed", reactor.Result{}
+	return l.beat.elapsed, reactor.Result{}
 }
 
 // Heartbeat returns what every heartbeat carries, the same in both
