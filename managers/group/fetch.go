@@ -77,6 +77,7 @@ type Fetch struct {
 
 	parts         map[managers.TopicPartition]*fetchPartition
 	order         []managers.TopicPartition // round-robin order for Take
+	ordered       []*fetchPartition         // parts[order[i]], set with order (no map look-up per poll)
 	rr            int
 	assignVersion uint64
 	inFlight      map[int32]bool
@@ -147,6 +148,10 @@ func (f *Fetch) sync(v View) {
 	}
 	f.parts = next
 	f.order = slices.Clone(v.Assignment)
+	f.ordered = make([]*fetchPartition, len(f.order))
+	for i, tp := range f.order {
+		f.ordered[i] = next[tp]
+	}
 	f.rr = 0
 }
 
@@ -256,9 +261,9 @@ func (f *Fetch) Take(max int) ([]managers.Record, map[managers.TopicPartition]ma
 		if len(out) >= max {
 			break
 		}
-		tp := f.order[f.rr%len(f.order)]
+		i := f.rr % len(f.order)
+		tp, p := f.order[i], f.ordered[i]
 		f.rr++
-		p := f.parts[tp]
 		if p.n == 0 || p.paused {
 			continue
 		}
@@ -350,8 +355,8 @@ func (f *Fetch) Poll(tx *reactor.Tx, v View) reactor.Result {
 		fetching []nodeFetch
 	)
 	full := f.buffered >= f.cfg.MaxBuffered
-	for _, tp := range f.order {
-		p := f.parts[tp]
+	for i, tp := range f.order {
+		p := f.ordered[i]
 		switch {
 		case !p.hasPos:
 			why[waitPosition] = reactor.Await(reactor.InputPositions, "position unknown")
