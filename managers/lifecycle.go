@@ -28,8 +28,8 @@ import (
 type Lifecycle struct {
 	group     string
 	id        string
-	groupNoun string       // "group" or "share group", in Poll's reasons
-	beat      *beatReasons // "heartbeat" or "share heartbeat" reasons
+	groupNoun string      // "group" or "share group", in Poll's reasons
+	beat      beatReasons // "heartbeat" or "share heartbeat" reasons
 
 	state        MemberState
 	epoch        int32
@@ -62,10 +62,11 @@ func NewLifecycle(group string, api kmsg.Key, maxPollInterval time.Duration, bac
 		errs:      HeartbeatErrors{API: api, Coord: coord, Retry: Retry{Backoff: backoff}},
 		poll:      PollTimer{Interval: maxPollInterval},
 	}
-	l.beat = &consumerBeat
+	beatNoun := "heartbeat"
 	if api == kmsg.ShareGroupHeartbeat {
-		l.groupNoun, l.beat = "share group", &shareBeat
+		l.groupNoun, beatNoun = "share group", "share heartbeat"
 	}
+	l.beat = newBeatReasons(beatNoun)
 	return l
 }
 
@@ -76,8 +77,6 @@ type beatReasons struct{ inFlight, backoff, interval, elapsed string }
 func newBeatReasons(noun string) beatReasons {
 	return beatReasons{noun + " in flight", noun + " backoff", noun + " interval", noun + " interval elapsed"}
 }
-
-var consumerBeat, shareBeat = newBeatReasons("heartbeat"), newBeatReasons("share heartbeat")
 
 // Member is the part of a Lifecycle a membership manager's callers see:
 // the member's identity, state and errors, and the application's Poll.
