@@ -166,8 +166,8 @@ type PositionNeed struct {
 // order.
 func (f *Fetch) NeedingPosition() []PositionNeed {
 	var out []PositionNeed
-	for _, tp := range f.order {
-		if p := f.parts[tp]; !p.hasPos {
+	for i, tp := range f.order {
+		if p := f.ordered[i]; !p.hasPos {
 			out = append(out, PositionNeed{TP: tp, Gen: p.gen, Reset: p.reset})
 		}
 	}
@@ -224,8 +224,8 @@ func (f *Fetch) setPaused(tps []managers.TopicPartition, paused bool) error {
 // Paused returns the paused partitions in assignment order.
 func (f *Fetch) Paused() []managers.TopicPartition {
 	var out []managers.TopicPartition
-	for _, tp := range f.order {
-		if f.parts[tp].paused {
+	for i, tp := range f.order {
+		if f.ordered[i].paused {
 			out = append(out, tp)
 		}
 	}
