@@ -115,6 +115,9 @@ func (m Member) LastError() error { return m.l.errs.Retry.Err() }
 // here: it is LastError in MemberFatal.
 func (m Member) TakeErrors() []error { return m.l.errs.TakeErrors() }
 
+// HasErrors reports whether TakeErrors would return any.
+func (m Member) HasErrors() bool { return m.l.errs.owed.Len() > 0 }
+
 // NeedsCoordinator reports whether the member has work for the coordinator:
 // it takes part in the group (joining, stable or leaving).
 func (m Member) NeedsCoordinator() bool {

@@ -197,6 +197,9 @@ func (f *Fetch) ReportError(err error) { f.owed.Report(err) }
 // TakeErrors returns and clears the errors for the application.
 func (f *Fetch) TakeErrors() []error { return f.owed.Take() }
 
+// HasErrors reports whether TakeErrors would return any.
+func (f *Fetch) HasErrors() bool { return f.owed.Len() > 0 }
+
 // ErrNotAssigned is returned by Pause and Resume for a partition that is not
 // assigned (Java's IllegalStateException).
 var ErrNotAssigned = errors.New("partition not assigned")
