@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +57,7 @@ func TestRunJobOnKfake(t *testing.T) {
 
 			const rate, dur = 200, time.Second
 			j.Kind, j.Topic, j.Records, j.StampAt, j.Group = KindLatency, latency, int(rate*dur.Seconds()), 0, "tl-"+s
+			j.CPUProfile, j.CPUProfileHz = filepath.Join(t.TempDir(), "latency.cpu.pprof"), 1000 // as -profiles does
 			var produced int
 			var perr error
 			done := make(chan struct{})
@@ -73,6 +76,9 @@ func TestRunJobOnKfake(t *testing.T) {
 			<-done
 			if perr != nil || r.Err != "" || r.Latency == nil || r.Latency.N != int64(produced) || r.Latency.P50 <= 0 || r.Latency.P99 < r.Latency.P50 || r.Latency.P50 > time.Second {
 				t.Fatalf("latency %+v %+v (produced %d, %v)", r, r.Latency, produced, perr)
+			}
+			if fi, err := os.Stat(j.CPUProfile); err != nil || fi.Size() == 0 {
+				t.Errorf("latency job's CPU profile: %v (%v)", fi, err)
 			}
 		})
 	}

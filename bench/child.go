@@ -105,6 +105,11 @@ func timed(j Job, c client, r *Result, fn func() error) error {
 			return err
 		}
 		defer f.Close()
+		if j.CPUProfileHz > 0 {
+			// Set before StartCPUProfile, which then keeps it (the runtime
+			// prints that it cannot set its own 100 Hz: expected).
+			runtime.SetCPUProfileRate(j.CPUProfileHz)
+		}
 		if err := pprof.StartCPUProfile(f); err != nil {
 			return err
 		}

@@ -63,9 +63,13 @@ type Job struct {
 	// value; -1 for none.
 	StampAt int `json:"stamp_at"`
 	// CPUProfile and MemProfile, if set, are files the child writes pprof
-	// profiles of the timed part to (Go subjects).
-	CPUProfile string `json:"cpu_profile,omitempty"`
-	MemProfile string `json:"mem_profile,omitempty"`
+	// profiles of the timed part to (Go subjects). CPUProfileHz, if
+	// positive, is the CPU profile's sampling rate (default 100 Hz): the
+	// idle and latency jobs use little CPU (an idle consumer a few ms per
+	// second), so at 100 Hz their profiles hold a handful of samples.
+	CPUProfile   string `json:"cpu_profile,omitempty"`
+	CPUProfileHz int    `json:"cpu_profile_hz,omitempty"`
+	MemProfile   string `json:"mem_profile,omitempty"`
 }
 
 // Validate reports the first field out of range, naming it.

@@ -48,7 +48,10 @@ type Options struct {
 	Exe string
 	// ProfileDir, if set, receives a CPU and an allocation profile of each
 	// Go subject's throughput job (<target>-<subject>-r<k>.cpu.pprof,
-	// .allocs.pprof) and a CPU profile of its idle job.
+	// .allocs.pprof), and a CPU profile of its latency jobs
+	// (<target>-<subject>-latency-r<k>.cpu.pprof) and of its idle job
+	// (<target>-<subject>-idle.cpu.pprof), those two sampled at
+	// lowCPUProfileHz.
 	ProfileDir string
 	// Bench receives the benchmark lines; Log the progress (nil: discard).
 	Bench, Log io.Writer
@@ -154,6 +157,11 @@ const (
 	latencyWarmup      = 10 * time.Second
 )
 
+// lowCPUProfileHz is the CPU profile rate of the latency and idle jobs:
+// an idle consumer uses a few ms of CPU a second, which the default 100 Hz
+// samples a handful of times in a window.
+const lowCPUProfileHz = 1000
+
 func topicIdle(subject string) string { return "bench-idle-" + subject }
 
 func (r *runner) has(kind string) bool { return slices.Contains(r.o.Kinds, kind) }
@@ -258,6 +266,10 @@ func (r *runner) latency(ctx context.Context, cl *cluster, base Job) {
 		j.Kind, j.Subject, j.Topic, j.StampAt, j.Round = KindLatency, s, topic, 0, round
 		j.Records = int(float64(o.LatencyRate) * d.Seconds())
 		j.Group = fmt.Sprintf("bench-%s-latency-%s-r%d", base.Target, s, round)
+		if o.ProfileDir != "" && !isJava(s) && round > 0 { // not the warm-up's
+			j.CPUProfile = filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-latency-r%d.cpu.pprof", base.Target, s, round))
+			j.CPUProfileHz = lowCPUProfileHz
+		}
 		return r.child(ctx, j, func() error {
 			p, err := newStampedProducer(cl.addrs)
 			if err != nil {
@@ -322,6 +334,7 @@ func (r *runner) idle(ctx context.Context, base Job) {
 		j.Group = fmt.Sprintf("bench-%s-idle-%s", base.Target, s)
 		if o.ProfileDir != "" && !isJava(s) {
 			j.CPUProfile = filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-idle.cpu.pprof", base.Target, s))
+			j.CPUProfileHz = lowCPUProfileHz
 		}
 		wg.Go(func() { r.record(r.child(ctx, j, nil)) })
 	}

@@ -49,11 +49,11 @@ func newApplication(g *client.Group) *application {
 // member that left for want of it joins again), mark what the application
 // received, then answer at once (records, error, wakeup) or leave the Poll
 // pending.
-func (a *application) onPoll(tx *reactor.Tx, reply chan pollReply, received map[managers.TopicPartition]managers.Position) {
+func (a *application) onPoll(tx *reactor.Tx, w *client.PollWait[pollReply], received map[managers.TopicPartition]managers.Position) {
 	a.g.Member.OnPoll(tx.Now)
 	a.g.Fetch.Polled()
 	a.g.Fetch.MarkConsumed(received)
-	a.poll.Set(tx, reply)
+	a.poll.Set(tx, w)
 	a.pollStarting = true
 	a.tryAnswer(tx)
 	a.pollStarting = false
@@ -61,9 +61,9 @@ func (a *application) onPoll(tx *reactor.Tx, reply chan pollReply, received map[
 
 // onCancel forgets the Poll answering on reply (its caller stopped
 // waiting): Poll activity ends now.
-func (a *application) onCancel(tx *reactor.Tx, reply chan pollReply) {
+func (a *application) onCancel(tx *reactor.Tx, w *client.PollWait[pollReply]) {
 	a.g.Member.OnPoll(tx.Now)
-	a.poll.Cancel(reply)
+	a.poll.Cancel(w)
 }
 
 // onClose starts the close sequence at tx.Now with one deadline (phases:
@@ -103,18 +103,28 @@ func (a *application) pendingError() error {
 	return nil
 }
 
+// tryAnswer answers the pending Poll, claiming it (PollSlot.Claim) before
+// taking what it answers with: a Poll its application abandoned takes
+// nothing (an error taken for it is owed again).
 func (a *application) tryAnswer(tx *reactor.Tx) {
-	if !a.poll.Pending() || a.poll.TakeWakeup(tx) {
+	if !a.poll.Answerable() || a.poll.TakeWakeup(tx) {
 		return
 	}
 	if err := a.pendingError(); err != nil {
-		a.poll.Fail(tx, err)
+		if !a.poll.Claim() {
+			a.g.Fetch.ReportError(err) // for the next Poll
+			return
+		}
+		a.poll.Answer(tx, pollReply{err: err})
 		return
 	}
 	if !a.g.Fetch.Fetchable() {
-		if mutant.On("poll-returns-at-once") {
+		if mutant.On("poll-returns-at-once") && a.poll.Claim() {
 			a.poll.Answer(tx, pollReply{})
 		}
+		return
+	}
+	if !a.poll.Claim() {
 		return
 	}
 	recs, pos := a.g.Fetch.Take(a.g.Cfg.MaxPollRecords)

@@ -125,7 +125,7 @@ func useRebalance(g *client.Group, app *application, r *rebalance) {
 			}
 			tx.Effect(func() { r.queue(call) })
 			// A Poll waiting returns to run it, then waits again.
-			if app.poll.Pending() {
+			if app.poll.Claim() {
 				app.poll.Answer(tx, pollReply{})
 			}
 			return true

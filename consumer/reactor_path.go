@@ -18,11 +18,11 @@ type reactorPath struct {
 
 func (p *reactorPath) Poll(ctx context.Context) ([]Record, error) {
 	g := p.g
-	reply := make(chan pollReply, 1)
+	w := client.NewPollWait[pollReply]()
 	received := g.Received()
-	r, ok, err := client.AwaitReply(ctx, &g.EngineSide, g.Woke, reply,
-		func(tx *reactor.Tx) { p.app.onPoll(tx, reply, received) },
-		func(tx *reactor.Tx) { p.app.onCancel(tx, reply) })
+	r, ok, err := client.AwaitReply(ctx, &g.EngineSide, g.Woke, w,
+		func(tx *reactor.Tx) { p.app.onPoll(tx, w, received) },
+		func(tx *reactor.Tx) { p.app.onCancel(tx, w) })
 	if !ok {
 		return nil, err
 	}

@@ -129,10 +129,10 @@ func (c *ShareConsumer) Diagnostics() ShareDiagnostics { return c.s.Diagnostics(
 type sharePath struct{ s *client.Share }
 
 func (p *sharePath) Poll(ctx context.Context) ([]ShareRecord, error) {
-	reply := make(chan client.SharePollReply, 1)
-	r, ok, err := client.AwaitReply(ctx, &p.s.EngineSide, p.s.Woke, reply,
-		func(tx *reactor.Tx) { p.s.App.OnPoll(tx, reply) },
-		func(tx *reactor.Tx) { p.s.App.OnCancel(tx, reply) })
+	w := client.NewPollWait[client.SharePollReply]()
+	r, ok, err := client.AwaitReply(ctx, &p.s.EngineSide, p.s.Woke, w,
+		func(tx *reactor.Tx) { p.s.App.OnPoll(tx, w) },
+		func(tx *reactor.Tx) { p.s.App.OnCancel(tx, w) })
 	if !ok {
 		return nil, err
 	}

@@ -28,8 +28,8 @@ import (
 type Lifecycle struct {
 	group     string
 	id        string
-	groupNoun string // "group" or "share group", in Poll's reasons
-	beatNoun  string // "heartbeat" or "share heartbeat", in Poll's reasons
+	groupNoun string      // "group" or "share group", in Poll's reasons
+	beat      beatReasons // "heartbeat" or "share heartbeat" reasons
 
 	state        MemberState
 	epoch        int32
@@ -58,15 +58,24 @@ func NewLifecycle(group string, api kmsg.Key, maxPollInterval time.Duration, bac
 		group:     group,
 		id:        NewMemberID(),
 		groupNoun: "group",
-		beatNoun:  "heartbeat",
 		state:     MemberUnsubscribed,
 		errs:      HeartbeatErrors{API: api, Coord: coord, Retry: Retry{Backoff: backoff}},
 		poll:      PollTimer{Interval: maxPollInterval},
 	}
+	beatNoun := "heartbeat"
 	if api == kmsg.ShareGroupHeartbeat {
-		l.groupNoun, l.beatNoun = "share group", "share heartbeat"
+		l.groupNoun, beatNoun = "share group", "share heartbeat"
 	}
+	l.beat = newBeatReasons(beatNoun)
 	return l
+}
+
+// beatReasons are the reasons of the results a steady member gives at
+// every poll, built once (not concatenated at each).
+type beatReasons struct{ inFlight, backoff, interval, elapsed string }
+
+func newBeatReasons(noun string) beatReasons {
+	return beatReasons{noun + " in flight", noun + " backoff", noun + " interval", noun + " interval elapsed"}
 }
 
 // Member is the part of a Lifecycle a membership manager's callers see:
@@ -105,6 +114,9 @@ func (m Member) LastError() error { return m.l.errs.Retry.Err() }
 // heartbeat errors (TOPIC_AUTHORIZATION_FAILED). A fatal error is not
 // here: it is LastError in MemberFatal.
 func (m Member) TakeErrors() []error { return m.l.errs.TakeErrors() }
+
+// HasErrors reports whether TakeErrors would return any.
+func (m Member) HasErrors() bool { return m.l.errs.owed.Len() > 0 }
 
 // NeedsCoordinator reports whether the member has work for the coordinator:
 // it takes part in the group (joining, stable or leaving).
@@ -281,12 +293,12 @@ func (l *Lifecycle) NextBeat() time.Time { return l.nextBeat }
 func (l *Lifecycle) Blocked(now time.Time, coordinatorKnown bool) (reactor.Result, bool) {
 	switch {
 	case l.inFlight:
-		return reactor.Await(reactor.InputResponse, l.beatNoun+" in flight"), true
+		return reactor.Await(reactor.InputResponse, l.beat.inFlight), true
 	case !coordinatorKnown:
 		return reactor.Await(reactor.InputCoordinator, "coordinator unknown"), true
 	}
 	if next, waiting := l.errs.Backoff(now); waiting {
-		return reactor.RetryAt(next, l.beatNoun+" backoff"), true
+		return reactor.RetryAt(next, l.beat.backoff), true
 	}
 	return reactor.Result{}, false
 }
@@ -304,9 +316,9 @@ func (l *Lifecycle) Due(now time.Time, ack bool) (string, reactor.Result) {
 	case l.sendSubs:
 		return "subscription changed", reactor.Result{}
 	case now.Before(l.nextBeat):
-		return "", reactor.RetryAt(l.nextBeat, l.beatNoun+" interval")
+		return "", reactor.RetryAt(l.nextBeat, l.beat.interval)
 	}
-	return l.beatNoun + " interval elapsed", reactor.Result{}
+	return l.beat.elapsed, reactor.Result{}
 }
 
 // Heartbeat returns what every heartbeat carries, the same in both

@@ -179,7 +179,10 @@ type Driver[V any] struct {
 	core  *Core[V]
 	tr    Transport
 	log   *slog.Logger
-	timer *time.Timer // created by Go, reused by Wait
+	timer *time.Timer // created by Go, reused by Wait and WaitUntil
+	// armed is the wake the timer is set for (WaitUntil), zero when it is
+	// stopped or has fired: a wait for the same wake leaves it as it is.
+	armed time.Time
 
 	// Driver goroutine only: why the last Wait returned ("inbox",
 	// "timer"; "" when the next step follows no wait), and the previous
@@ -296,27 +299,70 @@ func (d *Driver[V]) Advance() { d.core.Advance() }
 // wake). Whether the wake was spurious is decided when the next step is
 // published (Publish): by what the step did, not by why the wait ended.
 func (d *Driver[V]) Wait(timeout time.Duration) (o *Observation, ok bool) {
-	var timerC <-chan time.Time
+	d.disarm()
 	switch {
 	case timeout == 0:
-		select {
-		case d.wokeObs = <-d.e.inbox:
-			return d.inboxWake(), true
-		case <-d.e.stopCh:
-			return nil, false
-		default:
-			d.timerWake()
-			return nil, true
-		}
+		return d.check()
 	case timeout > 0:
 		d.timer.Reset(timeout)
 		defer d.timer.Stop()
-		timerC = d.timer.C
+		return d.wait(d.timer.C)
 	}
+	return d.wait(nil)
+}
+
+// WaitUntil is Wait with the deadline as a time: zero waits with no timer,
+// a wake not after now only checks the inbox. The timer stays set across
+// waits for the same wake: a step that leaves the earliest deadline where
+// it was (most steps: a completion, an application call) neither stops nor
+// sets it again, and each setting of the earliest timer can wake the
+// thread blocked in the network poller.
+func (d *Driver[V]) WaitUntil(wake time.Time) (o *Observation, ok bool) {
+	if wake.IsZero() {
+		d.disarm()
+		return d.wait(nil)
+	}
+	timeout := time.Until(wake)
+	if timeout <= 0 {
+		d.disarm()
+		return d.check()
+	}
+	if !wake.Equal(d.armed) {
+		d.timer.Reset(timeout)
+		d.armed = wake
+	}
+	return d.wait(d.timer.C)
+}
+
+// disarm stops the timer WaitUntil left set.
+func (d *Driver[V]) disarm() {
+	if !d.armed.IsZero() {
+		d.timer.Stop()
+		d.armed = time.Time{}
+	}
+}
+
+// check is the zero-length wait: an observation already queued, or a
+// timer wake.
+func (d *Driver[V]) check() (*Observation, bool) {
+	select {
+	case d.wokeObs = <-d.e.inbox:
+		return d.inboxWake(), true
+	case <-d.e.stopCh:
+		return nil, false
+	default:
+		d.timerWake()
+		return nil, true
+	}
+}
+
+// wait blocks until an observation, timerC (nil: none) or Stop.
+func (d *Driver[V]) wait(timerC <-chan time.Time) (*Observation, bool) {
 	select {
 	case d.wokeObs = <-d.e.inbox:
 		return d.inboxWake(), true
 	case <-timerC:
+		d.armed = time.Time{}
 		d.timerWake()
 		return nil, true
 	case <-d.e.stopCh:

@@ -111,11 +111,7 @@ func (l *Loop[V]) run() {
 			return
 		}
 		// Block until an observation or the earliest deadline (invariant 2).
-		wake, timeout := st.Decision.Wake, time.Duration(-1)
-		if !wake.IsZero() {
-			timeout = max(time.Until(wake), 0)
-		}
-		o, ok := l.drv.Wait(timeout)
+		o, ok := l.drv.WaitUntil(st.Decision.Wake)
 		if !ok {
 			l.drv.Close(time.Now())
 			return

@@ -181,30 +181,46 @@ func ZeroDeadline(ctx context.Context) context.Context {
 }
 
 // AwaitReply runs one blocking application call on the engine: it submits
-// start (which answers, from an effect, on reply, a channel with a buffer
-// of 1) and waits for the answer, the engine stopping, or ctx. When ctx
-// ends first it cancels through the engine (cancel), so an answer handed
-// over concurrently is returned, never lost. woke counts the application's
-// wakes: the answer, or ctx's end and then the cancel's acknowledgement
-// (a Poll whose deadline passes with no records is released twice). A ctx
-// whose deadline has already passed still starts the call (ZeroDeadline)
-// and cancels it at once: what start answers at once (buffered records, an
-// owed error) is returned, as Java's poll(Duration.ZERO). ok is
+// start (which answers w, from an effect) and waits for the answer, the
+// engine stopping, or ctx. When ctx ends first it abandons w (PollWait) and
+// submits cancel without waiting for it: no answer was claimed, so none
+// will come (an answer claimed first is waited for and returned, never
+// lost). woke counts the application's wakes: the answer, or ctx's end. A
+// ctx whose deadline has already passed still starts the call
+// (ZeroDeadline) and cancels it at once, waiting for the cancel's
+// acknowledgement (a second wake): what start answers at once (buffered
+// records, an owed error) is returned, as Java's poll(Duration.ZERO). ok is
 // false when no answer came; err is then ErrClosed or CtxResult(ctx.Err())
 // (or Submit's error).
-func AwaitReply[T any](ctx context.Context, e *EngineSide, woke func(), reply chan T, start, cancel func(*reactor.Tx)) (r T, ok bool, err error) {
+func AwaitReply[T any](ctx context.Context, e *EngineSide, woke func(), w *PollWait[T], start, cancel func(*reactor.Tx)) (r T, ok bool, err error) {
+	expired := ctx.Err() != nil // poll(Duration.ZERO): the call must run first
 	if err := e.Submit(ZeroDeadline(ctx), "poll", start); err != nil {
 		return r, false, CtxResult(err)
 	}
 	err = ErrClosed
 	select {
-	case r = <-reply:
+	case r = <-w.C:
 		woke()
 		return r, true, nil
 	case <-e.Eng.Done():
 		woke()
 	case <-ctx.Done():
 		woke()
+		err = CtxResult(ctx.Err())
+		if !expired {
+			if w.Abandon() {
+				// Poll activity ends and the slot is cleared with the
+				// cancel; nothing can answer w any more.
+				_ = e.Submit(context.Background(), "poll-cancel", cancel)
+				return r, false, err
+			}
+			select { // claimed: the answer follows the step's publication
+			case r = <-w.C:
+				return r, true, nil
+			case <-e.Eng.Done():
+			}
+			break
+		}
 		acked := make(chan struct{})
 		if e.Submit(context.Background(), "poll-cancel", func(tx *reactor.Tx) {
 			cancel(tx)
@@ -216,10 +232,9 @@ func AwaitReply[T any](ctx context.Context, e *EngineSide, woke func(), reply ch
 			}
 			woke() // the cancel's acknowledgement is a wait too: every release counts
 		}
-		err = CtxResult(ctx.Err())
 	}
 	select {
-	case r = <-reply:
+	case r = <-w.C:
 		return r, true, nil
 	default:
 		return r, false, err

@@ -76,6 +76,9 @@ type Group struct {
 	appMu    sync.Mutex // guards received
 	received map[managers.TopicPartition]managers.Position
 
+	topics   topicsMemo // MetadataTopics' last answer (engine goroutine)
+	lastSnap *Snapshot  // the last snapshot Snapshot built (engine goroutine)
+
 	rnd *randoms // drawn from Cfg.Rand; nil without one. Fixed after newGroup.
 }
 
@@ -182,29 +185,63 @@ func (g *Group) OutstandingNeedsCoordinator(v group.View) bool {
 	return g.Member.NeedsCoordinator() || g.Commit.NeedsCoordinator() || g.Offsets.NeedsCoordinator(v)
 }
 
-// MetadataTopics are the subscribed topics plus the assigned ones.
+// MetadataTopics are the subscribed topics plus the assigned ones, sorted
+// (engine goroutine). The slice is shared until they change: read it, do
+// not modify it.
 func (g *Group) MetadataTopics() []string {
-	set := map[string]bool{}
-	if g.Member.InGroup() {
-		for _, t := range g.Member.Subscription() {
-			set[t] = true
-		}
+	var subs []string
+	inGroup := g.Member.InGroup()
+	if inGroup {
+		subs = g.Member.Subscription()
 	}
-	assignment, _ := g.assignment()
+	assignment, version := g.assignment() // owned or manual, as inGroup says
+	m := &g.topics
+	if m.ok && m.inGroup == inGroup && m.version == version && slices.Equal(m.subs, subs) {
+		return m.topics // the metadata manager asks every round
+	}
+	set := map[string]bool{}
+	for _, t := range subs {
+		set[t] = true
+	}
 	for _, tp := range assignment {
 		set[tp.Topic] = true
 	}
-	return slices.Sorted(maps.Keys(set))
+	*m = topicsMemo{ok: true, inGroup: inGroup, subs: slices.Clone(subs), version: version, topics: slices.Sorted(maps.Keys(set))}
+	return m.topics
 }
 
-// Snapshot builds the published snapshot (engine goroutine).
+// topicsMemo is MetadataTopics' answer for a membership (in a group or
+// not), a subscription (as the member in a group has it, else none) and an
+// assignment version.
+type topicsMemo struct {
+	ok, inGroup bool
+	subs        []string
+	version     uint64
+	topics      []string
+}
+
+// Snapshot builds the published snapshot (engine goroutine). A snapshot is
+// immutable once published, so one that says what the previous one said
+// is the previous one, published again: most steps allocate none.
 func (g *Group) Snapshot(d *reactor.Decision) any {
 	assignment, _ := g.assignment()
-	return &Snapshot{
+	s := Snapshot{
 		Assignment: assignment, MemberState: g.Member.State(), MemberEpoch: g.Member.Epoch(),
 		Buffered: g.Fetch.Buffered(), PendingCommits: g.Commit.Pending(), InFlight: g.tr.inFlight(),
 		Closing: g.Closing, Closed: d.Closed,
 	}
+	if p := g.lastSnap; p != nil && p.same(&s) {
+		return p
+	}
+	g.lastSnap = &s
+	return g.lastSnap
+}
+
+// same reports whether s and o say the same.
+func (s *Snapshot) same(o *Snapshot) bool {
+	return slices.Equal(s.Assignment, o.Assignment) &&
+		s.MemberState == o.MemberState && s.MemberEpoch == o.MemberEpoch && s.Buffered == o.Buffered &&
+		s.PendingCommits == o.PendingCommits && s.InFlight == o.InFlight && s.Closing == o.Closing && s.Closed == o.Closed
 }
 
 // QueueCallback hands a completed CommitAsync callback to the application

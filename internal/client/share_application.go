@@ -52,9 +52,9 @@ func (a *ShareApplication) Settle() error {
 
 // OnPoll applies a Poll event (reply: a channel with a buffer of 1):
 // settle the previous batch, then answer at once or leave the Poll pending.
-func (a *ShareApplication) OnPoll(tx *reactor.Tx, reply chan SharePollReply) {
+func (a *ShareApplication) OnPoll(tx *reactor.Tx, w *PollWait[SharePollReply]) {
 	a.s.Member.OnPoll(tx.Now)
-	a.poll.Set(tx, reply)
+	a.poll.Set(tx, w)
 	a.fetchAt, _ = a.s.Consume.Sent()
 	if err := a.Settle(); err != nil {
 		a.poll.Fail(tx, err)
@@ -65,14 +65,14 @@ func (a *ShareApplication) OnPoll(tx *reactor.Tx, reply chan SharePollReply) {
 
 // OnCancel forgets the Poll answering on reply (its caller stopped
 // waiting): Poll activity ends now, for max.poll.interval.ms.
-func (a *ShareApplication) OnCancel(tx *reactor.Tx, reply chan SharePollReply) {
+func (a *ShareApplication) OnCancel(tx *reactor.Tx, w *PollWait[SharePollReply]) {
 	a.s.Member.OnPoll(tx.Now)
 	if sent, _ := a.s.Consume.Sent(); a.poll.Pending() && sent == a.fetchAt {
 		// Unanswered before any ShareFetch went (poll(Duration.ZERO)):
 		// the ShareFetch it asked for still goes.
 		a.s.Consume.Demand()
 	}
-	a.poll.Cancel(reply)
+	a.poll.Cancel(w)
 }
 
 // OnWakeup applies a Wakeup.
@@ -108,18 +108,22 @@ func (a *ShareApplication) OnClose(now, deadline time.Time, done chan error) {
 }
 
 func (a *ShareApplication) tryAnswer(tx *reactor.Tx) {
-	if !a.poll.Pending() || a.poll.TakeWakeup(tx) {
+	// Each answer is claimed (PollSlot.Claim) before what it carries is
+	// taken: a Poll its application abandoned takes nothing.
+	if !a.poll.Answerable() || a.poll.TakeWakeup(tx) {
 		return
 	}
-	if errs := append(a.s.Member.TakeErrors(), a.s.Consume.TakeErrors()...); len(errs) > 0 {
-		a.poll.Fail(tx, errors.Join(errs...))
+	if a.s.Member.HasErrors() || a.s.Consume.HasErrors() {
+		if a.poll.Claim() {
+			a.poll.Answer(tx, a.poll.errReply(errors.Join(append(a.s.Member.TakeErrors(), a.s.Consume.TakeErrors()...)...)))
+		}
 		return
 	}
 	if err := a.s.Member.LastError(); a.s.Member.State() == managers.MemberFatal && err != nil {
 		a.poll.Fail(tx, fmt.Errorf("consumer: share group membership failed: %w", err))
 		return
 	}
-	if a.s.Consume.Buffered() == 0 {
+	if a.s.Consume.Buffered() == 0 || !a.poll.Claim() {
 		return
 	}
 	recs := a.s.Consume.Take(a.s.Cfg.MaxPollRecords)

@@ -46,8 +46,11 @@ func (f *foreign) close()        {}
 // client per broker address (seeded with that address only, so kgo never
 // routes or retries on its own), raw requests through the seed broker
 // handle. kgo supplies connections, ApiVersions negotiation, SASL/TLS.
-// Send never blocks the loop: each request runs on its own goroutine and
-// completes through done.
+// Send never blocks the loop: each request runs on a goroutine of its own
+// and completes through done. The goroutines stay for the next requests
+// (up to maxIdleWorkers wait idle): a request does not start a goroutine,
+// nor grow its stack through the client's calls again, each time (the
+// idle consumer's profile: goroutine starts and stack copies).
 //
 // Connections back off per broker as Java's ClusterConnectionStates does
 // (CONTRACT-4, KIP-580): after a failed connection attempt the
@@ -68,15 +71,22 @@ type transport struct {
 	rr        atomic.Uint64
 	flight    atomic.Int64 // requests sent and not yet completed
 
-	mu      sync.Mutex // guards clients, closed
+	mu      sync.Mutex // guards clients, closed, idle
 	clients map[string]*kgo.Client
 	closed  bool
+	idle    int         // workers waiting on work, less the requests handed to them
+	work    chan func() // hands a request to an idle worker, nil stops one; never full
 	wg      sync.WaitGroup
 }
 
+// maxIdleWorkers bounds the request goroutines that wait for the next
+// request: one per request usually in flight at once (a Fetch per broker,
+// a heartbeat, a commit, metadata) and a few more.
+const maxIdleWorkers = 8
+
 func newTransport(cfg *config.Common, clientID string, rnd *randoms) *transport {
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &transport{timeout: cfg.RequestTimeout, ctx: ctx, cancel: cancel, clients: map[string]*kgo.Client{},
+	t := &transport{timeout: cfg.RequestTimeout, ctx: ctx, cancel: cancel, clients: map[string]*kgo.Client{}, work: make(chan func(), maxIdleWorkers),
 		reconnect: managers.NewReconnect(rnd.transportBackoff(managers.NewBackoff(cfg.ReconnectBackoff, cfg.ReconnectBackoffMax))),
 		setup:     rnd.transportBackoff(managers.NewBackoff(cfg.SocketConnectionSetupTimeout, cfg.SocketConnectionSetupTimeoutMax))}
 	dial := cfg.Dial
@@ -137,8 +147,7 @@ func (t *transport) Send(req *reactor.Request, done func(any, error)) {
 	}
 	t.wg.Add(1)
 	t.flight.Add(1)
-	t.mu.Unlock()
-	go func() {
+	run := func() {
 		defer t.wg.Done()
 		finish := func(resp any, err error) {
 			t.flight.Add(-1) // before done: the step applying it sees the count without it
@@ -166,7 +175,31 @@ func (t *transport) Send(req *reactor.Request, done func(any, error)) {
 			return
 		}
 		finish(resp, err)
-	}()
+	}
+	if t.idle > 0 {
+		t.idle--
+		t.mu.Unlock()
+		t.work <- run // no wait: each value in work has an idle worker to take it
+		return
+	}
+	t.mu.Unlock()
+	go t.worker(run)
+}
+
+// worker runs run, then waits as an idle worker for the next request while
+// fewer than maxIdleWorkers wait and the transport is open.
+func (t *transport) worker(run func()) {
+	for run != nil {
+		run()
+		t.mu.Lock()
+		if t.closed || t.idle >= maxIdleWorkers {
+			t.mu.Unlock()
+			return
+		}
+		t.idle++
+		t.mu.Unlock()
+		run = <-t.work
+	}
 }
 
 // inFlight is the number of requests sent and not yet completed.
@@ -179,8 +212,13 @@ func (t *transport) close() {
 	t.closed = true
 	clients := t.clients
 	t.clients = nil
+	idle := t.idle
+	t.idle = 0
 	t.mu.Unlock()
 	t.cancel()
+	for range idle {
+		t.work <- nil // stops an idle worker
+	}
 	t.wg.Wait()
 	for _, cl := range clients {
 		cl.Close()

@@ -79,3 +79,42 @@ func TestTransportReconnectBackoff(t *testing.T) {
 		t.Fatalf("second backoff: %v, want about 2 x reconnect.backoff.ms", err)
 	}
 }
+
+// The request goroutines stay for the next requests, at most
+// maxIdleWorkers of them idle, and close stops them (TestMain's goleak
+// check): requests sent one after the other, then many at once, all
+// complete.
+func TestTransportWorkersAreReusedAndStopped(t *testing.T) {
+	cfg := config.DefaultConsumer()
+	tr := newTransport(&cfg.Common, cfg.ClientID, nil)
+	defer tr.close()
+	noAddr := func(done func(any, error)) { // answered at once: no address
+		tr.Send(&reactor.Request{Payload: &managers.Call{Node: 7, Req: kmsg.NewPtrMetadataRequest()}}, done)
+	}
+	for range 20 {
+		done := make(chan error, 1)
+		noAddr(func(_ any, err error) { done <- err })
+		if err := <-done; err == nil {
+			t.Fatal("request without an address succeeded")
+		}
+	}
+	done := make(chan error, 50)
+	for range 50 {
+		noAddr(func(_ any, err error) { done <- err })
+	}
+	for range 50 {
+		<-done
+	}
+	idle := func() int {
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		return tr.idle
+	}
+	// A worker turns idle just after its request completed.
+	for deadline := time.Now().Add(5 * time.Second); idle() == 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	if n := idle(); n < 1 || n > maxIdleWorkers {
+		t.Fatalf("%d idle workers after the requests, want 1..%d", n, maxIdleWorkers)
+	}
+}

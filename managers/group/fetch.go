@@ -77,6 +77,7 @@ type Fetch struct {
 
 	parts         map[managers.TopicPartition]*fetchPartition
 	order         []managers.TopicPartition // round-robin order for Take
+	ordered       []*fetchPartition         // parts[order[i]], set with order (no map look-up per poll)
 	rr            int
 	assignVersion uint64
 	inFlight      map[int32]bool
@@ -147,6 +148,10 @@ func (f *Fetch) sync(v View) {
 	}
 	f.parts = next
 	f.order = slices.Clone(v.Assignment)
+	f.ordered = make([]*fetchPartition, len(f.order))
+	for i, tp := range f.order {
+		f.ordered[i] = next[tp]
+	}
 	f.rr = 0
 }
 
@@ -161,8 +166,8 @@ type PositionNeed struct {
 // order.
 func (f *Fetch) NeedingPosition() []PositionNeed {
 	var out []PositionNeed
-	for _, tp := range f.order {
-		if p := f.parts[tp]; !p.hasPos {
+	for i, tp := range f.order {
+		if p := f.ordered[i]; !p.hasPos {
 			out = append(out, PositionNeed{TP: tp, Gen: p.gen, Reset: p.reset})
 		}
 	}
@@ -192,6 +197,9 @@ func (f *Fetch) ReportError(err error) { f.owed.Report(err) }
 // TakeErrors returns and clears the errors for the application.
 func (f *Fetch) TakeErrors() []error { return f.owed.Take() }
 
+// HasErrors reports whether TakeErrors would return any.
+func (f *Fetch) HasErrors() bool { return f.owed.Len() > 0 }
+
 // ErrNotAssigned is returned by Pause and Resume for a partition that is not
 // assigned (Java's IllegalStateException).
 var ErrNotAssigned = errors.New("partition not assigned")
@@ -219,8 +227,8 @@ func (f *Fetch) setPaused(tps []managers.TopicPartition, paused bool) error {
 // Paused returns the paused partitions in assignment order.
 func (f *Fetch) Paused() []managers.TopicPartition {
 	var out []managers.TopicPartition
-	for _, tp := range f.order {
-		if f.parts[tp].paused {
+	for i, tp := range f.order {
+		if f.ordered[i].paused {
 			out = append(out, tp)
 		}
 	}
@@ -256,9 +264,9 @@ func (f *Fetch) Take(max int) ([]managers.Record, map[managers.TopicPartition]ma
 		if len(out) >= max {
 			break
 		}
-		tp := f.order[f.rr%len(f.order)]
+		i := f.rr % len(f.order)
+		tp, p := f.order[i], f.ordered[i]
 		f.rr++
-		p := f.parts[tp]
 		if p.n == 0 || p.paused {
 			continue
 		}
@@ -350,8 +358,8 @@ func (f *Fetch) Poll(tx *reactor.Tx, v View) reactor.Result {
 		fetching []nodeFetch
 	)
 	full := f.buffered >= f.cfg.MaxBuffered
-	for _, tp := range f.order {
-		p := f.parts[tp]
+	for i, tp := range f.order {
+		p := f.ordered[i]
 		switch {
 		case !p.hasPos:
 			why[waitPosition] = reactor.Await(reactor.InputPositions, "position unknown")

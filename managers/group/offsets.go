@@ -106,7 +106,9 @@ func (o *Offsets) Poll(tx *reactor.Tx, v View) reactor.Result {
 func (o *Offsets) pollPositions(tx *reactor.Tx, v View) reactor.Result {
 	needs := o.fetch.NeedingPosition()
 	if len(needs) == 0 {
-		clear(o.state)
+		if len(o.state) > 0 {
+			clear(o.state)
+		}
 		return reactor.Idle("every partition has a position")
 	}
 	live := map[managers.TopicPartition]bool{}

@@ -96,6 +96,9 @@ func (c *Consume) Demand() { c.demand = true }
 // TakeErrors returns and clears errors owed to the application.
 func (c *Consume) TakeErrors() []error { return c.owed.Take() }
 
+// HasErrors reports whether TakeErrors would return any.
+func (c *Consume) HasErrors() bool { return c.owed.Len() > 0 }
+
 func (c *Consume) report(tx *reactor.Tx, outcomes []AckOutcome) {
 	if len(outcomes) > 0 && c.onAck != nil {
 		c.onAck(tx, outcomes)
