@@ -160,8 +160,8 @@ func WritePerf(path string, t *reports.PerfTable) error {
 }
 
 // WriteSummary renders t as a text table: per figure, subject and target,
-// min / median / max over the rounds and the ratio to t.RatioTo (ratio of
-// medians, and the smallest and largest ratio of one round's values).
+// min / median / max over the rounds and the ratio to t.RatioTo
+// (PerfRatio.String).
 func WriteSummary(w io.Writer, t *reports.PerfTable) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "figure\ttarget\tsubject\trounds\tmin\tmedian\tmax\tratio to %s\n", t.RatioTo)
@@ -171,10 +171,7 @@ func WriteSummary(w io.Writer, t *reports.PerfTable) {
 	})
 	for _, r := range rows {
 		s := r.Stats()
-		ratio := "-"
-		if q := t.Ratio(r); q.OK {
-			ratio = fmt.Sprintf("%.2f [%.2f-%.2f]", q.Median, q.Lo, q.Hi)
-		}
+		ratio := t.Ratio(r).String()
 		fmt.Fprintf(tw, "%s %s\t%s\t%s\t%d\t%.4g\t%.4g\t%.4g\t%s\n", r.Benchmark, r.Unit, r.Target, r.Subject, len(r.Values), s.Min, s.Median, s.Max, ratio)
 	}
 	tw.Flush()

@@ -39,8 +39,12 @@ type Options struct {
 	// without polling.
 	BacklogRecords int
 	Settle         time.Duration
-	// IdleWindow is the idle job's measured time.
+	// IdleWindow is the idle job's measured time; IdleRounds how many
+	// times every subject is measured idle (the subjects of one round
+	// together). One window's spread between runs is as large as the
+	// differences between clients.
 	IdleWindow time.Duration
+	IdleRounds int
 	// JobTimeout bounds each job's consumption (a child that exceeds it
 	// by a minute is killed).
 	JobTimeout time.Duration
@@ -50,7 +54,7 @@ type Options struct {
 	// Go subject's throughput job (<target>-<subject>-r<k>.cpu.pprof,
 	// .allocs.pprof), and a CPU profile of its latency jobs
 	// (<target>-<subject>-latency-r<k>.cpu.pprof) and of its idle job
-	// (<target>-<subject>-idle.cpu.pprof), those two sampled at
+	// (<target>-<subject>-idle-r<k>.cpu.pprof), those two sampled at
 	// lowCPUProfileHz.
 	ProfileDir string
 	// Bench receives the benchmark lines; Log the progress (nil: discard).
@@ -59,15 +63,15 @@ type Options struct {
 
 // DefaultOptions is the workload: 300,000 records of 100 B on
 // 3 partitions, 5 rounds (make bench: 6), max.poll.records 500 (Java's default); latency at
-// 1,000 records/s for 10 s in 2 rounds; 1,000,000 records of backlog; 30 s
-// idle.
+// 1,000 records/s for 10 s in 4 rounds; 1,000,000 records of backlog; 30 s
+// idle in 3 rounds.
 func DefaultOptions() Options {
 	return Options{
 		Targets: Targets, Subjects: Subjects, Kinds: Kinds, Rounds: 5,
 		Records: 300_000, Partitions: 3, ValueBytes: 100, MaxPollRecords: 500, Values: ValuesRandom,
-		LatencyRate: 1000, LatencyDuration: 10 * time.Second, LatencyRounds: 2,
+		LatencyRate: 1000, LatencyDuration: 10 * time.Second, LatencyRounds: 4,
 		BacklogRecords: 1_000_000, Settle: 3 * time.Second,
-		IdleWindow: 30 * time.Second, JobTimeout: 3 * time.Minute,
+		IdleWindow: 30 * time.Second, IdleRounds: 3, JobTimeout: 3 * time.Minute,
 	}
 }
 
@@ -95,9 +99,9 @@ func (o Options) validate() error {
 	case o.Records < 1 || o.Partitions < 1 || o.ValueBytes < 8 || o.MaxPollRecords < 1:
 		return fmt.Errorf("bench: records %d, partitions %d, value bytes %d (>= 8: the latency stamp), max.poll.records %d: want positive",
 			o.Records, o.Partitions, o.ValueBytes, o.MaxPollRecords)
-	case o.LatencyRate < 1 || o.LatencyDuration <= 0 || o.LatencyRounds < 1 || o.BacklogRecords < 1 || o.IdleWindow <= 0 || o.JobTimeout <= 0:
-		return fmt.Errorf("bench: latency rate %d for %s in %d rounds, backlog %d, idle window %s, job timeout %s: want positive",
-			o.LatencyRate, o.LatencyDuration, o.LatencyRounds, o.BacklogRecords, o.IdleWindow, o.JobTimeout)
+	case o.LatencyRate < 1 || o.LatencyDuration <= 0 || o.LatencyRounds < 1 || o.BacklogRecords < 1 || o.IdleWindow <= 0 || o.IdleRounds < 1 || o.JobTimeout <= 0:
+		return fmt.Errorf("bench: latency rate %d for %s in %d rounds, backlog %d, idle window %s in %d rounds, job timeout %s: want positive",
+			o.LatencyRate, o.LatencyDuration, o.LatencyRounds, o.BacklogRecords, o.IdleWindow, o.IdleRounds, o.JobTimeout)
 	case o.Exe == "":
 		return errors.New("bench: Options.Exe (the kreactor binary children run) is required")
 	}
@@ -320,25 +324,28 @@ func (r *runner) backlog(ctx context.Context, cl *cluster, base Job) error {
 
 // idle measures idle consumers, which barely run, together: each in its
 // own process, group and topic (not the driver's Java columns: the same
-// JVM consumer as java; one poll command a second adds little).
+// JVM consumer as java; one poll command a second adds little), in
+// IdleRounds rounds, each with fresh consumers and groups.
 func (r *runner) idle(ctx context.Context, base Job) {
 	o := r.o
-	var wg sync.WaitGroup
-	for _, s := range o.Subjects {
-		if s == SubjectJavaDriver || s == SubjectJavaWarm {
-			continue
+	for round := range o.IdleRounds {
+		var wg sync.WaitGroup
+		for _, s := range o.Subjects {
+			if s == SubjectJavaDriver || s == SubjectJavaWarm {
+				continue
+			}
+			j := base
+			j.Kind, j.Subject, j.Topic, j.Window, j.Round = KindIdle, s, topicIdle(s), o.IdleWindow, round+1
+			j.Timeout = idleSettle + o.IdleWindow + o.JobTimeout
+			j.Group = fmt.Sprintf("bench-%s-idle-%s-r%d", base.Target, s, round+1)
+			if o.ProfileDir != "" && !isJava(s) {
+				j.CPUProfile = filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-idle-r%d.cpu.pprof", base.Target, s, round+1))
+				j.CPUProfileHz = lowCPUProfileHz
+			}
+			wg.Go(func() { r.record(r.child(ctx, j, nil)) })
 		}
-		j := base
-		j.Kind, j.Subject, j.Topic, j.Window, j.Round = KindIdle, s, topicIdle(s), o.IdleWindow, 1
-		j.Timeout = idleSettle + o.IdleWindow + o.JobTimeout
-		j.Group = fmt.Sprintf("bench-%s-idle-%s", base.Target, s)
-		if o.ProfileDir != "" && !isJava(s) {
-			j.CPUProfile = filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-idle.cpu.pprof", base.Target, s))
-			j.CPUProfileHz = lowCPUProfileHz
-		}
-		wg.Go(func() { r.record(r.child(ctx, j, nil)) })
+		wg.Wait()
 	}
-	wg.Wait()
 }
 
 // childLine is one line a child writes on stdout.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -586,6 +587,30 @@ func TestRunIndexFromFile(t *testing.T) {
 	}
 }
 
+// The rounds' confidence interval for the median ratio: eight rounds give
+// the 2nd smallest and 2nd largest at 93% (1 - 2 P(Bin(8, 1/2) <= 1)),
+// four the extremes at 87.5%.
+func TestPerfRatioInterval(t *testing.T) {
+	row := func(s string, v ...float64) PerfRow {
+		return PerfRow{Benchmark: "idle", Subject: s, Target: "kfake", Unit: "cpu-ms/min", Values: v}
+	}
+	tab := &PerfTable{Version: PerfVersion, RatioTo: "kgo", Rows: []PerfRow{
+		row("kgo", 100, 100, 100, 100, 100, 100, 100, 100),
+		row("reactor", 80, 120, 90, 110, 95, 105, 85, 99),
+	}}
+	q := tab.Ratio(tab.Rows[1])
+	if q.Pairs != 8 || q.Below != 5 || q.CILo != 0.85 || q.CIHi != 1.1 || math.Abs(q.CILevel-0.9297) > 1e-3 {
+		t.Fatalf("ratio %+v", q)
+	}
+	if got, want := q.String(), "0.97 [0.80-1.20]; rounds 0.97, 92% CI 0.85-1.10, below in 5 of 8"; got != want {
+		t.Fatalf("String() = %q, want %q", got, want)
+	}
+	tab.Rows[0].Values, tab.Rows[1].Values = tab.Rows[0].Values[:4], tab.Rows[1].Values[:4]
+	if q := tab.Ratio(tab.Rows[1]); q.CILo != 0.8 || q.CIHi != 1.2 || q.CILevel != 0.875 {
+		t.Fatalf("four rounds: %+v", q)
+	}
+}
+
 func TestPerfRatios(t *testing.T) {
 	tab := &PerfTable{Version: PerfVersion, RatioTo: "kgo", Rows: []PerfRow{
 		{Benchmark: "consume", Subject: "kgo", Target: "kfake", Unit: "records/s", Values: []float64{100, 200, 150}},
@@ -600,6 +625,9 @@ func TestPerfRatios(t *testing.T) {
 	}
 	if tab.Ratio(tab.Rows[0]).OK {
 		t.Fatal("the reference subject has a ratio to itself")
+	}
+	if q.Pairs != 3 || q.Below != 0 || q.Paired != 1.5 || q.CILevel != 0 || q.String() != "1.33 [1.00-2.00]; rounds 1.50, below in 0 of 3" {
+		t.Fatalf("paired figures %+v (%s): three rounds allow no 80%% interval", q, q)
 	}
 	rep := realRunReport(t)
 	rep.Perf = tab

@@ -7,6 +7,7 @@ package reports
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -164,9 +165,68 @@ func (r PerfRow) Stats() PerfStats {
 // smallest and largest ratio of a round's values (rounds are paired by
 // index: the benchmark interleaves them). OK is false for the RatioTo
 // subject itself and when it has no such row.
+//
+// The paired figures judge "at most the reference's" on a noisy machine,
+// where the spread between runs of the same code is as large as the
+// difference sought: Paired is the median of the rounds' ratios; Below of
+// Pairs rounds had a value under the reference's; [CILo, CIHi] is a
+// distribution-free confidence interval for the median round ratio at
+// CILevel (0 when the rounds are too few for 80%): the order statistics
+// the binomial distribution of the sign test gives.
 type PerfRatio struct {
 	Median, Lo, Hi float64
+	Paired         float64
+	Below, Pairs   int
+	CILo, CIHi     float64
+	CILevel        float64
 	OK             bool
+}
+
+// String renders q as the summaries show it: the ratio of medians with
+// the smallest and largest round ratio in brackets, then the rounds'
+// median ratio, its confidence interval when the rounds allow one, and in
+// how many rounds the row was below the reference, e.g. "1.04
+// [0.87-1.18]; rounds 1.02, 90% CI 0.95-1.10, below in 5 of 8".
+func (q PerfRatio) String() string {
+	if !q.OK {
+		return "-"
+	}
+	s := fmt.Sprintf("%.2f [%.2f-%.2f]", q.Median, q.Lo, q.Hi)
+	if q.Pairs < 2 {
+		return s
+	}
+	s += fmt.Sprintf("; rounds %.2f", q.Paired)
+	if q.CILevel > 0 {
+		s += fmt.Sprintf(", %.0f%% CI %.2f-%.2f", 100*math.Floor(100*q.CILevel)/100, q.CILo, q.CIHi)
+	}
+	return s + fmt.Sprintf(", below in %d of %d", q.Below, q.Pairs)
+}
+
+// medianCI returns the interval between the k-th smallest and k-th largest
+// of sorted (k as large as keeps the coverage at least 90%, else 80%) and
+// its coverage: the probability that the median lies inside, for any
+// continuous distribution (the number of values below the median is
+// Binomial(n, 1/2)). Zero level when n is too small.
+func medianCI(sorted []float64) (lo, hi, level float64) {
+	n := len(sorted)
+	// cdf[j] = P(X <= j), X ~ Binomial(n, 1/2)
+	cdf := make([]float64, n+1)
+	c, sum := 1.0, 0.0
+	for j := 0; j <= n; j++ {
+		if j > 0 {
+			c = c * float64(n-j+1) / float64(j)
+		}
+		sum += c
+		cdf[j] = sum / math.Pow(2, float64(n))
+	}
+	for _, want := range []float64{0.90, 0.80} {
+		for k := n / 2; k >= 1; k-- {
+			if cov := 1 - 2*cdf[k-1]; cov >= want {
+				return sorted[k-1], sorted[n-k], cov
+			}
+		}
+	}
+	return 0, 0, 0
 }
 
 // Ratio returns row r's ratio to the RatioTo subject.
@@ -184,11 +244,16 @@ func (t *PerfTable) Ratio(r PerfRow) PerfRatio {
 		}
 		out := PerfRatio{Median: rm / bm, OK: true}
 		first := true
+		var qs []float64
 		for i := range min(len(r.Values), len(b.Values)) {
 			if b.Values[i] == 0 {
 				continue
 			}
 			q := r.Values[i] / b.Values[i]
+			qs = append(qs, q)
+			if q < 1 {
+				out.Below++
+			}
 			if first || q < out.Lo {
 				out.Lo = q
 			}
@@ -196,6 +261,11 @@ func (t *PerfTable) Ratio(r PerfRow) PerfRatio {
 				out.Hi = q
 			}
 			first = false
+		}
+		if out.Pairs = len(qs); out.Pairs > 0 {
+			slices.Sort(qs)
+			out.Paired = median(qs)
+			out.CILo, out.CIHi, out.CILevel = medianCI(qs)
 		}
 		return out
 	}
