@@ -48,6 +48,9 @@ func TestRunJobOnKfake(t *testing.T) {
 			if (s == SubjectKgo) != (r.Steps == 0) {
 				t.Errorf("loop steps %d for %s", r.Steps, s)
 			}
+			if r.ContextSwitches <= 0 { // a consumer's threads block on the network at least once
+				t.Errorf("context switches %d for %s", r.ContextSwitches, s)
+			}
 
 			j.Kind, j.Topic, j.Records, j.Settle, j.Group = KindBacklog, "b", records, 100*time.Millisecond, "tb-"+s
 			r = RunJob(ctx, j, func(Ready) {})

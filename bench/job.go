@@ -110,6 +110,12 @@ type Result struct {
 	// java-driver the JVM plus the Go side of the driver).
 	Wall time.Duration `json:"wall"`
 	CPU  time.Duration `json:"cpu"`
+	// ContextSwitches are the consumer process's thread context switches
+	// over the timed part (getrusage ru_nvcsw + ru_nivcsw; Go subjects
+	// only: for Java 0, not measured). Thread wake-ups cost kernel and
+	// scheduler time, most of an idle consumer's CPU, and their count is
+	// far steadier between runs than CPU time.
+	ContextSwitches int64 `json:"context_switches,omitempty"`
 	// GoCPU and JVMCPU split CPU where both take part (java-driver).
 	GoCPU  time.Duration `json:"go_cpu,omitempty"`
 	JVMCPU time.Duration `json:"jvm_cpu,omitempty"`

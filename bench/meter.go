@@ -12,19 +12,22 @@ import (
 )
 
 // processCPU is this process's user + system CPU time (getrusage, µs
-// resolution).
-func processCPU() time.Duration {
+// resolution), and its context switches, voluntary and involuntary, over
+// all its threads, those exited too (ru_nvcsw + ru_nivcsw): each time a
+// thread blocked (a futex, the network poller, a sleep) or was preempted.
+func processCPU() (time.Duration, int64) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		panic(fmt.Sprintf("bench: getrusage: %v", err)) // cannot fail for RUSAGE_SELF
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), ru.Nvcsw + ru.Nivcsw
 }
 
 // goMeter brackets a timed part in this process: wall, CPU, allocations.
 type goMeter struct {
 	start   time.Time
 	cpu     time.Duration
+	csw     int64
 	mallocs uint64
 	bytes   uint64
 }
@@ -32,12 +35,14 @@ type goMeter struct {
 func startGoMeter() goMeter {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return goMeter{start: time.Now(), cpu: processCPU(), mallocs: ms.Mallocs, bytes: ms.TotalAlloc}
+	cpu, csw := processCPU()
+	return goMeter{start: time.Now(), cpu: cpu, csw: csw, mallocs: ms.Mallocs, bytes: ms.TotalAlloc}
 }
 
-// stop fills r's Wall, CPU, Allocs and AllocBytes.
+// stop fills r's Wall, CPU, ContextSwitches, Allocs and AllocBytes.
 func (m goMeter) stop(r *Result) {
-	r.Wall, r.CPU = time.Since(m.start), processCPU()-m.cpu
+	cpu, csw := processCPU()
+	r.Wall, r.CPU, r.ContextSwitches = time.Since(m.start), cpu-m.cpu, csw-m.csw
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	r.Allocs, r.AllocBytes = int64(ms.Mallocs-m.mallocs), int64(ms.TotalAlloc-m.bytes)

@@ -81,6 +81,9 @@ func metrics(res Result) []metric {
 			out = append(out, metric{ms(float64(q.P50)), "p50-ms"}, metric{ms(float64(q.P90)), "p90-ms"},
 				metric{ms(float64(q.P99)), "p99-ms"}, metric{ms(float64(q.Max)), "max-ms"})
 		}
+		if res.ContextSwitches > 0 && n > 0 {
+			out = append(out, metric{float64(res.ContextSwitches) / n, "ctxsw/record"})
+		}
 	case KindBacklog:
 		mb := func(b int64) float64 { return float64(b) / (1 << 20) }
 		out = append(out, metric{mb(res.RSS), "rss-MB"}, metric{mb(res.HeapUsed), "heap-MB"})
@@ -91,6 +94,9 @@ func metrics(res Result) []metric {
 	case KindIdle:
 		perMin := float64(res.CPU.Nanoseconds()) / 1e6 / res.Wall.Minutes()
 		out = append(out, metric{perMin, "cpu-ms/min"}, metric{float64(res.Polls) / res.Wall.Minutes(), "polls/min"})
+		if res.ContextSwitches > 0 {
+			out = append(out, metric{float64(res.ContextSwitches) / res.Wall.Minutes(), "ctxsw/min"})
+		}
 	}
 	return out
 }
@@ -112,9 +118,9 @@ func writeLine(w io.Writer, res Result) {
 // perfUnits are the figures the perf table keeps, per kind.
 var perfUnits = map[string][]string{
 	KindThroughput: {"records/s", "ns-cpu/record", "allocs/record", "B/record", "steps/record"},
-	KindLatency:    {"p50-ms", "p99-ms"},
+	KindLatency:    {"p50-ms", "p99-ms", "ctxsw/record"},
 	KindBacklog:    {"rss-MB", "heap-MB", "peak-rss-MB"},
-	KindIdle:       {"cpu-ms/min"},
+	KindIdle:       {"cpu-ms/min", "ctxsw/min"},
 }
 
 // Perf builds the report's perf table (reports.PerfTable, `kreactor report
