@@ -97,6 +97,9 @@ func metrics(res Result) []metric {
 		if res.ContextSwitches > 0 {
 			out = append(out, metric{float64(res.ContextSwitches) / res.Wall.Minutes(), "ctxsw/min"})
 		}
+		if res.Steps > 0 {
+			out = append(out, metric{float64(res.Steps) / res.Wall.Minutes(), "steps/min"})
+		}
 	}
 	return out
 }
@@ -120,7 +123,7 @@ var perfUnits = map[string][]string{
 	KindThroughput: {"records/s", "ns-cpu/record", "allocs/record", "B/record", "steps/record"},
 	KindLatency:    {"p50-ms", "p99-ms", "ctxsw/record"},
 	KindBacklog:    {"rss-MB", "heap-MB", "peak-rss-MB"},
-	KindIdle:       {"cpu-ms/min", "ctxsw/min"},
+	KindIdle:       {"cpu-ms/min", "ctxsw/min", "steps/min"},
 }
 
 // Perf builds the report's perf table (reports.PerfTable, `kreactor report
