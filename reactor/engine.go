@@ -36,7 +36,7 @@ type Engine struct {
 	queued func(completion bool)
 }
 
-// Submit enqueues an application event; apply runs on the driver goroutine
+// Submit enqueues an application event; apply runs in a step (the state owner)
 // in inbox order. It blocks while the inbox is full, until ctx is done
 // (returns ctx.Err()) or the driver stops (returns ErrStopped).
 func (e *Engine) Submit(ctx context.Context, name string, apply func(tx *Tx)) error {
