@@ -444,7 +444,17 @@ func (g *Group) pauseResume(name string, partitions []managers.TopicPartition, f
 	}
 	defer g.Release()
 	partitions = slices.Clone(partitions)
-	return g.Call(name, func(tx *reactor.Tx, reply func(error)) { reply(fn(partitions)) })
+	return g.Call(name, func(tx *reactor.Tx, reply func(error)) {
+		g.syncFetch()
+		reply(fn(partitions))
+	})
+}
+
+// syncFetch hands the fetch manager the assignment now (engine goroutine),
+// for an event that needs it before the step's poll round: an assign
+// applied in the same step is seen (group.Fetch.SyncAssignment).
+func (g *Group) syncFetch() {
+	g.Fetch.SyncAssignment(g.assignment())
 }
 
 // Poll returns the next records.

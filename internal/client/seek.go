@@ -28,6 +28,7 @@ func (g *Group) Seek(tp managers.TopicPartition, offset int64) error {
 	}
 	pos := managers.Position{Offset: offset, LeaderEpoch: -1}
 	err := g.Call("seek", func(tx *reactor.Tx, reply func(error)) {
+		g.syncFetch()
 		if err := g.Fetch.Seek(tp, offset); err != nil {
 			reply(err)
 			return

@@ -155,6 +155,15 @@ func (f *Fetch) sync(v View) {
 	f.rr = 0
 }
 
+// SyncAssignment takes assignment (at version, View.AssignmentVersion) now
+// rather than at the next poll round, so an application event applied in
+// the same step as the change (a seek or a pause right after assign, both
+// queued while a step ran) finds the partitions assigned, as Java's seek
+// after assign does (its application thread's SubscriptionState).
+func (f *Fetch) SyncAssignment(assignment []managers.TopicPartition, version uint64) {
+	f.sync(View{Assignment: assignment, AssignmentVersion: version})
+}
+
 // PositionNeed is a partition without a fetch position.
 type PositionNeed struct {
 	TP    managers.TopicPartition
