@@ -23,7 +23,7 @@ import (
 
 // Lifecycle is one member's protocol-independent state and transitions.
 // Its membership manager calls it from its own methods only (Poll, its
-// request's completion, the calls of its Member); the state owner (a step) only.
+// request's completion, the calls of its Member); loop goroutine only.
 // Create it with NewLifecycle.
 type Lifecycle struct {
 	group     string

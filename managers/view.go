@@ -2,7 +2,7 @@ package managers
 
 // View is what a consumer's managers see in one poll round: the
 // coordinator, the metadata, the member and the assignment. The consumer
-// builds it in the step (the state owner) before each round; managers read it and
+// builds it on the loop goroutine before each round; managers read it and
 // never keep it. group.View and share.View are defined from it (distinct
 // types: each consumer's managers take their own), and each says what
 // InGroup and Polling mean for its consumer.

@@ -2,8 +2,7 @@
  * The reactor loop's publication/wait protocol and its close, for Spin.
  * model/README.md maps every action to the Go code (reactor/, internal/client/).
  *
- * Processes: Loop (the state owner: reactor.Loop.step, one step at a time
- * under its step lock, whichever goroutine runs it), Waiter (an application
+ * Processes: Loop (the state owner: reactor.Loop.run), Waiter (an application
  * call in Engine.WaitFor), Caller (CommitSync: EngineSide.Call, released by a
  * reply effect), Closer (Close: EngineSide.CloseOnEngine), Broker (answers
  * requests; may move the coordinator once), Clock (the close sequence's two
@@ -181,7 +180,7 @@ advance:
 		:: else -> skip
 		fi;
 
-		/* Loop.due: an observation, or the decision's Wake passed (invariant 2). */
+		/* Driver.Wait: an observation, or the decision's Wake passed (invariant 2). */
 end_wait:
 		if
 		:: len(inbox) > 0 -> skip

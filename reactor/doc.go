@@ -21,10 +21,7 @@
 //     Events, Stop),
 //     and Driver, the goroutine's side (drain the inbox into the Core, send
 //     requests, publish, wait, count).
-//   - Loop is the KIP-1371 driver around them: one step at a time, under
-//     its step lock, on its goroutine or on the transport goroutine that
-//     completes a request while no step runs (a response reaches the
-//     application without a hand-off to the loop goroutine).
+//   - Loop is the KIP-1371 driver, the goroutine around them.
 //
 // One step of the Loop (docs/design.md, "The loop"):
 //

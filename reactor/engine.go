@@ -28,15 +28,9 @@ type Engine struct {
 	trace   *trace
 	c       counters
 	waiters atomic.Uint64 // WaitFor calls so far: each one's Waiter in the events
-
-	// queued, when set (Loop), is told of each observation queued, after
-	// it is in the inbox: completion true for a transport's completion
-	// (on the transport's goroutine), false for a Submit. Set before the
-	// driver starts; nil for a driver that reads the inbox itself.
-	queued func(completion bool)
 }
 
-// Submit enqueues an application event; apply runs in a step (the state owner)
+// Submit enqueues an application event; apply runs on the driver goroutine
 // in inbox order. It blocks while the inbox is full, until ctx is done
 // (returns ctx.Err()) or the driver stops (returns ErrStopped).
 func (e *Engine) Submit(ctx context.Context, name string, apply func(tx *Tx)) error {
@@ -56,9 +50,6 @@ func (e *Engine) Submit(ctx context.Context, name string, apply func(tx *Tx)) er
 	}
 	select {
 	case e.inbox <- Event(name, apply):
-		if e.queued != nil {
-			e.queued(false)
-		}
 		return nil
 	case <-e.done:
 		return ErrStopped
@@ -172,9 +163,6 @@ func (e *Engine) completion(req *Request) func(resp any, err error) {
 		}
 		select {
 		case e.inbox <- Completion(req, resp, err):
-			if e.queued != nil {
-				e.queued(true)
-			}
 		case <-e.done:
 			e.c.dropped.Add(1)
 		}
@@ -184,9 +172,8 @@ func (e *Engine) completion(req *Request) func(resp any, err error) {
 // Driver is the driver goroutine's side of an Engine: it feeds the Core the
 // inbox, hands requests to the transport, publishes, waits and counts. The
 // wait computation and the order of publication and effects are the
-// driver's own (Loop: the KIP-1371 rules; the baseline: today's). One
-// goroutine at a time calls its methods: the driver goroutine (started by
-// Go), or, in a Loop, whichever goroutine holds the Loop's step lock.
+// driver's own (Loop: the KIP-1371 rules; the baseline: today's). Only the
+// driver goroutine (started by Go) calls its methods.
 type Driver[V any] struct {
 	e     *Engine
 	core  *Core[V]
@@ -335,25 +322,16 @@ func (d *Driver[V]) WaitUntil(wake time.Time) (o *Observation, ok bool) {
 		d.disarm()
 		return d.wait(nil)
 	}
-	if d.arm(wake) {
-		return d.check()
-	}
-	return d.wait(d.timer.C)
-}
-
-// arm sets the timer for wake, not zero, unless it is already set for it,
-// and reports whether wake has passed (the timer is then stopped).
-func (d *Driver[V]) arm(wake time.Time) (due bool) {
 	timeout := time.Until(wake)
 	if timeout <= 0 {
 		d.disarm()
-		return true
+		return d.check()
 	}
 	if !wake.Equal(d.armed) {
 		d.timer.Reset(timeout)
 		d.armed = wake
 	}
-	return false
+	return d.wait(d.timer.C)
 }
 
 // disarm stops the timer WaitUntil left set.

@@ -8,7 +8,7 @@ import "time"
 //
 // Invariant 6 (docs/design.md): every request records the state version that
 // produced it. The loop fills Manager, Version and Sent when it dispatches
-// the request; OnComplete runs in a later step (the state owner) with a Tx whose
+// the request; OnComplete runs later on the loop goroutine with a Tx whose
 // RequestVersion is this Version, so the manager can refuse a stale answer.
 type Request struct {
 	// Payload is what the transport sends. Set by the manager.

@@ -17,10 +17,7 @@ type Stats struct {
 	RequestsSent uint64
 	// InboxWakes and TimerWakes count why the loop left its wait: an
 	// observation arrived, or its timer fired (a zero-length wait that
-	// found the inbox empty counts as a timer wake). In a Loop, a step
-	// that follows no wait of its own counts the same way: a completion
-	// stepped on its transport goroutine is an inbox wake, a step for a
-	// Wake already passed a timer wake.
+	// found the inbox empty counts as a timer wake).
 	InboxWakes, TimerWakes uint64
 	// SpuriousWakeups counts loop wakes after which nothing was applied,
 	// sent, run (no effect) or published differently (the decision's

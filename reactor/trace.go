@@ -3,7 +3,7 @@ package reactor
 import "sync"
 
 // trace is a bounded ring of the most recent decisions (P6: bounded,
-// diagnosable). The step appends (the state owner); any goroutine may read a copy.
+// diagnosable). The loop goroutine appends; any goroutine may read a copy.
 type trace struct {
 	mu   sync.Mutex  // guards every field; publish holds it across the swap
 	ring []*Decision // fixed capacity

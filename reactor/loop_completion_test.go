@@ -36,41 +36,10 @@ func answerManager(n int, poll func()) (*fakeManager, *int) {
 	}}, &answered
 }
 
-// A completion that arrives while no step runs is applied, published and
-// its effects run on the completing goroutine, before the transport's done
-// returns: no hand-off to the loop goroutine between a response and the
-// application it releases (issue 22).
-func TestCompletionStepsOnItsGoroutine(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		tr := &heldTransport{done: make(chan func(any, error), 1)}
-		m, answered := answerManager(1, nil)
-		l := newLoop(t, tr, m)
-		l.Start()
-		done := <-tr.done
-		synctest.Wait() // the loop goroutine waits for the answer
-		before := l.Stats()
-		// In a synctest bubble no other goroutine runs until this one
-		// blocks: what done did, it did on this goroutine.
-		done("response", nil)
-		after := l.Stats()
-		if *answered != 1 || l.Current().Decision.Results[0].Reason != "answered" {
-			t.Fatalf("after done returned: %d answers applied, published %s; want the step that applied it published", *answered, l.Current().Decision.Diagnose())
-		}
-		if after.Steps != before.Steps+1 || after.InboxWakes != before.InboxWakes+1 {
-			t.Fatalf("stats before %+v, after %+v: want one step, counted as an inbox wake", before, after)
-		}
-		synctest.Wait()
-		l.Stop()
-		if st := l.Stats(); st.Steps != after.Steps || st.SpuriousWakeups != 0 {
-			t.Fatalf("stats %+v after the completion's step, want no further step, no spurious wakeup", st)
-		}
-	})
-}
-
-// A completion that arrives while a step runs is not stepped on its own
-// goroutine (steps are one at a time) and not lost: the loop goroutine
-// applies it in the next step, and nothing else steps.
-func TestCompletionDuringStepIsLeftToTheLoop(t *testing.T) {
+// A completion that arrives while a step runs is not lost and costs one
+// step: the next step applies it, and nothing else steps (no spurious
+// wakeup).
+func TestCompletionDuringStepAppliedNext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tr := &heldTransport{done: make(chan func(any, error), 2)}
 		inPoll, release := make(chan struct{}), make(chan struct{})
@@ -87,9 +56,9 @@ func TestCompletionDuringStepIsLeftToTheLoop(t *testing.T) {
 		l.Start()
 		first, second := <-tr.done, <-tr.done
 		synctest.Wait()
-		go first("response", nil) // steps on its goroutine and stops in Poll
+		first("response", nil) // the step applying it stops in Poll
 		<-inPoll
-		second("response", nil) // the step lock is held: queued for the loop goroutine
+		second("response", nil) // queued while that step runs
 		if *answered != 1 {
 			t.Fatalf("%d answers applied while the first completion's step runs, want 1", *answered)
 		}
@@ -105,8 +74,8 @@ func TestCompletionDuringStepIsLeftToTheLoop(t *testing.T) {
 	})
 }
 
-// The wake set by a step on a completing goroutine is kept: the loop
-// goroutine steps at that wake, once.
+// The wake set by the step that applies a completion is kept: the loop
+// steps at that wake, once (the timer set again for an earlier wake).
 func TestWakeSetByCompletionStep(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tr := &heldTransport{done: make(chan func(any, error), 1)}
@@ -131,8 +100,9 @@ func TestWakeSetByCompletionStep(t *testing.T) {
 		synctest.Wait()
 		start := time.Now()
 		done("response", nil) // moves the wake from start+1h to start+100ms
+		synctest.Wait()
 		if !answered {
-			t.Fatal("the completion was not applied on its goroutine")
+			t.Fatal("the completion was not applied")
 		}
 		time.Sleep(200 * time.Millisecond)
 		synctest.Wait()
