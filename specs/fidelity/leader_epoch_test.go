@@ -84,7 +84,15 @@ var _ = Describe("Leader epochs", func() {
 			DeferCleanup(f.Heal)
 			var after leaderAt
 			Eventually(ctx, func() bool {
-				after = partitionLeader(ctx, p, topic)
+				md, err := p.tryMetadata(ctx, topic)
+				if err != nil || len(md.Topics) != 1 || md.Topics[0].ErrorCode != 0 {
+					return false // the stopped leader answered nothing, or the topic is in flux: ask again
+				}
+				for _, pt := range md.Topics[0].Partitions {
+					if pt.Partition == 0 {
+						after = leaderAt{pt.Leader, pt.LeaderEpoch}
+					}
+				}
 				return after.Leader >= 0 && after.Leader != before.Leader && after.Epoch > before.Epoch
 			}).WithTimeout(harness.WaitTimeout).Should(BeTrue(), "a new leader with a higher epoch")
 			suite.Note("after", fmt.Sprintf("%+v", after))

@@ -148,6 +148,17 @@ func (p *probe) metadata(ctx context.Context, topics ...string) *kmsg.MetadataRe
 	return resp
 }
 
+// tryMetadata is metadata for a poll while brokers stop: the error is
+// returned (the broker asked may be the one stopping: a connection closed
+// during ApiVersions on real Kafka), not failed.
+func (p *probe) tryMetadata(ctx context.Context, topic string) (*kmsg.MetadataResponse, error) {
+	req := kmsg.NewPtrMetadataRequest()
+	rt := kmsg.NewMetadataRequestTopic()
+	rt.Topic = kmsg.StringPtr(topic)
+	req.Topics = append(req.Topics, rt)
+	return req.RequestWith(ctx, p.client(ctx, kmsg.Metadata, newest))
+}
+
 // topicID returns topic's id from Metadata.
 func (p *probe) topicID(ctx context.Context, topic string) [16]byte {
 	GinkgoHelper()
