@@ -22,13 +22,24 @@ func partitionLeader(ctx context.Context, p *probe, topic string) leaderAt {
 	GinkgoHelper()
 	md := p.metadata(ctx, topic)
 	Expect(md.Topics).To(HaveLen(1))
+	l, ok := leaderIn(md)
+	if !ok {
+		Fail("no partition 0 in Metadata")
+	}
+	return l
+}
+
+// leaderIn returns partition 0's leader and epoch in md's only topic.
+func leaderIn(md *kmsg.MetadataResponse) (leaderAt, bool) {
+	if len(md.Topics) != 1 {
+		return leaderAt{}, false
+	}
 	for _, pt := range md.Topics[0].Partitions {
 		if pt.Partition == 0 {
-			return leaderAt{pt.Leader, pt.LeaderEpoch}
+			return leaderAt{pt.Leader, pt.LeaderEpoch}, true
 		}
 	}
-	Fail("no partition 0 in Metadata")
-	return leaderAt{}
+	return leaderAt{}, false
 }
 
 // epochEnd is an OffsetForLeaderEpoch answer for one partition.
@@ -88,10 +99,9 @@ var _ = Describe("Leader epochs", func() {
 				if err != nil || len(md.Topics) != 1 || md.Topics[0].ErrorCode != 0 {
 					return false // the stopped leader answered nothing, or the topic is in flux: ask again
 				}
-				for _, pt := range md.Topics[0].Partitions {
-					if pt.Partition == 0 {
-						after = leaderAt{pt.Leader, pt.LeaderEpoch}
-					}
+				var ok bool
+				if after, ok = leaderIn(md); !ok {
+					return false
 				}
 				return after.Leader >= 0 && after.Leader != before.Leader && after.Epoch > before.Epoch
 			}).WithTimeout(harness.WaitTimeout).Should(BeTrue(), "a new leader with a higher epoch")

@@ -134,13 +134,7 @@ func (p *probe) trySend(ctx context.Context, node int32, v int16, req kmsg.Reque
 // metadata returns the cluster's metadata for topics from any broker.
 func (p *probe) metadata(ctx context.Context, topics ...string) *kmsg.MetadataResponse {
 	GinkgoHelper()
-	req := kmsg.NewPtrMetadataRequest()
-	for _, t := range topics {
-		rt := kmsg.NewMetadataRequestTopic()
-		rt.Topic = kmsg.StringPtr(t)
-		req.Topics = append(req.Topics, rt)
-	}
-	resp, err := req.RequestWith(ctx, p.client(ctx, kmsg.Metadata, newest))
+	resp, err := p.tryMetadata(ctx, topics...)
 	Expect(err).NotTo(HaveOccurred(), "Metadata")
 	for _, t := range resp.Topics {
 		Expect(t.ErrorCode).To(BeZero(), "Metadata for %v: %v", t.Topic, kerr.ErrorForCode(t.ErrorCode))
@@ -148,14 +142,16 @@ func (p *probe) metadata(ctx context.Context, topics ...string) *kmsg.MetadataRe
 	return resp
 }
 
-// tryMetadata is metadata for a poll while brokers stop: the error is
-// returned (the broker asked may be the one stopping: a connection closed
-// during ApiVersions on real Kafka), not failed.
-func (p *probe) tryMetadata(ctx context.Context, topic string) (*kmsg.MetadataResponse, error) {
+// tryMetadata is metadata with the request's error returned, not failed:
+// for a poll while brokers stop (the broker asked may be the one stopping,
+// which on real Kafka closes the connection during ApiVersions).
+func (p *probe) tryMetadata(ctx context.Context, topics ...string) (*kmsg.MetadataResponse, error) {
 	req := kmsg.NewPtrMetadataRequest()
-	rt := kmsg.NewMetadataRequestTopic()
-	rt.Topic = kmsg.StringPtr(topic)
-	req.Topics = append(req.Topics, rt)
+	for _, t := range topics {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(t)
+		req.Topics = append(req.Topics, rt)
+	}
 	return req.RequestWith(ctx, p.client(ctx, kmsg.Metadata, newest))
 }
 
