@@ -80,6 +80,11 @@ func TestRunJobOnKfake(t *testing.T) {
 			if perr != nil || r.Err != "" || r.Latency == nil || r.Latency.N != int64(produced) || r.Latency.P50 <= 0 || r.Latency.P99 < r.Latency.P50 || r.Latency.P50 > time.Second {
 				t.Fatalf("latency %+v %+v (produced %d, %v)", r, r.Latency, produced, perr)
 			}
+			// The part inside the client is part of the whole: at every quantile
+			// no larger (the socket Read comes after the produce stamp).
+			if q := r.ReadToPoll; q == nil || q.N != r.Latency.N || q.P50 <= 0 || q.P50 > r.Latency.P50 || q.P99 > r.Latency.P99 {
+				t.Errorf("read-to-poll %+v against latency %+v", q, r.Latency)
+			}
 			if fi, err := os.Stat(j.CPUProfile); err != nil || fi.Size() == 0 {
 				t.Errorf("latency job's CPU profile: %v (%v)", fi, err)
 			}

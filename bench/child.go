@@ -158,21 +158,32 @@ func timed(j Job, c client, r *Result, fn func() error) error {
 
 // consume polls until j.Records records arrived (throughput, latency).
 func consume(ctx context.Context, j Job, c client, r *Result) error {
-	var lat []time.Duration
+	var lat, fromRead []time.Duration
+	var clock *readClock
 	if j.Kind == KindLatency {
 		lat = make([]time.Duration, 0, j.Records)
+		if rc, ok := c.(readClocked); ok && rc.readClock() != nil {
+			clock, fromRead = rc.readClock(), make([]time.Duration, 0, j.Records)
+		}
 	}
 	sink := 0
 	err := timed(j, c, r, func() error {
 		return pollAll(ctx, j, c, r, func(v []byte) {
 			sink += len(v)
 			if lat != nil && len(v) >= j.StampAt+8 {
-				lat = append(lat, time.Duration(time.Now().UnixNano()-int64(binary.BigEndian.Uint64(v[j.StampAt:]))))
+				now := time.Now()
+				lat = append(lat, time.Duration(now.UnixNano()-int64(binary.BigEndian.Uint64(v[j.StampAt:]))))
+				if clock != nil {
+					fromRead = append(fromRead, clock.sinceRead(now))
+				}
 			}
 		})
 	})
 	if lat != nil {
 		r.Latency = quantiles(lat)
+	}
+	if fromRead != nil {
+		r.ReadToPoll = quantiles(fromRead)
 	}
 	_ = sink
 	return err

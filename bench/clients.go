@@ -46,23 +46,34 @@ func config(j Job) consumer.Config {
 	return cfg
 }
 
+// newClient starts j's subject; in the latency job the Go subjects' connections
+// tick a readClock (readClocked).
 func newClient(j Job) (client, error) {
 	cfg := config(j)
+	var clock *readClock
+	if j.Kind == KindLatency && j.Subject != SubjectJavaDriver {
+		clock = &readClock{}
+		cfg.Dial = clock.wrap(cfg.Dial)
+	}
 	switch j.Subject {
 	case SubjectReactor:
 		c, err := consumer.New(cfg)
 		if err != nil {
 			return nil, err
 		}
-		return &ours{c: c}, c.Subscribe(j.Topic)
+		return &ours{c: c, clock: clock}, c.Subscribe(j.Topic)
 	case SubjectBaseline:
 		c, err := baseline.New(cfg)
 		if err != nil {
 			return nil, err
 		}
-		return &ours{c: c}, c.Subscribe(j.Topic)
+		return &ours{c: c, clock: clock}, c.Subscribe(j.Topic)
 	case SubjectKgo:
-		return newRawKgo(cfg, j.Topic, j.Partitions)
+		k, err := newRawKgo(cfg, j.Topic, j.Partitions)
+		if k != nil {
+			k.clock = clock
+		}
+		return k, err
 	case SubjectJavaDriver:
 		c, err := newJava(cfg)
 		if err != nil {
@@ -82,7 +93,12 @@ type ourConsumer interface {
 }
 
 // ours drives the reactor consumer or the baseline model's.
-type ours struct{ c ourConsumer }
+type ours struct {
+	c     ourConsumer
+	clock *readClock // latency job only
+}
+
+func (o *ours) readClock() *readClock { return o.clock }
 
 func (o *ours) await(ctx context.Context, n int) (int, error) {
 	return pollUntilAssigned(ctx, n, func() int { return len(o.c.Assignment()) }, func(ctx context.Context) (int, error) {
@@ -113,7 +129,10 @@ type rawKgo struct {
 	cl       *franz.Client
 	max      int
 	assigned chan struct{}
+	clock    *readClock // latency job only
 }
+
+func (k *rawKgo) readClock() *readClock { return k.clock }
 
 func newRawKgo(cfg consumer.Config, topic string, partitions int) (*rawKgo, error) {
 	opts, err := kgosubject.RawGroupOpts(cfg, kgosubject.ProtocolConsumer)

@@ -132,6 +132,10 @@ type Result struct {
 	HeapLive int64 `json:"heap_live,omitempty"`
 	// Latency quantiles (latency).
 	Latency *LatencyQuantiles `json:"latency,omitempty"`
+	// ReadToPoll (latency, Go subjects) are the quantiles of each record's
+	// time from its connection's last Read to Poll's return: the part of
+	// Latency spent inside the client (readClock).
+	ReadToPoll *LatencyQuantiles `json:"read_to_poll,omitempty"`
 	// Steps are the reactor or baseline loop steps over the timed part.
 	Steps uint64 `json:"steps,omitempty"`
 	// Polls are the application's Poll calls over the timed part.

@@ -76,10 +76,13 @@ func metrics(res Result) []metric {
 				metric{float64(res.GoCPU.Nanoseconds()) / n, "ns-cpu-go/record"})
 		}
 	case KindLatency:
+		ms := func(d float64) float64 { return d / 1e6 }
 		if q := res.Latency; q != nil && q.N > 0 {
-			ms := func(d float64) float64 { return d / 1e6 }
 			out = append(out, metric{ms(float64(q.P50)), "p50-ms"}, metric{ms(float64(q.P90)), "p90-ms"},
 				metric{ms(float64(q.P99)), "p99-ms"}, metric{ms(float64(q.Max)), "max-ms"})
+		}
+		if q := res.ReadToPoll; q != nil && q.N > 0 {
+			out = append(out, metric{ms(float64(q.P50)), "read-p50-ms"}, metric{ms(float64(q.P99)), "read-p99-ms"})
 		}
 		if res.ContextSwitches > 0 && n > 0 {
 			out = append(out, metric{float64(res.ContextSwitches) / n, "ctxsw/record"})
@@ -121,7 +124,7 @@ func writeLine(w io.Writer, res Result) {
 // perfUnits are the figures the perf table keeps, per kind.
 var perfUnits = map[string][]string{
 	KindThroughput: {"records/s", "ns-cpu/record", "allocs/record", "B/record", "steps/record"},
-	KindLatency:    {"p50-ms", "p99-ms", "ctxsw/record"},
+	KindLatency:    {"p50-ms", "p99-ms", "read-p50-ms", "ctxsw/record"},
 	KindBacklog:    {"rss-MB", "heap-MB", "peak-rss-MB"},
 	KindIdle:       {"cpu-ms/min", "ctxsw/min", "steps/min"},
 }
