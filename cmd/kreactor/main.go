@@ -11,6 +11,7 @@
 //	kreactor matrix    -in FILE,... [-subject java] [-out FILE]         release matrix of a real client (make java-matrix)
 //	kreactor plan      [-subjects S,...] [-shard i/N] [-exec -out DIR]     units of work and shards of a conformance run
 //	kreactor diff      -a A/summary.json -b B/summary.json             verdicts that differ between two reports
+//	kreactor lease     [-exclusive] -- COMMAND [ARG...]               run a command holding the machine lease (package machinelease)
 //	kreactor explore   -subject S -seeds N [-budget D] [-out DIR]      simulation runs from seeds (make explore)
 //	kreactor broker    [-brokers N] [-topics T:P,...] [-control ADDR]  a fake cluster with an HTTP control API, until SIGTERM
 //	kreactor proxy     -upstream HOST:PORT [-control ADDR]             the same API in front of a real cluster
@@ -55,6 +56,7 @@ var commands = []command{
 	{"proxy", "front a real Kafka cluster until SIGTERM, recording requests and injecting faults, with the same HTTP control API", runProxy},
 	{"matrix", "release matrix: regression x release of a real client (make java-matrix) from its per-release run files, as JSON and Markdown", runMatrix},
 	{"plan", "the units of work of a conformance run (suite x spec x subject x target x release x run), shards balanced by measured durations; -exec runs one shard", runPlan},
+	{"lease", "run a command holding the machine lease (shared, or -exclusive) that specs judging CPU or timing take exclusively across every harness process", runLease},
 	{"diff", "compare the verdicts (rows, item statuses, the check) of two summary.json files; fails when they differ", runDiff},
 }
 
@@ -89,6 +91,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 0
 		case errors.Is(err, errUsage):
 			return 2
+		case errors.As(err, new(exitStatus)):
+			var st exitStatus
+			errors.As(err, &st)
+			return int(st)
 		default:
 			fmt.Fprintf(stderr, "kreactor %s: %v\n", name, err)
 			return 1
