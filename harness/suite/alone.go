@@ -10,8 +10,10 @@ import (
 // What a spec judges that another spec running beside it could change.
 // Specs that only wait (for a timeout, a retry schedule, a broker's answer)
 // run in parallel (`ginkgo -p`); a spec that judges one of these runs
-// alone, after the parallel specs of its suite (Ginkgo's Serial), so the
-// processes beside it are idle and its figure is the subject's own.
+// alone, after the parallel specs of its suite (Ginkgo's Serial), and with
+// the machine lease held exclusively (holdMachine, internal/machinelease),
+// so the processes beside it, in its Ginkgo run or in any other harness run
+// on the machine, are idle and its figure is the subject's own.
 const (
 	// JudgesCPU: the spec bounds a consumer's CPU in a window by an idle
 	// window or an absolute budget (measure.ReadCPU, measure.JudgeCPU, a scenario file's

@@ -27,7 +27,9 @@ import (
 func Run(t *testing.T, title string) {
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	ginkgo.BeforeSuite(Setup)
+	ginkgo.BeforeEach(holdMachine)
 	ginkgo.AfterSuite(func() {
+		releaseMachine()
 		gomega.Expect(targets.CloseShared()).To(gomega.Succeed(), "terminate the kafka target's pooled clusters")
 		gomega.Expect(LeakedGoroutines()).To(gomega.Succeed(), "goroutines still running after the suite")
 	})
