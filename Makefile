@@ -123,7 +123,8 @@ OVERLAP_SUBJECTS ?= null
 SUITES      ?= ./specs/...
 # Extra ginkgo run flags, e.g. -v.
 GINKGO_FLAGS ?=
-# Extra ginkgo build flags, e.g. --race (make test sets it).
+# Extra build flags for the suite binaries (specs/build.sh: go test -c), e.g.
+# --race (make test sets it).
 GINKGO_BUILD_FLAGS ?=
 # Ginkgo processes per suite run. Most specs wait out timeouts and retry
 # schedules, so they run side by side; a spec that judges CPU or timing
@@ -152,8 +153,16 @@ UNIT_PKGS = $(shell $(GO) list ./... | grep -v '/specs/')
 test: vet unit
 	$(MAKE) conformance SUBJECTS="$(TEST_SUBJECTS)" GINKGO_BUILD_FLAGS="--race $(GINKGO_BUILD_FLAGS)"
 
+# The machine lease (internal/machinelease): unit tests and suite compilation
+# hold it shared, as every spec does, so a spec that judges CPU or timing
+# (suite.Alone, which takes it exclusively) never runs beside them, even in
+# another make running at the same time (.ci/run runs the Kafka suites beside
+# make test). KREACTOR_MACHINE_LEASE names the lease file (default
+# $$TMPDIR/kreactor-machine.lease; off disables it).
+LEASE ?= $(GO) run ./cmd/kreactor lease --
+
 unit:
-	$(GO) test -race $(UNIT_PKGS)
+	$(LEASE) $(GO) test -race $(UNIT_PKGS)
 
 # RUNS rounds of one Ginkgo run per subject on $(TARGET) (a failing spec does not
 # stop the others: --keep-going), then the report over every run file in
@@ -175,9 +184,10 @@ conformance-kafka: kafka-image
 
 # Old run files of the same subject and target are removed first, so a report
 # never mixes this run with rounds of an earlier one. Each suite is compiled
-# once per invocation (ginkgo build, GINKGO_BUILD_FLAGS such as --race; the
-# binary SUITE/NAME.test, removed again at the end) and run for every
-# subject and round. Console output carries no ANSI colour codes unless stdout
+# once per invocation (specs/build.sh: go test -c with GINKGO_BUILD_FLAGS
+# such as --race; the binary SUITE/NAME-<pid>.test, so two makes at once keep
+# theirs apart, removed again at the end) and run for every subject and
+# round. Console output carries no ANSI colour codes unless stdout
 # is a terminal.
 suites:
 	@mkdir -p $(REPORT_DIR)
@@ -186,11 +196,11 @@ suites:
 	@color=$$( [ -t 1 ] || echo --no-color ); \
 	filter=$$( [ -n "$(LABEL_FILTER)" ] && printf -- "--label-filter=%s" "$(LABEL_FILTER)" ); \
 	dirs() { $(GO) list -f '{{if .TestGoFiles}}{{.Dir}}{{end}}' "$$@"; }; \
-	bins() { for d in $$(dirs "$$@"); do printf '%s/%s.test ' "$$d" "$$(basename "$$d")"; done; }; \
+	tag=$$$$; bins() { for d in $$(dirs "$$@"); do printf '%s/%s-%s.test ' "$$d" "$$(basename "$$d")" "$$tag"; done; }; \
 	all="$(SUITES)"; case " $(SUBJECTS) " in *" null "*) all="$$all $(NULL_SUITES)";; esac; \
 	built=$$(bins $$all); trap 'rm -f $$built' EXIT; \
 	echo "== conformance: compiling $$(dirs $$all | wc -l) suite(s) $(GINKGO_BUILD_FLAGS)"; \
-	$(GINKGO) build $(GINKGO_BUILD_FLAGS) $$(dirs $$all) >/dev/null || exit 1; \
+	GO="$(GO)" $(LEASE) specs/build.sh $$tag "$(GINKGO_BUILD_FLAGS)" $$(dirs $$all) >/dev/null || exit 1; \
 	one() { s=$$1; \
 		rm -f $(REPORT_DIR)/ginkgo-$$s-$(TARGET).json $(REPORT_DIR)/ginkgo-$$s-$(TARGET)-run*.json $(REPORT_DIR)/junit-$$s-$(TARGET)*.xml; \
 		for k in $$(seq 1 $(RUNS)); do \
@@ -310,7 +320,7 @@ broker-process-tests: broker-image kafka-image java-driver
 KREACTOR_JAVA_CLIENTS ?= 4.4.0
 JAVA_RELEASES ?= 4.0.2 4.1.2 4.2.2 4.3.1 4.4.0
 
-.PHONY: java-driver java-test java-releases java-matrix java-kafka real-kafka real-clients
+.PHONY: java-driver java-test java-releases java-matrix java-kafka real-kafka real-clients kafka-suites
 
 # The real clients on real Kafka 4.4.0 (Docker): the regression and contract
 # suites with java and kgo (REAL_KAFKA_SUBJECTS, REAL_KAFKA_SUITES), added to
@@ -324,6 +334,18 @@ real-kafka: kafka-image java-driver
 	$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(REAL_KAFKA_SUBJECTS)" SUITES="$(REAL_KAFKA_SUITES)" PROCS=$(KAFKA_PROCS) JAVA_PROCS=$(KAFKA_PROCS); \
 	echo "== make real-kafka: $$(( $$(date +%s) - start )) s"
 	@$(MAKE) --no-print-directory report
+
+# Every run on real Kafka that .ci/run makes, without a report: the real
+# clients as make real-kafka runs them, then the reactor and the baseline as
+# make conformance-kafka does. .ci/run runs it beside make test, in its own
+# REPORT_DIR, and reports over both at the end; the machine lease keeps the
+# specs that judge CPU or timing alone.
+kafka-suites: kafka-image java-driver
+	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(KAFKA_SUBJECTS)" PROCS=$(KAFKA_PROCS) && \
+	$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(KAFKA_CONTROLS)" SUITES="$(KAFKA_CONTROL_SUITES)" PROCS=$(KAFKA_PROCS) && \
+	$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(REAL_KAFKA_SUBJECTS)" SUITES="$(REAL_KAFKA_SUITES)" PROCS=$(KAFKA_PROCS) JAVA_PROCS=$(KAFKA_PROCS); \
+	status=$$?; echo "== make kafka-suites: $$(( $$(date +%s) - start )) s"; exit $$status
 
 # The real clients' columns, as .ci/run takes them after make test: java
 # (kafka-clients $(KREACTOR_JAVA_CLIENTS)) and kgo on every suite on kfake,
