@@ -27,7 +27,8 @@ import (
 func Run(t *testing.T, title string) {
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	ginkgo.BeforeSuite(Setup)
-	ginkgo.BeforeEach(holdMachine)
+	ginkgo.ReportBeforeEach(holdMachine)
+	ginkgo.ReportAfterEach(afterSpec)
 	ginkgo.AfterSuite(func() {
 		releaseMachine()
 		gomega.Expect(targets.CloseShared()).To(gomega.Succeed(), "terminate the kafka target's pooled clusters")
