@@ -74,13 +74,29 @@ func (w *watchdog) run() {
 	})
 }
 
+// spinningSamples and spinningGap bound how spinning looks: one stack dump
+// can catch a busy loop in the instant it blocks (a zero-wait select, a
+// mutex), most often on a loaded machine, so it takes up to that many dumps
+// that far apart, until one shows a goroutine running.
+const (
+	spinningSamples = 10
+	spinningGap     = 20 * time.Millisecond
+)
+
 // spinning returns the stacks of every goroutine in a synctest bubble that
-// is running or runnable.
+// is running or runnable, from the first of spinningSamples stack dumps
+// that has any.
 func spinning() []string {
-	return Goroutines(func(g string) bool {
-		head, _, _ := strings.Cut(g, "\n")
-		return strings.Contains(head, "synctest bubble") && (strings.Contains(head, "[running") || strings.Contains(head, "[runnable"))
-	})
+	for i := 0; ; i++ {
+		out := Goroutines(func(g string) bool {
+			head, _, _ := strings.Cut(g, "\n")
+			return strings.Contains(head, "synctest bubble") && (strings.Contains(head, "[running") || strings.Contains(head, "[runnable"))
+		})
+		if len(out) > 0 || i == spinningSamples-1 {
+			return out
+		}
+		time.Sleep(spinningGap)
+	}
 }
 
 // Goroutines returns the stacks of the goroutines for which keep holds,
