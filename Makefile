@@ -153,16 +153,18 @@ UNIT_PKGS = $(shell $(GO) list ./... | grep -v '/specs/')
 test: vet unit
 	$(MAKE) conformance SUBJECTS="$(TEST_SUBJECTS)" GINKGO_BUILD_FLAGS="--race $(GINKGO_BUILD_FLAGS)"
 
-# The machine lease (internal/machinelease): unit tests and suite compilation
-# hold it shared, as every spec does, so a spec that judges CPU or timing
-# (suite.Alone, which takes it exclusively) never runs beside them, even in
-# another make running at the same time (.ci/run runs the Kafka suites beside
-# make test). KREACTOR_MACHINE_LEASE names the lease file (default
+# The machine lease (internal/machinelease): a spec that judges CPU or timing
+# (suite.Alone) takes it exclusively, every other spec and each suite
+# compilation shared, and the unit tests exclusively (they saturate both
+# cores under -race, and some time their own runs), so none of these runs
+# beside a unit-test run or a judging spec, even from another make at the
+# same time (.ci/run runs the Kafka suites beside make test).
+# KREACTOR_MACHINE_LEASE names the lease file (default
 # $$TMPDIR/kreactor-machine.lease; off disables it).
-LEASE ?= $(GO) run ./cmd/kreactor lease --
+LEASE ?= $(GO) run ./cmd/kreactor lease
 
 unit:
-	$(LEASE) $(GO) test -race $(UNIT_PKGS)
+	$(LEASE) -exclusive -- $(GO) test -race $(UNIT_PKGS)
 
 # RUNS rounds of one Ginkgo run per subject on $(TARGET) (a failing spec does not
 # stop the others: --keep-going), then the report over every run file in
@@ -200,7 +202,7 @@ suites:
 	all="$(SUITES)"; case " $(SUBJECTS) " in *" null "*) all="$$all $(NULL_SUITES)";; esac; \
 	built=$$(bins $$all); trap 'rm -f $$built' EXIT; \
 	echo "== conformance: compiling $$(dirs $$all | wc -l) suite(s) $(GINKGO_BUILD_FLAGS)"; \
-	GO="$(GO)" $(LEASE) specs/build.sh $$tag "$(GINKGO_BUILD_FLAGS)" $$(dirs $$all) >/dev/null || exit 1; \
+	GO="$(GO)" $(LEASE) -- specs/build.sh $$tag "$(GINKGO_BUILD_FLAGS)" $$(dirs $$all) >/dev/null || exit 1; \
 	one() { s=$$1; \
 		rm -f $(REPORT_DIR)/ginkgo-$$s-$(TARGET).json $(REPORT_DIR)/ginkgo-$$s-$(TARGET)-run*.json $(REPORT_DIR)/junit-$$s-$(TARGET)*.xml; \
 		for k in $$(seq 1 $(RUNS)); do \
