@@ -157,8 +157,10 @@ test: vet unit
 # (suite.Alone) takes it exclusively, every other spec and each suite
 # compilation shared, and the unit tests exclusively (they saturate both
 # cores under -race, and some time their own runs), so none of these runs
-# beside a unit-test run or a judging spec, even from another make at the
-# same time (.ci/run runs the Kafka suites beside make test).
+# beside a unit-test run or a judging spec, even from another make or shard
+# on the machine at the same time. It orders processes only: what another
+# run leaves running between its specs (a Kafka cluster it pools) is not
+# covered, which is why .ci/run runs its steps one after another.
 # KREACTOR_MACHINE_LEASE names the lease file (default
 # $$TMPDIR/kreactor-machine.lease; off disables it).
 LEASE ?= $(GO) run ./cmd/kreactor lease
@@ -322,7 +324,7 @@ broker-process-tests: broker-image kafka-image java-driver
 KREACTOR_JAVA_CLIENTS ?= 4.4.0
 JAVA_RELEASES ?= 4.0.2 4.1.2 4.2.2 4.3.1 4.4.0
 
-.PHONY: java-driver java-test java-releases java-matrix java-kafka real-kafka real-clients kafka-suites
+.PHONY: java-driver java-test java-releases java-matrix java-kafka real-kafka real-clients
 
 # The real clients on real Kafka 4.4.0 (Docker): the regression and contract
 # suites with java and kgo (REAL_KAFKA_SUBJECTS, REAL_KAFKA_SUITES), added to
@@ -336,18 +338,6 @@ real-kafka: kafka-image java-driver
 	$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(REAL_KAFKA_SUBJECTS)" SUITES="$(REAL_KAFKA_SUITES)" PROCS=$(KAFKA_PROCS) JAVA_PROCS=$(KAFKA_PROCS); \
 	echo "== make real-kafka: $$(( $$(date +%s) - start )) s"
 	@$(MAKE) --no-print-directory report
-
-# Every run on real Kafka that .ci/run makes, without a report: the real
-# clients as make real-kafka runs them, then the reactor and the baseline as
-# make conformance-kafka does. .ci/run runs it beside make test, in its own
-# REPORT_DIR, and reports over both at the end; the machine lease keeps the
-# specs that judge CPU or timing alone.
-kafka-suites: kafka-image java-driver
-	@start=$$(date +%s); \
-	$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(KAFKA_SUBJECTS)" PROCS=$(KAFKA_PROCS) && \
-	$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(KAFKA_CONTROLS)" SUITES="$(KAFKA_CONTROL_SUITES)" PROCS=$(KAFKA_PROCS) && \
-	$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(REAL_KAFKA_SUBJECTS)" SUITES="$(REAL_KAFKA_SUITES)" PROCS=$(KAFKA_PROCS) JAVA_PROCS=$(KAFKA_PROCS); \
-	status=$$?; echo "== make kafka-suites: $$(( $$(date +%s) - start )) s"; exit $$status
 
 # The real clients' columns, as .ci/run takes them after make test: java
 # (kafka-clients $(KREACTOR_JAVA_CLIENTS)) and kgo on every suite on kfake,
