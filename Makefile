@@ -204,7 +204,7 @@ suites:
 	all="$(SUITES)"; case " $(SUBJECTS) " in *" null "*) all="$$all $(NULL_SUITES)";; esac; \
 	built=$$(bins $$all); trap 'rm -f $$built' EXIT; \
 	echo "== conformance: compiling $$(dirs $$all | wc -l) suite(s) $(GINKGO_BUILD_FLAGS)"; \
-	GO="$(GO)" $(LEASE) -- specs/build.sh $$tag "$(GINKGO_BUILD_FLAGS)" $$(dirs $$all) >/dev/null || exit 1; \
+	GO="$(GO)" $(LEASE) -- specs/build.sh $$tag "$(GINKGO_BUILD_FLAGS)" $$(dirs $$all) || exit 1; \
 	one() { s=$$1; \
 		rm -f $(REPORT_DIR)/ginkgo-$$s-$(TARGET).json $(REPORT_DIR)/ginkgo-$$s-$(TARGET)-run*.json $(REPORT_DIR)/junit-$$s-$(TARGET)*.xml; \
 		for k in $$(seq 1 $(RUNS)); do \

@@ -7,8 +7,8 @@
 # GO_TEST_FLAGS, e.g. --race), two at a time. Each binary stays in its
 # package directory because specs read files relative to it (the scenario
 # files); the TAG (make suites uses its shell's pid) keeps the binaries of
-# two make runs at once apart (.ci/run builds the kfake suites with -race and
-# the Kafka ones without, side by side). Prints the binaries' paths.
+# two make runs at once apart (one building with -race, one without, would
+# otherwise overwrite each other's, and the first to finish delete them).
 set -euo pipefail
 if [ $# -lt 3 ]; then
 	echo "usage: specs/build.sh TAG 'GO_TEST_FLAGS' DIR..." >&2
@@ -17,4 +17,3 @@ fi
 tag=$1 flags=$2
 shift 2
 printf '%s\n' "$@" | xargs -P 2 -I{} sh -c 'd="$1"; exec ${GO:-go} test -c $2 -o "$d/$(basename "$d")-$3.test" "$d"' _ {} "$flags" "$tag"
-for d in "$@"; do printf '%s/%s-%s.test\n' "$d" "$(basename "$d")" "$tag"; done

@@ -86,15 +86,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		err := c.run(args[1:], stdout, stderr)
+		var status exitStatus
 		switch {
 		case err == nil:
 			return 0
 		case errors.Is(err, errUsage):
 			return 2
-		case errors.As(err, new(exitStatus)):
-			var st exitStatus
-			errors.As(err, &st)
-			return int(st)
+		case errors.As(err, &status):
+			return int(status)
 		default:
 			fmt.Fprintf(stderr, "kreactor %s: %v\n", name, err)
 			return 1

@@ -1,11 +1,11 @@
 // Package machinelease is a machine-wide reader-writer lease between the
-// harness's processes: a spec that judges CPU or timing (suite.Alone) takes
-// it exclusively, every other spec, compilation and unit-test run takes it
-// shared, so that "alone" holds across every Ginkgo run, test binary and
-// make step on the machine, not only inside one Ginkgo run. Conformance
-// runs on different targets (kfake, real Kafka) can then run side by side
-// (.ci/run) while each CPU- or timing-judging spec still has the cores to
-// itself.
+// harness's processes: a spec that judges CPU or timing (suite.Alone) and a
+// unit-test run (make unit) take it exclusively, every other spec and each
+// suite compilation take it shared, so that "alone" holds across every
+// Ginkgo run, shard (kreactor plan -exec) and make on the machine, not only
+// inside one Ginkgo run. It orders processes only: what a holder leaves
+// running after it gives the lease back (a real-Kafka run's pooled clusters)
+// still runs beside the next exclusive holder.
 //
 // The lease is flock(2) on a file (KREACTOR_MACHINE_LEASE, default
 // $TMPDIR/kreactor-machine.lease), so the kernel releases it when a holder
