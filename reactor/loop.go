@@ -2,6 +2,7 @@ package reactor
 
 import (
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/kreactor/kreactor/reactor/internal/mutant"
@@ -89,20 +90,40 @@ func New[V any](cfg Config[V]) (*Loop[V], error) {
 	return &Loop[V]{Engine: e, drv: d}, nil
 }
 
+// heldEvery is how often the "effects-held-a-step" mutant keeps a step's
+// effects back: every 64th step.
+const heldEvery = 64
+
 // Start runs the loop goroutine. It panics if called twice.
 func (l *Loop[V]) Start() { l.drv.Go(l.run) }
 
 func (l *Loop[V]) run() {
 	var first *Observation
+	var held Step // mutant "effects-held-a-step" only
 	for {
 		st := l.drv.Step(time.Now(), first)
 		if st.RoundLimit {
 			l.c.roundLimit.Add(1)
 		}
-		if mutant.On("effects-before-publication") {
+		switch {
+		case mutant.On("effects-before-publication"):
 			l.drv.RunEffects(st)
 			l.drv.Publish(st)
-		} else {
+		case mutant.On("effects-held-a-step"):
+			// An intermittent lost wakeup: one step in heldEvery keeps
+			// its effects (the releases of blocked calls) until the next
+			// step, which nothing but a timer or an unrelated answer may
+			// bring.
+			l.drv.Publish(st)
+			l.drv.RunEffects(held)
+			held = Step{}
+			if st.Decision.Step%heldEvery == 0 && !st.Decision.Closed {
+				held = st
+				held.Effects = slices.Clone(st.Effects) // Advance reuses the slice
+			} else {
+				l.drv.RunEffects(st)
+			}
+		default:
 			l.drv.Publish(st)
 			l.drv.RunEffects(st) // invariant 4: after the decision that includes them
 		}

@@ -35,6 +35,8 @@ var Mutants = []Mutant{
 		Description: "the loop runs a step's effects (commit releases, Poll answers) before it publishes the decision that includes them (invariant 4)"},
 	{Name: "waitfor-check-before-take", Shape: catalogue.ShapePublicationRace, Points: []string{"waitfor-check-before-take"}, Where: "reactor/engine.go", Source: "added",
 		Description: "WaitFor evaluates its condition on the current publication and takes the channel afterwards: a publication between the two is missed (invariant 5's lost wakeup)"},
+	{Name: "effects-held-a-step", Shape: catalogue.ShapePublicationRace, Points: []string{"effects-held-a-step"}, Where: "reactor/loop.go", Source: "added",
+		Description: "one step in 64 keeps its effects until the loop's next step: a call whose release was published stays blocked until a timer or an unrelated answer comes (an intermittent lost wakeup: invariant 5 broken one time in 64)"},
 	{Name: "effects-at-once", Shape: catalogue.ShapePublicationRace, Points: []string{"effects-at-once"}, Where: "reactor/core.go", Source: "added",
 		Description: "publication after effects: the core runs each effect as soon as it is queued, while observations are still being applied (today's futures)"},
 	{Name: "retry-at-now-coordinator-unknown", Shape: catalogue.ShapeBusyLoop, Points: []string{"retry-at-now-coordinator-unknown"}, Where: "managers/group/membership.go", Source: "seed",
