@@ -35,11 +35,35 @@ func TestStalled(t *testing.T) {
 			t.Errorf("Unstalled over [%d ms, %d ms] = %s, want %s", c.from, c.to, got, want)
 		}
 	}
+	overlapping := []Stall{{ms(50), ms(150)}, {ms(10), ms(20)}, {ms(100), ms(200)}}
+	if got, want := Stalled(overlapping, ms(0), ms(400)), 160*time.Millisecond; got != want {
+		t.Errorf("Stalled over overlapping, unsorted stalls = %s, want %s (each instant once)", got, want)
+	}
+	if got := Unstalled(overlapping, ms(60), ms(90)); got != 0 {
+		t.Errorf("Unstalled inside a stall = %s, want 0", got)
+	}
 	if got := LongestStall(stalls); got != 100*time.Millisecond {
 		t.Errorf("LongestStall = %s, want 100ms", got)
 	}
 	if got := LongestStall(nil); got != 0 {
 		t.Errorf("LongestStall(nil) = %s, want 0", got)
+	}
+}
+
+// TestConfirmed: a stall inside which another goroutine was seen running
+// is the monitor starved by its neighbours, not the process held; one whose
+// ends only touch such a time stays.
+func TestConfirmed(t *testing.T) {
+	t0 := time.Unix(1_000, 0)
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	stalls := []Stall{{ms(10), ms(20)}, {ms(50), ms(150)}, {ms(300), ms(310)}}
+	activity := []time.Time{ms(400), ms(100), ms(5), ms(10), ms(20), ms(310)}
+	got := Confirmed(stalls, activity)
+	if len(got) != 2 || !got[0].From.Equal(ms(10)) || !got[1].From.Equal(ms(300)) {
+		t.Fatalf("Confirmed = %v, want the stalls at 10 ms and 300 ms (the one at 50 ms had a return at 100 ms inside)", got)
+	}
+	if got := Confirmed(stalls, nil); len(got) != 3 {
+		t.Fatalf("Confirmed with no activity = %v, want every stall", got)
 	}
 }
 
