@@ -134,6 +134,9 @@ func (l *Loop[V]) run() {
 		// Block until an observation or the earliest deadline (invariant 2).
 		o, ok := l.drv.WaitUntil(st.Decision.Wake)
 		if !ok {
+			if mutant.On("effects-held-a-step") {
+				l.drv.RunEffects(held) // late, not lost: its decision is published
+			}
 			l.drv.Close(time.Now())
 			return
 		}
