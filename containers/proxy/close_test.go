@@ -210,14 +210,7 @@ func TestUpstreamMalformedAndSilent(t *testing.T) {
 	}
 	t.Cleanup(func() { p.Close() })
 	ctx := testCtx(t)
-	cl, err := kgo.NewClient(kgo.SeedBrokers(p.Addrs()...), kgo.ClientID("raw"), kgo.RequestRetries(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cl.Close)
-	if _, err := cl.Request(ctx, kmsg.NewPtrMetadataRequest()); err != nil {
-		t.Fatal(err)
-	}
+	cl := metadataClient(ctx, t, p, "raw")
 	if _, err := findCoordinator(ctx, cl, 0, "g"); err == nil {
 		t.Error("FindCoordinator with a truncated answer succeeded")
 	}
@@ -228,14 +221,7 @@ func TestUpstreamMalformedAndSilent(t *testing.T) {
 	// A client of its own: the proxy closed the first one's connection
 	// after the malformed answer, and kgo (no retries) may not have seen
 	// the close before it sends the next request on it.
-	silent, err := kgo.NewClient(kgo.SeedBrokers(p.Addrs()...), kgo.ClientID("raw-silent"), kgo.RequestRetries(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(silent.Close)
-	if _, err := silent.Request(ctx, kmsg.NewPtrMetadataRequest()); err != nil {
-		t.Fatal(err)
-	}
+	silent := metadataClient(ctx, t, p, "raw-silent")
 	done := make(chan error, 1)
 	go func() {
 		req := kmsg.NewPtrDescribeGroupsRequest()
@@ -254,4 +240,20 @@ func TestUpstreamMalformedAndSilent(t *testing.T) {
 	if err := <-done; err == nil {
 		t.Error("unanswered request succeeded")
 	}
+}
+
+// metadataClient returns a kgo client of the proxy p without retries that
+// has fetched metadata once, so its Broker(0) is known; it is closed with
+// the test.
+func metadataClient(ctx context.Context, t *testing.T, p *Proxy, clientID string) *kgo.Client {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(p.Addrs()...), kgo.ClientID(clientID), kgo.RequestRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	if _, err := cl.Request(ctx, kmsg.NewPtrMetadataRequest()); err != nil {
+		t.Fatal(err)
+	}
+	return cl
 }
