@@ -17,9 +17,10 @@
 #                     a driver crash) and render the HTML in headless Chromium
 #                     (browser-check). SUBJECTS='reactor null baseline' leaves the real
 #                     clients out
-#   make conformance PROCS=1     one Ginkgo process per suite (default 4, JAVA_PROCS 2, NULL_PROCS
-#                     8, KAFKA_PROCS 2 on real Kafka); specs that judge CPU or timing (suite.Alone) always
-#                     run alone, after the suite's parallel specs
+#   make conformance PROCS=1 JAVA_PROCS=1 NULL_PROCS=1
+#                     one Ginkgo process per suite (default 4, java 2, null 8, every
+#                     subject KAFKA_PROCS 2 on real Kafka); specs that judge CPU or timing
+#                     (suite.Alone) always run alone, after the suite's parallel specs
 #   make conformance RUNS=5      repeat the suites; the report shows min/median/max per figure
 #   make conformance LABEL_FILTER='covers:KAFKA-20253'
 #                     only the specs matching the filter (no spec matched: an error)
@@ -130,14 +131,15 @@ GINKGO_BUILD_FLAGS ?=
 # schedules, so they run side by side; a spec that judges CPU or timing
 # (suite.Alone: Serial, label judges:cpu / judges:timing) runs alone after
 # them. The java subject starts a JVM per consumer: fewer at once. PROCS=1
-# runs everything in one process, as before.
+# JAVA_PROCS=1 NULL_PROCS=1 runs everything in one process per suite.
 PROCS       ?= 4
 JAVA_PROCS  ?= 2
 # The null subject (OVERLAP_SUBJECTS) sends nothing: its specs wait out
 # their timeouts at almost no CPU, and wait again whenever a serial spec of
 # the subject beside it holds the machine lease. With PROCS of them it
 # outlasted the baseline beside it (243 s to 189 s on 2 cores), and the
-# next subject waited for it.
+# next subject waited for it. On real Kafka it gets KAFKA_PROCS, as every
+# subject does (each process pools its own clusters).
 NULL_PROCS  ?= 8
 # On real Kafka each Ginkgo process pools its own clusters (a container per
 # broker, per cluster shape): fewer processes keep the containers' memory in
@@ -187,8 +189,8 @@ conformance:
 # The same suites on real Apache Kafka (Docker, the local 4.4.0 image; see
 # make docker / kafka-image), added to the same report.
 conformance-kafka: kafka-image
-	@$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(KAFKA_SUBJECTS)" PROCS=$(KAFKA_PROCS)
-	@$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(KAFKA_CONTROLS)" SUITES="$(KAFKA_CONTROL_SUITES)" PROCS=$(KAFKA_PROCS)
+	@$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(KAFKA_SUBJECTS)" PROCS=$(KAFKA_PROCS) JAVA_PROCS=$(KAFKA_PROCS) NULL_PROCS=$(KAFKA_PROCS)
+	@$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(KAFKA_CONTROLS)" SUITES="$(KAFKA_CONTROL_SUITES)" PROCS=$(KAFKA_PROCS) JAVA_PROCS=$(KAFKA_PROCS) NULL_PROCS=$(KAFKA_PROCS)
 	@$(MAKE) --no-print-directory report
 	@$(MAKE) --no-print-directory browser-check
 
@@ -341,7 +343,7 @@ REAL_KAFKA_SUITES   ?= ./specs/regressions ./specs/contract
 
 real-kafka: kafka-image java-driver
 	@start=$$(date +%s); \
-	$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(REAL_KAFKA_SUBJECTS)" SUITES="$(REAL_KAFKA_SUITES)" PROCS=$(KAFKA_PROCS) JAVA_PROCS=$(KAFKA_PROCS); \
+	$(MAKE) --no-print-directory suites TARGET=kafka SUBJECTS="$(REAL_KAFKA_SUBJECTS)" SUITES="$(REAL_KAFKA_SUITES)" PROCS=$(KAFKA_PROCS) JAVA_PROCS=$(KAFKA_PROCS) NULL_PROCS=$(KAFKA_PROCS); \
 	echo "== make real-kafka: $$(( $$(date +%s) - start )) s"
 	@$(MAKE) --no-print-directory report
 
