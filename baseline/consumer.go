@@ -331,15 +331,28 @@ func (p *groupPath) Close(ctx context.Context) error {
 	_ = g.Submit(cctx, "poll-on-close", func(*reactor.Tx) { p.closingPhase = true })
 	_, _ = g.Eng.WaitFor(cctx, func(pub *reactor.Publication) bool {
 		s, ok := pub.Snapshot.(*client.Snapshot)
-		if !ok || s.InFlight > 0 {
-			return false
-		}
-		for _, r := range pub.Decision.Results {
-			if r.Kind != reactor.KindIdle {
-				return false
-			}
-		}
-		return true
+		return ok && s.InFlight == 0 && !unsentBefore(pub.Decision, deadline)
 	})
 	return nil
+}
+
+// unsentBefore reports whether a manager of d has a request to send before
+// deadline: it is Ready, or due to retry by then (a FindCoordinator in its
+// backoff, KAFKA-18569). Java's close-time pass loops while the network
+// client has requests unsent or in flight
+// (NetworkClientDelegate.hasAnyPendingRequests); a timer that falls due
+// after the close is over (metadata.max.age.ms) and a wait for an input
+// are no request, so they do not hold the close to its timer.
+func unsentBefore(d *reactor.Decision, deadline time.Time) bool {
+	for _, r := range d.Results {
+		switch r.Kind {
+		case reactor.KindReady:
+			return true
+		case reactor.KindRetryAt:
+			if r.At.Before(deadline) {
+				return true
+			}
+		}
+	}
+	return false
 }

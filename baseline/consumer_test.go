@@ -67,6 +67,32 @@ func TestConsumeCommitClose(t *testing.T) {
 	}
 }
 
+// The close-time pass ends once nothing is in flight or due to be sent
+// before the close timer; the periodic metadata refresh (metadata.max.age.ms,
+// minutes away) is no pending request and must not hold Close to its timer,
+// as Java's close-time pass waits only on the network client's pending
+// requests. A manually assigned member has no leave to wait for.
+func TestCloseEndsWhenNothingIsPending(t *testing.T) {
+	b := clienttest.StartBroker(t, "t", 1, 10)
+	c, err := baseline.New(clienttest.Config(b, "g"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Assign(managers.TopicPartition{Topic: "t", Partition: 0}); err != nil {
+		t.Fatal(err)
+	}
+	pollN(t, c, 10)
+	const timer = 10 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), timer)
+	defer cancel()
+	if err := c.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("Close returned at its %s timer with nothing pending:\n%s", timer, c.Diagnostics().Diagnose())
+	}
+}
+
 // Today's consumer accepts retry.backoff.ms = 0 (KAFKA-21049); every other
 // invalid field is refused as consumer.New refuses it.
 func TestConfigValidation(t *testing.T) {
