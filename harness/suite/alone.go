@@ -1,6 +1,8 @@
 package suite
 
 import (
+	"slices"
+
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/kreactor/kreactor/harness"
@@ -36,9 +38,12 @@ const LabelJudges = "judges:"
 //
 // Ginkgo's Serial (the spec runs on process 1 after every parallel spec of
 // the suite finished) and one `judges:<kind>` label per kind. Ginkgo unrolls
-// the returned slice. On a subject judged on liveness alone (the null
-// control) the spec keeps its labels but not Serial. It panics on an unknown
-// kind.
+// the returned slice. The spec keeps its labels but not Serial where what
+// it judges cannot be changed by a spec beside it: on a subject judged on
+// liveness alone (the null control), and for a spec that judges CPU alone
+// on a subject whose consumers have no CPU of their own (the reactor and
+// the baseline run in the test process: measure.JudgeCPU shows their
+// figure and never fails on it). It panics on an unknown kind.
 func Alone(kinds ...string) []any {
 	if len(kinds) == 0 {
 		panic("suite.Alone: name what the spec judges (JudgesCPU, JudgesTiming)")
@@ -50,10 +55,19 @@ func Alone(kinds ...string) []any {
 		}
 		labels = append(labels, LabelJudges+k)
 	}
-	if s, err := subjects.Selected(); err == nil && livenessOnly(s) {
+	if s, err := subjects.Selected(); err == nil && (livenessOnly(s) || (!slices.Contains(kinds, JudgesTiming) && cpuShownOnly(s))) {
 		return []any{labels}
 	}
 	return []any{ginkgo.Serial, labels}
+}
+
+// cpuShownOnly reports whether subject s's consumers run in the test
+// process with no CPU of their own (no measure.CPUSampler), so that a CPU
+// figure of them is the process's, shown and never judged
+// (measure.CPUVerdict.Checked).
+func cpuShownOnly(s harness.Subject) bool {
+	c, ok := s.(interface{ CPUShownOnly() bool })
+	return ok && c.CPUShownOnly()
 }
 
 // livenessOnly reports whether subject s is judged on liveness keys alone

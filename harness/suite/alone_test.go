@@ -40,7 +40,31 @@ func TestAloneOnLivenessOnlySubject(t *testing.T) {
 		t.Fatalf("labels %v", d[0])
 	}
 	t.Setenv(subjects.Env, "baseline")
-	if d := Alone(JudgesCPU); len(d) != 2 || d[0] != ginkgo.Serial {
-		t.Fatalf("Alone on the baseline = %v, want Serial and the labels", d)
+	if d := Alone(JudgesTiming); len(d) != 2 || d[0] != ginkgo.Serial {
+		t.Fatalf("Alone(timing) on the baseline = %v, want Serial and the labels", d)
+	}
+}
+
+// A spec that judges CPU alone judges nothing on a subject whose CPU
+// figure is the test process's (shown only), so it runs beside others
+// there; on a subject with CPU of its own, and for timing, it runs alone.
+func TestAloneOnSubjectWithoutOwnCPU(t *testing.T) {
+	for _, tc := range []struct {
+		subject string
+		kinds   []string
+		serial  bool
+	}{
+		{"reactor", []string{JudgesCPU}, false},
+		{"baseline", []string{JudgesCPU}, false},
+		{"reactor", []string{JudgesTiming}, true},
+		{"reactor", []string{JudgesCPU, JudgesTiming}, true},
+		{"kgo", []string{JudgesCPU}, true},
+		{"java", []string{JudgesCPU}, true},
+	} {
+		t.Setenv(subjects.Env, tc.subject)
+		d := Alone(tc.kinds...)
+		if serial := len(d) == 2 && d[0] == ginkgo.Serial; serial != tc.serial {
+			t.Errorf("Alone(%q) on %s = %v, want Serial %v", tc.kinds, tc.subject, d, tc.serial)
+		}
 	}
 }

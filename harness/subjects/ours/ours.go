@@ -17,6 +17,12 @@ type Reactor struct{}
 // Name is "reactor".
 func (Reactor) Name() string { return "reactor" }
 
+// CPUShownOnly reports true: the consumers run in the test process and
+// have no CPU of their own, so a spec's CPU figure of them is the
+// process's, shown only (measure.JudgeCPU), and a spec that judges CPU
+// alone need not run alone on them (suite.Alone).
+func (Reactor) CPUShownOnly() bool { return true }
+
 // New calls consumer.New. The consumer's recorded trace is one the
 // protocol's model validates (TraceOf; harness/suite does so when the spec
 // that built it ends).
@@ -58,6 +64,9 @@ type Baseline struct{}
 
 // Name is "baseline".
 func (Baseline) Name() string { return "baseline" }
+
+// CPUShownOnly reports true, as Reactor's does.
+func (Baseline) CPUShownOnly() bool { return true }
 
 // New calls baseline.New.
 func (Baseline) New(cfg consumer.Config) (harness.Consumer, error) { return probed(baseline.New(cfg)) }
