@@ -20,7 +20,7 @@
 #   make conformance PROCS=1 JAVA_PROCS=1 NULL_PROCS=1
 #                     one Ginkgo process per suite (default 4, java 2, null 8, every
 #                     subject KAFKA_PROCS 2 on real Kafka); specs that judge CPU or timing
-#                     (suite.Alone; CPU alone only on the real clients: docs/running.md)
+#                     (suite.Alone; CPU only: alone except on the reactor, docs/running.md)
 #                     run alone, after the suite's parallel specs
 #   make conformance RUNS=5      repeat the suites; the report shows min/median/max per figure
 #   make conformance LABEL_FILTER='covers:KAFKA-20253'

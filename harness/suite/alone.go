@@ -41,8 +41,8 @@ const LabelJudges = "judges:"
 // the returned slice. The spec keeps its labels but not Serial where what
 // it judges cannot be changed by a spec beside it: on a subject judged on
 // liveness alone (the null control), and for a spec that judges CPU alone
-// on a subject whose consumers have no CPU of their own (the reactor and
-// the baseline run in the test process: measure.JudgeCPU shows their
+// on a subject that says such specs may run beside others (the reactor:
+// its consumers run in the test process, so measure.JudgeCPU shows their
 // figure and never fails on it). It panics on an unknown kind.
 func Alone(kinds ...string) []any {
 	if len(kinds) == 0 {
@@ -55,19 +55,19 @@ func Alone(kinds ...string) []any {
 		}
 		labels = append(labels, LabelJudges+k)
 	}
-	if s, err := subjects.Selected(); err == nil && (livenessOnly(s) || (!slices.Contains(kinds, JudgesTiming) && cpuShownOnly(s))) {
+	if s, err := subjects.Selected(); err == nil && (livenessOnly(s) || (!slices.Contains(kinds, JudgesTiming) && cpuSpecsBeside(s))) {
 		return []any{labels}
 	}
 	return []any{ginkgo.Serial, labels}
 }
 
-// cpuShownOnly reports whether subject s's consumers run in the test
-// process with no CPU of their own (no measure.CPUSampler), so that a CPU
-// figure of them is the process's, shown and never judged
-// (measure.CPUVerdict.Checked).
-func cpuShownOnly(s harness.Subject) bool {
-	c, ok := s.(interface{ CPUShownOnly() bool })
-	return ok && c.CPUShownOnly()
+// cpuSpecsBeside reports whether subject s lets a spec that judges CPU
+// only run beside other specs: its CPU figure is shown and never judged
+// (measure.CPUVerdict.Checked), and its own load leaves the specs beside
+// it alone.
+func cpuSpecsBeside(s harness.Subject) bool {
+	c, ok := s.(interface{ CPUSpecsBeside() bool })
+	return ok && c.CPUSpecsBeside()
 }
 
 // livenessOnly reports whether subject s is judged on liveness keys alone
