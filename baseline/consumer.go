@@ -331,27 +331,28 @@ func (p *groupPath) Close(ctx context.Context) error {
 	_ = g.Submit(cctx, "poll-on-close", func(*reactor.Tx) { p.closingPhase = true })
 	_, _ = g.Eng.WaitFor(cctx, func(pub *reactor.Publication) bool {
 		s, ok := pub.Snapshot.(*client.Snapshot)
-		return ok && s.InFlight == 0 && !unsentBefore(pub.Decision, deadline)
+		return ok && s.InFlight == 0 && !unsentBefore(pub.Decision, deadline, g.Meta.Name())
 	})
 	return nil
 }
 
-// unsentBefore reports whether a manager of d has a request to send before
-// deadline: it is Ready, or due to retry by then (a FindCoordinator in its
-// backoff, KAFKA-18569). Java's close-time pass loops while the network
-// client has requests unsent or in flight
-// (NetworkClientDelegate.hasAnyPendingRequests); a timer that falls due
-// after the close is over (metadata.max.age.ms) and a wait for an input
-// are no request, so they do not hold the close to its timer.
-func unsentBefore(d *reactor.Decision, deadline time.Time) bool {
+// unsentBefore reports whether a request manager of d has a request to send
+// before deadline: it is Ready, or due to retry by then (a FindCoordinator
+// in its backoff, KAFKA-18569). Java's close-time pass loops while the
+// network client has requests unsent or in flight
+// (NetworkClientDelegate.hasAnyPendingRequests). A wait for an input is no
+// request, and neither is the metadata refresh timer (the manager named
+// metadata: metadata.max.age.ms, or a refresh after an error): Java's
+// metadata is the network client's own, not a request manager's, and is
+// sent during the pass only when due while it polls. So none of these
+// holds the close to its timer.
+func unsentBefore(d *reactor.Decision, deadline time.Time, metadata string) bool {
 	for _, r := range d.Results {
-		switch r.Kind {
-		case reactor.KindReady:
+		switch {
+		case r.Kind == reactor.KindReady:
 			return true
-		case reactor.KindRetryAt:
-			if r.At.Before(deadline) {
-				return true
-			}
+		case r.Kind == reactor.KindRetryAt && r.Manager != metadata && r.At.Before(deadline):
+			return true
 		}
 	}
 	return false
