@@ -331,27 +331,28 @@ func (p *groupPath) Close(ctx context.Context) error {
 	_ = g.Submit(cctx, "poll-on-close", func(*reactor.Tx) { p.closingPhase = true })
 	_, _ = g.Eng.WaitFor(cctx, func(pub *reactor.Publication) bool {
 		s, ok := pub.Snapshot.(*client.Snapshot)
-		return ok && s.InFlight == 0 && !unsentBefore(pub.Decision, deadline, g.Meta.Name())
+		return ok && s.InFlight == 0 && !unsent(pub.Decision, g.Meta.Name())
 	})
 	return nil
 }
 
-// unsentBefore reports whether a request manager of d has a request to send
-// before deadline: it is Ready, or due to retry by then (a FindCoordinator
-// in its backoff, KAFKA-18569). Java's close-time pass loops while the
-// network client has requests unsent or in flight
-// (NetworkClientDelegate.hasAnyPendingRequests). A wait for an input is no
+// unsent reports whether a request manager of d still has a request to
+// send: it is Ready, or due to retry (a FindCoordinator in its backoff
+// while the coordinator is unknown, KAFKA-18569). Java's close-time pass
+// loops while the network client has requests unsent or in flight
+// (NetworkClientDelegate.hasAnyPendingRequests), until its timer; a
+// manager that keeps producing requests holds it there, which is how
+// KAFKA-18569's close takes its full timeout. A wait for an input is no
 // request, and neither is the metadata refresh timer (the manager named
 // metadata: metadata.max.age.ms, or a refresh after an error): Java's
 // metadata is the network client's own, not a request manager's, and is
-// sent during the pass only when due while it polls. So none of these
-// holds the close to its timer.
-func unsentBefore(d *reactor.Decision, deadline time.Time, metadata string) bool {
+// sent during the pass only when due while it polls.
+func unsent(d *reactor.Decision, metadata string) bool {
 	for _, r := range d.Results {
 		switch {
 		case r.Kind == reactor.KindReady:
 			return true
-		case r.Kind == reactor.KindRetryAt && r.Manager != metadata && r.At.Before(deadline):
+		case r.Kind == reactor.KindRetryAt && r.Manager != metadata:
 			return true
 		}
 	}
