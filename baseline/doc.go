@@ -36,7 +36,9 @@
 //     background errors do not signal, positions advanced when records are
 //     collected, and close as a sequence of separate waits (stop discovery,
 //     leave, wait for commits, a close-time pass until nothing is in
-//     flight; KAFKA-18569, KAFKA-19357).
+//     flight and no request manager has a request to send or a retry due;
+//     the metadata refresh timer is the network client's in Java and holds
+//     nothing; KAFKA-18569, KAFKA-19357).
 //
 // Which release it models. The baseline models each Jira's shape as the
 // Jira reported it, not one kafka-clients release: the release matrix
