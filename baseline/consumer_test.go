@@ -67,11 +67,12 @@ func TestConsumeCommitClose(t *testing.T) {
 	}
 }
 
-// The close-time pass ends once nothing is in flight or due to be sent
-// before the close timer; the periodic metadata refresh (metadata.max.age.ms,
-// minutes away) is no pending request and must not hold Close to its timer,
-// as Java's close-time pass waits only on the network client's pending
-// requests. A manually assigned member has no leave to wait for.
+// The close-time pass ends once nothing is in flight and no request
+// manager has a request to send or a retry due; the periodic metadata
+// refresh (metadata.max.age.ms) is no pending request and must not hold
+// Close to its timer, as Java's close-time pass waits only on the network
+// client's pending requests. A manually assigned member has no leave to
+// wait for.
 func TestCloseEndsWhenNothingIsPending(t *testing.T) {
 	b := clienttest.StartBroker(t, "t", 1, 10)
 	c, err := baseline.New(clienttest.Config(b, "g"))
