@@ -87,6 +87,15 @@ func metrics(res Result) []metric {
 		if res.ContextSwitches > 0 && n > 0 {
 			out = append(out, metric{float64(res.ContextSwitches) / n, "ctxsw/record"})
 		}
+		// What one record costs when it arrives alone (about one Fetch
+		// answer and one loop step per record at this rate): the part of
+		// the latency a client spends computing, without the broker's.
+		if n > 0 && res.CPU > 0 {
+			out = append(out, metric{float64(res.CPU.Nanoseconds()) / n, "ns-cpu/record"})
+		}
+		if n > 0 && res.Allocs > 0 {
+			out = append(out, metric{float64(res.Allocs) / n, "allocs/record"}, metric{float64(res.AllocBytes) / n, "B/record"})
+		}
 	case KindBacklog:
 		mb := func(b int64) float64 { return float64(b) / (1 << 20) }
 		out = append(out, metric{mb(res.RSS), "rss-MB"}, metric{mb(res.HeapUsed), "heap-MB"})
@@ -124,7 +133,7 @@ func writeLine(w io.Writer, res Result) {
 // perfUnits are the figures the perf table keeps, per kind.
 var perfUnits = map[string][]string{
 	KindThroughput: {"records/s", "ns-cpu/record", "allocs/record", "B/record", "steps/record"},
-	KindLatency:    {"p50-ms", "p99-ms", "read-p50-ms", "ctxsw/record"},
+	KindLatency:    {"p50-ms", "p99-ms", "read-p50-ms", "ctxsw/record", "ns-cpu/record", "allocs/record", "B/record"},
 	KindBacklog:    {"rss-MB", "heap-MB", "peak-rss-MB"},
 	KindIdle:       {"cpu-ms/min", "ctxsw/min", "steps/min"},
 }

@@ -271,7 +271,8 @@ func (r *runner) latency(ctx context.Context, cl *cluster, base Job) {
 		j.Records = int(float64(o.LatencyRate) * d.Seconds())
 		j.Group = fmt.Sprintf("bench-%s-latency-%s-r%d", base.Target, s, round)
 		if o.ProfileDir != "" && !isJava(s) && round > 0 { // not the warm-up's
-			j.CPUProfile = filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-latency-r%d.cpu.pprof", base.Target, s, round))
+			stem := filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-latency-r%d", base.Target, s, round))
+			j.CPUProfile, j.MemProfile = stem+".cpu.pprof", stem+".allocs.pprof"
 			j.CPUProfileHz = lowCPUProfileHz
 		}
 		return r.child(ctx, j, func() error {
