@@ -286,7 +286,11 @@ func (f *Fetch) Take(max int) ([]managers.Record, map[managers.TopicPartition]ma
 			case out == nil:
 				out, aliased = c[:k:k], true
 			case aliased:
-				grown := make([]managers.Record, len(out), max)
+				// Sized by what can still be taken, not by max: with
+				// max.poll.records 500 a slice for max is about 60 KB,
+				// allocated and zeroed for two records of two partitions
+				// (the record step at low rates).
+				grown := make([]managers.Record, len(out), min(max, len(out)+f.buffered))
 				copy(grown, out)
 				out, aliased = append(grown, c[:k]...), false
 			default:
