@@ -140,7 +140,8 @@ func timed(j Job, c client, r *Result, fn func() error) error {
 			return err
 		}
 		r.GoCPU, r.JVMCPU = r.CPU, jvm1.Sub(jvm0).Process
-		r.ContextSwitches = 0 // the driver's, not the JVM's: not measured
+		r.ContextSwitches = 0           // the driver's, not the JVM's: not measured
+		r.Allocs, r.AllocBytes = -1, -1 // likewise: the driver's JSON, not the consumer's
 		r.CPU = r.GoCPU + r.JVMCPU
 	}
 	if j.MemProfile != "" {

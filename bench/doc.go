@@ -14,8 +14,10 @@
 //   - lines in the `go test -bench` format (benchstat reads them), one per
 //     job: BenchmarkConsume/target=T/subject=S with records/s,
 //     ns-cpu/record, allocs/record and B/record; BenchmarkLatency with
-//     p50-ms, p99-ms; BenchmarkBacklog with rss-MB, heap-MB; BenchmarkIdle
-//     with cpu-ms/min;
+//     p50-ms, p90-ms, p99-ms, max-ms, read-p50-ms, read-p99-ms,
+//     ctxsw/record, ns-cpu/record, allocs/record and B/record;
+//     BenchmarkBacklog with rss-MB, heap-MB; BenchmarkIdle with
+//     cpu-ms/min;
 //   - a JSON perf table (reports.PerfTable) for `kreactor report -perf`.
 //
 // Measurements (Job.Kind):

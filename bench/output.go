@@ -87,13 +87,14 @@ func metrics(res Result) []metric {
 		if res.ContextSwitches > 0 && n > 0 {
 			out = append(out, metric{float64(res.ContextSwitches) / n, "ctxsw/record"})
 		}
-		// What one record costs when it arrives alone (about one Fetch
-		// answer and one loop step per record at this rate): the part of
-		// the latency a client spends computing, without the broker's.
+		// The consumer process's CPU (user + system, every thread) over
+		// the timed part, per record: at this rate about one Fetch answer
+		// a record, so mostly what each arriving record costs the client,
+		// with its heartbeats, GC and the kernel's network work in it.
 		if n > 0 && res.CPU > 0 {
 			out = append(out, metric{float64(res.CPU.Nanoseconds()) / n, "ns-cpu/record"})
 		}
-		if n > 0 && res.Allocs > 0 {
+		if n > 0 && res.Allocs > 0 { // Go subjects only (Java: -1)
 			out = append(out, metric{float64(res.Allocs) / n, "allocs/record"}, metric{float64(res.AllocBytes) / n, "B/record"})
 		}
 	case KindBacklog:

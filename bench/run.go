@@ -52,10 +52,11 @@ type Options struct {
 	Exe string
 	// ProfileDir, if set, receives a CPU and an allocation profile of each
 	// Go subject's throughput job (<target>-<subject>-r<k>.cpu.pprof,
-	// .allocs.pprof), and a CPU profile of its latency jobs
-	// (<target>-<subject>-latency-r<k>.cpu.pprof) and of its idle job
-	// (<target>-<subject>-idle-r<k>.cpu.pprof), those two sampled at
-	// lowCPUProfileHz.
+	// .allocs.pprof) and latency jobs (<target>-<subject>-latency-r<k>
+	// .cpu.pprof, .allocs.pprof), and a CPU profile of its idle job
+	// (<target>-<subject>-idle-r<k>.cpu.pprof); the latency and idle CPU
+	// profiles are sampled at lowCPUProfileHz. An allocation profile
+	// counts from the child's start, the join included.
 	ProfileDir string
 	// Bench receives the benchmark lines; Log the progress (nil: discard).
 	Bench, Log io.Writer

@@ -31,7 +31,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&d.BacklogRecords, "backlog", d.BacklogRecords, "backlog: records waiting")
 	fs.DurationVar(&d.IdleWindow, "idle-window", d.IdleWindow, "idle: measured window")
 	fs.IntVar(&d.IdleRounds, "idle-rounds", d.IdleRounds, "idle: rounds (every subject idle together in each)")
-	fs.StringVar(&d.ProfileDir, "profiles", "", "directory for CPU and allocation profiles of each Go subject's throughput job, and CPU profiles of its latency and idle jobs (1000 Hz)")
+	fs.StringVar(&d.ProfileDir, "profiles", "", "directory for CPU and allocation profiles of each Go subject's throughput and latency jobs, and CPU profiles of its idle jobs (latency and idle CPU profiles at 1000 Hz)")
 	out := fs.String("out", "-", "benchmark lines (benchstat format); - for stdout")
 	perf := fs.String("perf", "", "perf table JSON for `kreactor report -perf`")
 	job := fs.String("job", "", "(child) run one measurement given as JSON and write its result to stdout")
