@@ -287,7 +287,7 @@ func (f *Fetch) Take(max int) ([]managers.Record, map[managers.TopicPartition]ma
 				out, aliased = c[:k:k], true
 			case aliased:
 				// Sized by what can still be taken, not by max: with
-				// max.poll.records 500 a slice for max is about 60 KB,
+				// max.poll.records 500 a slice for max is about 68 KB,
 				// allocated and zeroed for two records of two partitions
 				// (the record step at low rates).
 				grown := make([]managers.Record, len(out), min(max, len(out)+f.buffered))

@@ -193,7 +193,7 @@ func TestFetchTake(t *testing.T) {
 		t.Fatalf("second take: %s, positions %v; want t/1 10-11 then t/0 12 (round-robin), positions 13 and 12", got, pos)
 	}
 	// The copy is sized by what was buffered (3), not by the Poll's max
-	// (10): max.poll.records 500 would be a 60 KB slice for a few records.
+	// (10): max.poll.records 500 would be a 68 KB slice for a few records.
 	if cap(recs) != 3 {
 		t.Fatalf("second take: capacity %d for 3 records of a take(10), want 3", cap(recs))
 	}
