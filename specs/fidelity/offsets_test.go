@@ -93,13 +93,39 @@ func offsetFetch(ctx context.Context, p *probe, v int16, groups []string, topic 
 	return out
 }
 
-// offsetFetchCode is an OffsetFetch answer's first group-level error.
+// offsetFetchCode is an OffsetFetch answer's first group-level error or,
+// without one, its first partition error: v0-v1 have no group-level error,
+// so a coordinator still loading the group's offsets (Kafka's
+// GroupCoordinator right after __consumer_offsets moves) answers
+// COORDINATOR_LOAD_IN_PROGRESS on every partition, which toCoordinator
+// must see to retry.
 func offsetFetchCode(r kmsg.Response) int16 {
 	resp := r.(*kmsg.OffsetFetchResponse)
 	if resp.Version <= 7 || len(resp.Groups) == 0 {
-		return resp.ErrorCode
+		if resp.ErrorCode != 0 {
+			return resp.ErrorCode
+		}
+		for _, t := range resp.Topics {
+			for _, p := range t.Partitions {
+				if p.ErrorCode != 0 {
+					return p.ErrorCode
+				}
+			}
+		}
+		return 0
 	}
-	return resp.Groups[0].ErrorCode
+	g := resp.Groups[0]
+	if g.ErrorCode != 0 {
+		return g.ErrorCode
+	}
+	for _, t := range g.Topics {
+		for _, p := range t.Partitions {
+			if p.ErrorCode != 0 {
+				return p.ErrorCode
+			}
+		}
+	}
+	return 0
 }
 
 // offsetCommit sends an OffsetCommit at version v for group (generation or
