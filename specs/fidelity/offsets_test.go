@@ -101,28 +101,26 @@ func offsetFetch(ctx context.Context, p *probe, v int16, groups []string, topic 
 // must see to retry.
 func offsetFetchCode(r kmsg.Response) int16 {
 	resp := r.(*kmsg.OffsetFetchResponse)
+	var codes []int16 // the group's error first, then its partitions'
 	if resp.Version <= 7 || len(resp.Groups) == 0 {
-		if resp.ErrorCode != 0 {
-			return resp.ErrorCode
-		}
+		codes = append(codes, resp.ErrorCode)
 		for _, t := range resp.Topics {
 			for _, p := range t.Partitions {
-				if p.ErrorCode != 0 {
-					return p.ErrorCode
-				}
+				codes = append(codes, p.ErrorCode)
 			}
 		}
-		return 0
-	}
-	g := resp.Groups[0]
-	if g.ErrorCode != 0 {
-		return g.ErrorCode
-	}
-	for _, t := range g.Topics {
-		for _, p := range t.Partitions {
-			if p.ErrorCode != 0 {
-				return p.ErrorCode
+	} else {
+		g := resp.Groups[0]
+		codes = append(codes, g.ErrorCode)
+		for _, t := range g.Topics {
+			for _, p := range t.Partitions {
+				codes = append(codes, p.ErrorCode)
 			}
+		}
+	}
+	for _, c := range codes {
+		if c != 0 {
+			return c
 		}
 	}
 	return 0
