@@ -72,7 +72,7 @@ type transport struct {
 	flight    atomic.Int64 // requests sent and not yet completed
 
 	mu      sync.Mutex // guards clients, closed, idle
-	clients map[string]*kgo.Client
+	clients map[string]seeded
 	closed  bool
 	idle    int         // workers waiting on work, less the requests handed to them
 	work    chan func() // hands a request to an idle worker, nil stops one; never full
@@ -86,7 +86,7 @@ const maxIdleWorkers = 8
 
 func newTransport(cfg *config.Common, clientID string, rnd *randoms) *transport {
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &transport{timeout: cfg.RequestTimeout, ctx: ctx, cancel: cancel, clients: map[string]*kgo.Client{}, work: make(chan func(), maxIdleWorkers),
+	t := &transport{timeout: cfg.RequestTimeout, ctx: ctx, cancel: cancel, clients: map[string]seeded{}, work: make(chan func(), maxIdleWorkers),
 		reconnect: managers.NewReconnect(rnd.transportBackoff(managers.NewBackoff(cfg.ReconnectBackoff, cfg.ReconnectBackoffMax))),
 		setup:     rnd.transportBackoff(managers.NewBackoff(cfg.SocketConnectionSetupTimeout, cfg.SocketConnectionSetupTimeoutMax))}
 	dial := cfg.Dial
@@ -109,21 +109,35 @@ func newTransport(cfg *config.Common, clientID string, rnd *randoms) *transport 
 	return t
 }
 
-func (t *transport) client(addr string) (*kgo.Client, error) {
+// client returns the seed broker handle of addr's kgo client, made on
+// first use. Errors: ErrClosed once the transport closed; kgo.NewClient's
+// error, wrapped with addr.
+func (t *transport) client(addr string) (*kgo.Broker, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
 		return nil, ErrClosed
 	}
-	if cl, ok := t.clients[addr]; ok {
-		return cl, nil
+	if c, ok := t.clients[addr]; ok {
+		return c.broker, nil
 	}
 	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(addr)}, t.opts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("consumer: client for broker %q: %w", addr, err)
 	}
-	t.clients[addr] = cl
-	return cl, nil
+	// The seed broker handle is fixed for the client's life; looked up
+	// once, not per request (kgo's SeedBrokers builds a new slice and
+	// handle on every call).
+	c := seeded{client: cl, broker: cl.SeedBrokers()[0]}
+	t.clients[addr] = c
+	return c.broker, nil
+}
+
+// seeded is the kgo client of one broker address and its seed broker
+// handle, through which every request to that address goes.
+type seeded struct {
+	client *kgo.Client
+	broker *kgo.Broker
 }
 
 // Send implements reactor.Transport.
@@ -161,14 +175,18 @@ func (t *transport) Send(req *reactor.Request, done func(any, error)) {
 			finish(nil, err) // reconnect.backoff.ms: no attempt before it ends
 			return
 		}
-		cl, err := t.client(addr)
+		br, err := t.client(addr)
 		if err != nil {
 			finish(nil, err)
 			return
 		}
 		ctx, cancel := context.WithTimeout(t.ctx, t.timeout)
-		defer cancel()
-		resp, err := cl.SeedBrokers()[0].Request(ctx, call.Req)
+		resp, err := br.Request(ctx, call.Req)
+		// Cancelled before the completion, not deferred past it: done
+		// readies the loop on this goroutine's P, where it runs only once
+		// this goroutine parks, so work left after done delays the step
+		// that applies the answer.
+		cancel()
 		err = t.reconnect.Observe(addr, time.Now(), err)
 		if err == nil && call.Decode != nil {
 			finish(call.Decode(resp), nil) // off the loop (managers.Call.Decode)
@@ -220,7 +238,7 @@ func (t *transport) close() {
 		t.work <- nil // stops an idle worker
 	}
 	t.wg.Wait()
-	for _, cl := range clients {
-		cl.Close()
+	for _, c := range clients {
+		c.client.Close()
 	}
 }
