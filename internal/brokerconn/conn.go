@@ -1,0 +1,349 @@
+package brokerconn
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kbin"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kreactor/kreactor/wire"
+)
+
+// Options configure a Conn.
+type Options struct {
+	// Formatter writes request headers; it carries client.id.
+	Formatter *kmsg.RequestFormatter
+	// Dial opens the socket. ctx ends when the Conn is closed; Dial bounds
+	// the attempt itself (socket.connection.setup.timeout.ms). Its error
+	// reaches every queued request wrapped as is, so a refused dial
+	// (*net.OpError, Op "dial") stays recognisable.
+	Dial func(ctx context.Context) (net.Conn, error)
+	// HandshakeTimeout bounds ApiVersions after the dial (the consumer
+	// gives request.timeout.ms).
+	HandshakeTimeout time.Duration
+	// MaxResponse is the largest response frame accepted after its size
+	// prefix, bytes; 0 means wire.DefaultMaxFrame (100 MiB).
+	MaxResponse int32
+}
+
+// Conn is one connection to one broker. Do queues requests; a writer
+// goroutine dials, negotiates versions and writes them; a reader goroutine
+// matches answers and calls each request's done. Once the connection fails
+// (the dial, ApiVersions, a write, a read, a request timeout, Close) every
+// request on it, and every later Do, fails with the cause: the Conn is not
+// reused, the caller opens a new one (Err says when).
+type Conn struct {
+	addr   string
+	opt    Options
+	ctx    context.Context // ends on failure: stops the dial and the writer
+	cancel context.CancelFunc
+	wake   chan struct{} // capacity 1: Do tells the writer there is work
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex // guards the fields below
+	err      error      // set once, on failure
+	nc       net.Conn   // nil until dialed
+	queue    []*pending // queued by Do, not yet written
+	inflight []*pending // written, unanswered, in write order
+	throttle time.Time  // no write before it (KIP-219)
+}
+
+// pending is one request on a Conn.
+type pending struct {
+	req      kmsg.Request
+	deadline time.Time
+	done     func(kmsg.Response, error)
+	corr     int32
+}
+
+// Open returns a Conn to addr and starts connecting in the background;
+// requests queued with Do before the connection is ready are written once it
+// is.
+func Open(addr string, opt Options) *Conn {
+	if opt.MaxResponse == 0 {
+		opt.MaxResponse = wire.DefaultMaxFrame
+	}
+	c := &Conn{addr: addr, opt: opt, wake: make(chan struct{}, 1)}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.wg.Add(1)
+	go c.write()
+	return c
+}
+
+// Do queues req, to be sent at the highest version both kmsg and the broker
+// support (Do sets req's version), and calls done exactly once, from the
+// Conn's reader or writer goroutine, never from Do: with the answer, or with
+// an error. done's errors: *UnsupportedError; one wrapping
+// context.DeadlineExceeded when no answer came by deadline; the connection's
+// failure for every other request on it. Do never blocks on the network. It
+// returns the Conn's failure, and takes nothing, once the Conn failed (Err).
+func (c *Conn) Do(req kmsg.Request, deadline time.Time, done func(kmsg.Response, error)) error {
+	p := &pending{req: req, deadline: deadline, done: done}
+	c.mu.Lock()
+	if err := c.err; err != nil {
+		c.mu.Unlock()
+		return err
+	}
+	c.queue = append(c.queue, p)
+	c.mu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default: // the writer is already told
+	}
+	return nil
+}
+
+// Err is nil while the Conn takes requests, then why it stopped.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// Close fails every request still on the Conn with err, closes the socket
+// and waits for the Conn's goroutines.
+func (c *Conn) Close(err error) {
+	c.fail(err, nil, nil)
+	c.wg.Wait()
+}
+
+// write is the writer goroutine: it connects, then writes what Do queues,
+// each wake-up's requests in one Write.
+func (c *Conn) write() {
+	defer c.wg.Done()
+	nc, err := c.opt.Dial(c.ctx)
+	if err != nil {
+		c.fail(fmt.Errorf("brokerconn: dial %s: %w", c.addr, err), nil, nil)
+		return
+	}
+	c.mu.Lock()
+	if c.err != nil { // closed during the dial
+		c.mu.Unlock()
+		nc.Close()
+		return
+	}
+	c.nc = nc
+	c.mu.Unlock()
+	v, err := handshake(nc, c.opt.Formatter, time.Now().Add(c.opt.HandshakeTimeout), c.opt.MaxResponse)
+	if err != nil {
+		c.fail(fmt.Errorf("brokerconn: ApiVersions with %s: %w", c.addr, err), nil, nil)
+		return
+	}
+	c.wg.Add(1)
+	go c.read(nc)
+
+	var (
+		buf    []byte
+		batch  []*pending
+		failed []*pending
+		errs   []error
+		corr   int32 = 2 // after the handshake's
+	)
+	for {
+		select {
+		case <-c.wake:
+		case <-c.ctx.Done():
+			return
+		}
+		c.mu.Lock()
+		until := c.throttle
+		c.mu.Unlock()
+		if wait := time.Until(until); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-c.ctx.Done():
+				t.Stop()
+				return
+			}
+		}
+
+		now := time.Now()
+		buf, failed, errs = buf[:0], failed[:0], errs[:0]
+		c.mu.Lock()
+		if c.err != nil {
+			c.mu.Unlock()
+			return
+		}
+		batch, c.queue = c.queue, batch[:0]
+		idle := len(c.inflight) == 0
+		for _, p := range batch {
+			ver, err := v.pick(p.req)
+			if err == nil && !now.Before(p.deadline) {
+				err = c.timeout(p)
+			}
+			if err != nil {
+				failed, errs = append(failed, p), append(errs, err)
+				continue
+			}
+			p.req.SetVersion(ver)
+			corr++
+			p.corr = corr
+			// AppendRequest writes the size prefix at the start of the
+			// slice it is given, so each request starts a slice of its
+			// own (past the ones before it in buf's array).
+			at := len(buf)
+			buf = append(buf[:at], c.opt.Formatter.AppendRequest(buf[at:], p.req, corr)...)
+			c.inflight = append(c.inflight, p)
+		}
+		clear(batch)
+		if idle && len(c.inflight) > 0 {
+			nc.SetReadDeadline(c.inflight[0].deadline)
+		}
+		var first time.Time
+		if len(c.inflight) > 0 {
+			first = c.inflight[0].deadline
+		}
+		c.mu.Unlock()
+		for i, p := range failed {
+			p.done(nil, errs[i])
+		}
+		clear(failed)
+		if len(buf) == 0 {
+			continue
+		}
+		nc.SetWriteDeadline(first)
+		if _, err := nc.Write(buf); err != nil {
+			c.fail(fmt.Errorf("brokerconn: write to %s: %w", c.addr, err), nil, nil)
+			return
+		}
+	}
+}
+
+// read is the reader goroutine: it reads answers in order and completes the
+// request at the head of inflight with each. The read deadline is always the
+// head's deadline (none while nothing is in flight).
+func (c *Conn) read(nc net.Conn) {
+	defer c.wg.Done()
+	for {
+		frame, _, err := wire.ReadFrame(nc, wire.MinResponseSize, c.opt.MaxResponse)
+		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				if head := c.pop(nc); head != nil {
+					// Java's NetworkClient disconnects a node whose request
+					// timed out; the requests behind it fail with the
+					// disconnection, not with a timeout of their own.
+					name := kmsg.Key(head.req.Key()).Name()
+					c.fail(fmt.Errorf("brokerconn: connection to %s closed: %s timed out before them", c.addr, name), head, c.timeout(head))
+					return
+				}
+			}
+			c.fail(fmt.Errorf("brokerconn: read from %s: %w", c.addr, err), nil, nil)
+			return
+		}
+		p := c.pop(nc)
+		if p == nil {
+			c.fail(fmt.Errorf("brokerconn: %s answered with correlation id %d and nothing in flight: %w", c.addr, binary.BigEndian.Uint32(frame[wire.SizeLen:]), wire.ErrMalformed), nil, nil)
+			return
+		}
+
+		resp, err := c.decode(p, frame)
+		if err != nil {
+			// The answers are out of step with the requests, or unreadable:
+			// nothing later on the connection can be trusted.
+			c.fail(err, p, err)
+			return
+		}
+		if t, ok := resp.(kmsg.ThrottleResponse); ok {
+			if ms, after := t.Throttle(); after && ms > 0 {
+				until := time.Now().Add(time.Duration(ms) * time.Millisecond)
+				c.mu.Lock()
+				if until.After(c.throttle) {
+					c.throttle = until
+				}
+				c.mu.Unlock()
+			}
+		}
+		p.done(resp, nil)
+	}
+}
+
+// pop removes the request at the head of inflight and returns it (nil when
+// none is in flight), and moves the read deadline to the next one's.
+func (c *Conn) pop(nc net.Conn) *pending {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.inflight) == 0 {
+		return nil
+	}
+	p := c.inflight[0]
+	n := copy(c.inflight, c.inflight[1:])
+	c.inflight[n] = nil
+	c.inflight = c.inflight[:n]
+	if n > 0 {
+		nc.SetReadDeadline(c.inflight[0].deadline)
+	} else {
+		nc.SetReadDeadline(time.Time{})
+	}
+	return p
+}
+
+// decode reads frame as the answer to p: the correlation id must be p's;
+// the response header has tags when p's version is flexible (header v1),
+// except ApiVersions (KIP-511). Errors wrap wire.ErrMalformed and name the
+// bad value.
+func (c *Conn) decode(p *pending, frame []byte) (kmsg.Response, error) {
+	key, ver := kmsg.Key(p.req.Key()), p.req.GetVersion()
+	if got := int32(binary.BigEndian.Uint32(frame[wire.SizeLen:])); got != p.corr {
+		return nil, fmt.Errorf("brokerconn: %s answered correlation id %d, want %d (%s v%d): %w", c.addr, got, p.corr, key.Name(), ver, wire.ErrMalformed)
+	}
+	body := frame[wire.SizeLen+wire.MinResponseSize:]
+	if p.req.IsFlexible() && key != kmsg.ApiVersions {
+		r := kbin.Reader{Src: body}
+		kmsg.SkipTags(&r)
+		if !r.Ok() {
+			return nil, fmt.Errorf("brokerconn: %s v%d answer from %s: truncated header tags: %w", key.Name(), ver, c.addr, wire.ErrMalformed)
+		}
+		body = r.Src
+	}
+	resp := p.req.ResponseKind()
+	resp.SetVersion(ver)
+	if err := resp.ReadFrom(body); err != nil {
+		return nil, fmt.Errorf("brokerconn: %s v%d answer from %s, %d bytes: %w (%w)", key.Name(), ver, c.addr, len(body), err, wire.ErrMalformed)
+	}
+	return resp, nil
+}
+
+// timeout is the error of p unanswered by its deadline.
+func (c *Conn) timeout(p *pending) error {
+	return fmt.Errorf("brokerconn: %s to %s unanswered by its deadline (request.timeout.ms): %w", kmsg.Key(p.req.Key()).Name(), c.addr, context.DeadlineExceeded)
+}
+
+// fail marks the Conn failed with cause (the first failure wins), closes the
+// socket and completes every request on it with cause, and own (the request
+// that caused the failure, already taken off inflight) with ownErr.
+func (c *Conn) fail(cause error, own *pending, ownErr error) {
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		if own != nil {
+			own.done(nil, ownErr) // popped before the failure was seen
+		}
+		return
+	}
+	c.err = cause
+	nc := c.nc
+	inflight, queue := c.inflight, c.queue
+	c.inflight, c.queue = nil, nil
+	c.mu.Unlock()
+	c.cancel()
+	if nc != nil {
+		nc.Close()
+	}
+	if own != nil {
+		own.done(nil, ownErr)
+	}
+	for _, p := range inflight {
+		p.done(nil, cause)
+	}
+	for _, p := range queue {
+		p.done(nil, cause)
+	}
+}

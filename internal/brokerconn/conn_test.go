@@ -1,0 +1,243 @@
+package brokerconn
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kreactor/kreactor/wire"
+)
+
+// Requests are pipelined and answered in order: three Metadata requests
+// queued at once are all answered, each with its own version and
+// correlation id, and arrive in the order Do queued them.
+func TestPipelinedInOrder(t *testing.T) {
+	b := newScripted(t, answerKeys)
+	c := open(t, b.ln.Addr().String())
+	var chs []<-chan result
+	for i := range 3 {
+		req := kmsg.NewPtrMetadataRequest()
+		req.Topics = []kmsg.MetadataRequestTopic{{Topic: kmsg.StringPtr(string(rune('a' + i)))}}
+		chs = append(chs, do(t, c, req, 5*time.Second))
+	}
+	for i, ch := range chs {
+		r := wait(t, ch)
+		if r.err != nil {
+			t.Fatalf("request %d: %v", i, r.err)
+		}
+		if r.resp.Key() != int16(kmsg.Metadata) || r.resp.GetVersion() != kmsg.NewPtrMetadataRequest().MaxVersion() {
+			t.Fatalf("request %d: answer %s v%d", i, kmsg.NameForKey(r.resp.Key()), r.resp.GetVersion())
+		}
+	}
+	got, _ := b.requests(kmsg.Metadata)
+	if len(got) != 3 {
+		t.Fatalf("%d Metadata requests reached the broker, want 3", len(got))
+	}
+	for i, f := range got {
+		topic := *f.Body.(*kmsg.MetadataRequest).Topics[0].Topic
+		if want := string(rune('a' + i)); topic != want || f.ClientID == nil || *f.ClientID != "test" {
+			t.Fatalf("request %d: topic %q client id %v, want %q and \"test\"", i, topic, f.ClientID, want)
+		}
+	}
+	vs, _ := b.requests(kmsg.ApiVersions)
+	if len(vs) != 1 {
+		t.Fatalf("%d ApiVersions requests, want 1", len(vs))
+	}
+	if av := vs[0].Body.(*kmsg.ApiVersionsRequest); av.Version >= 3 && av.ClientSoftwareName != "kreactor" {
+		t.Fatalf("ApiVersions client software name %q, want kreactor", av.ClientSoftwareName)
+	}
+}
+
+// A request unanswered by its deadline fails with context.DeadlineExceeded
+// and closes the connection (Java's NetworkClient disconnects the node); the
+// request behind it fails with the disconnection, not a timeout of its own,
+// and the Conn takes nothing more.
+func TestTimeoutClosesConnection(t *testing.T) {
+	b := newScripted(t, answerKeys) // OffsetCommit: never answered
+	c := open(t, b.ln.Addr().String())
+	const timeout = 200 * time.Millisecond
+	start := time.Now()
+	first := do(t, c, kmsg.NewPtrOffsetCommitRequest(), timeout)
+	second := do(t, c, kmsg.NewPtrOffsetCommitRequest(), time.Hour)
+	r := wait(t, first)
+	if !errors.Is(r.err, context.DeadlineExceeded) {
+		t.Fatalf("unanswered request: %v, want context.DeadlineExceeded", r.err)
+	}
+	if waited := time.Since(start); waited < timeout {
+		t.Fatalf("timed out after %s, before its deadline %s", waited, timeout)
+	}
+	r = wait(t, second)
+	if r.err == nil || errors.Is(r.err, context.DeadlineExceeded) || !strings.Contains(r.err.Error(), "OffsetCommit timed out") {
+		t.Fatalf("request behind it: %v, want the disconnection", r.err)
+	}
+	if c.Err() == nil {
+		t.Fatal("Err() nil after a timeout")
+	}
+	if err := c.Do(kmsg.NewPtrMetadataRequest(), time.Now().Add(time.Second), func(kmsg.Response, error) { t.Error("done called") }); err == nil {
+		t.Fatal("Do on a failed Conn took the request")
+	}
+}
+
+// A broker older than kmsg's ApiVersions answers UNSUPPORTED_VERSION with a
+// v0 body naming its ApiVersions range (KIP-511); the Conn asks again at
+// the highest version of that range and goes on.
+func TestApiVersionsFallback(t *testing.T) {
+	const brokerMax = 2
+	b := newScripted(t, func(f *wire.RequestFrame) []byte {
+		if f.Key == kmsg.ApiVersions && f.Version > brokerMax {
+			v0 := kmsg.NewPtrApiVersionsResponse()
+			v0.ErrorCode = kerr.UnsupportedVersion.Code
+			v0.ApiKeys = []kmsg.ApiVersionsResponseApiKey{{ApiKey: int16(kmsg.ApiVersions), MaxVersion: brokerMax}}
+			body := binary.BigEndian.AppendUint32(nil, uint32(f.CorrelationID))
+			body = v0.AppendTo(body)
+			return append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...)
+		}
+		return answerKeys(f)
+	})
+	c := open(t, b.ln.Addr().String())
+	if r := wait(t, do(t, c, kmsg.NewPtrMetadataRequest(), 5*time.Second)); r.err != nil {
+		t.Fatalf("Metadata after the fallback: %v", r.err)
+	}
+	vs, _ := b.requests(kmsg.ApiVersions)
+	if len(vs) != 2 || vs[1].Version != brokerMax {
+		t.Fatalf("ApiVersions sent %d times, last v%d; want twice, then v%d", len(vs), vs[len(vs)-1].Version, brokerMax)
+	}
+}
+
+// A key the broker does not list fails with *UnsupportedError and writes
+// nothing; the connection stays up for the next request.
+func TestUnsupportedKey(t *testing.T) {
+	b := newScripted(t, func(f *wire.RequestFrame) []byte {
+		if f.Key == kmsg.ApiVersions {
+			return supportAll(f, kmsg.ShareFetch)
+		}
+		return answerKeys(f)
+	})
+	c := open(t, b.ln.Addr().String())
+	r := wait(t, do(t, c, kmsg.NewPtrShareFetchRequest(), 5*time.Second))
+	var ue *UnsupportedError
+	if !errors.As(r.err, &ue) || ue.Key != kmsg.ShareFetch || ue.BrokerMax != -1 {
+		t.Fatalf("ShareFetch to a broker without it: %v, want *UnsupportedError", r.err)
+	}
+	if r := wait(t, do(t, c, kmsg.NewPtrMetadataRequest(), 5*time.Second)); r.err != nil {
+		t.Fatalf("Metadata after it: %v", r.err)
+	}
+	if got, _ := b.requests(kmsg.ShareFetch); len(got) != 0 {
+		t.Fatalf("%d ShareFetch requests written, want 0", len(got))
+	}
+}
+
+// A throttle the broker applies after its response (KIP-219: Metadata v6+)
+// holds the next write on the connection until it ends.
+func TestThrottleDelaysNextWrite(t *testing.T) {
+	const throttle = 300 // ms
+	b := newScripted(t, func(f *wire.RequestFrame) []byte {
+		if f.Key == kmsg.Metadata {
+			return metadataAnswer(f, throttle)
+		}
+		return answerKeys(f)
+	})
+	c := open(t, b.ln.Addr().String())
+	first := wait(t, do(t, c, kmsg.NewPtrMetadataRequest(), 5*time.Second))
+	if first.err != nil {
+		t.Fatal(first.err)
+	}
+	answered := time.Now()
+	if r := wait(t, do(t, c, kmsg.NewPtrMetadataRequest(), 5*time.Second)); r.err != nil {
+		t.Fatal(r.err)
+	}
+	_, at := b.requests(kmsg.Metadata)
+	if gap := at[1].Sub(answered); gap < throttle*time.Millisecond-10*time.Millisecond {
+		t.Fatalf("second request reached the broker %s after the throttled answer, want >= %d ms", gap, throttle)
+	}
+}
+
+// An answer whose correlation id is not the oldest request's fails that
+// request with an error wrapping wire.ErrMalformed that names both ids, and
+// the connection closes.
+func TestMismatchedCorrelationID(t *testing.T) {
+	b := newScripted(t, func(f *wire.RequestFrame) []byte {
+		if f.Key == kmsg.Metadata {
+			f.CorrelationID += 100
+			return metadataAnswer(f, 0)
+		}
+		return answerKeys(f)
+	})
+	c := open(t, b.ln.Addr().String())
+	r := wait(t, do(t, c, kmsg.NewPtrMetadataRequest(), 5*time.Second))
+	if !errors.Is(r.err, wire.ErrMalformed) || !strings.Contains(r.err.Error(), "correlation id") {
+		t.Fatalf("mismatched answer: %v, want wire.ErrMalformed naming the correlation id", r.err)
+	}
+	if c.Err() == nil {
+		t.Fatal("Err() nil after a mismatched answer")
+	}
+}
+
+// A refused dial reaches the queued request wrapped as the dialer returned
+// it (a *net.OpError with Op "dial"), so the consumer can back off.
+func TestDialRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	c := open(t, addr)
+	r := wait(t, do(t, c, kmsg.NewPtrMetadataRequest(), 5*time.Second))
+	var op *net.OpError
+	if !errors.As(r.err, &op) || op.Op != "dial" {
+		t.Fatalf("request to a closed port: %v, want a *net.OpError dial", r.err)
+	}
+}
+
+// A broker that closes the connection fails what is in flight with the read
+// error; Close fails what is queued with its error and returns once the
+// Conn's goroutines ended (TestMain's goleak check).
+func TestBrokerCloseAndClose(t *testing.T) {
+	b := newScripted(t, answerKeys) // OffsetCommit: never answered
+	c := open(t, b.ln.Addr().String())
+	ch := do(t, c, kmsg.NewPtrOffsetCommitRequest(), 5*time.Second)
+	time.Sleep(50 * time.Millisecond)
+	b.close()
+	r := wait(t, ch)
+	if r.err == nil || errors.Is(r.err, context.DeadlineExceeded) {
+		t.Fatalf("request on a closed connection: %v, want the read error", r.err)
+	}
+
+	idle := newScripted(t, answerKeys)
+	c2 := open(t, idle.ln.Addr().String())
+	queued := do(t, c2, kmsg.NewPtrOffsetCommitRequest(), time.Hour)
+	c2.Close(context.Canceled)
+	if r := wait(t, queued); !errors.Is(r.err, context.Canceled) {
+		t.Fatalf("request at Close: %v, want context.Canceled", r.err)
+	}
+}
+
+// LaneOf keeps long-held requests off the connection heartbeats use.
+func TestLaneOf(t *testing.T) {
+	for _, tc := range []struct {
+		req  kmsg.Request
+		want Lane
+	}{
+		{kmsg.NewPtrFetchRequest(), Fetch},
+		{kmsg.NewPtrShareFetchRequest(), Fetch},
+		{kmsg.NewPtrShareAcknowledgeRequest(), Fetch},
+		{kmsg.NewPtrConsumerGroupHeartbeatRequest(), Normal},
+		{kmsg.NewPtrOffsetCommitRequest(), Normal},
+		{kmsg.NewPtrListOffsetsRequest(), Normal},
+		{kmsg.NewPtrJoinGroupRequest(), Group},
+		{kmsg.NewPtrCreateTopicsRequest(), Slow},
+		{kmsg.NewPtrProduceRequest(), Produce},
+	} {
+		if got := LaneOf(tc.req); got != tc.want {
+			t.Errorf("%s: lane %s, want %s", kmsg.NameForKey(tc.req.Key()), got, tc.want)
+		}
+	}
+}
