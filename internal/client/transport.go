@@ -8,9 +8,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/consumer/config"
+	"github.com/kreactor/kreactor/internal/brokerconn"
 	"github.com/kreactor/kreactor/internal/mutant"
 	"github.com/kreactor/kreactor/managers"
 	"github.com/kreactor/kreactor/reactor"
@@ -42,15 +43,13 @@ func (f *foreign) Send(req *reactor.Request, done func(any, error)) {
 func (f *foreign) inFlight() int { return int(f.flight.Load()) }
 func (f *foreign) close()        {}
 
-// transport sends each managers.Call to its broker with franz-go: one kgo
-// client per broker address (seeded with that address only, so kgo never
-// routes or retries on its own), raw requests through the seed broker
-// handle. kgo supplies connections, ApiVersions negotiation, SASL/TLS.
-// Send never blocks the loop: each request runs on a goroutine of its own
-// and completes through done. The goroutines stay for the next requests
-// (up to maxIdleWorkers wait idle): a request does not start a goroutine,
-// nor grow its stack through the client's calls again, each time (the
-// idle consumer's profile: goroutine starts and stack copies).
+// transport sends each managers.Call to its broker on the consumer's own
+// connections (internal/brokerconn): one per broker address and lane, so a
+// Fetch long-poll holds no heartbeat behind it. Send never blocks the loop:
+// it queues the request on the connection, whose writer goroutine writes it
+// and whose reader goroutine completes it, running Call.Decode first. A
+// connection that failed is replaced by a new one on the next request to its
+// broker and lane.
 //
 // Connections back off per broker as Java's ClusterConnectionStates does
 // (CONTRACT-4, KIP-580): after a failed connection attempt the
@@ -60,84 +59,75 @@ func (f *foreign) close()        {}
 // *managers.ReconnectBackoffError and nothing is dialed (the managers'
 // retries honour its end). Each connection attempt may take
 // socket.connection.setup.timeout.ms, doubling per consecutive failure to
-// socket.connection.setup.timeout.max.ms (jittered likewise).
+// socket.connection.setup.timeout.max.ms (jittered likewise). A request
+// unanswered after request.timeout.ms fails with an error wrapping
+// context.DeadlineExceeded and closes its connection, as Java's
+// NetworkClient does.
 type transport struct {
-	opts      []kgo.Opt
+	formatter *kmsg.RequestFormatter // client.id
+	dial      func(ctx context.Context, network, address string) (net.Conn, error)
 	timeout   time.Duration // request.timeout.ms
 	reconnect *managers.Reconnect
 	setup     managers.Backoff // socket.connection.setup.timeout.ms growing to .max.ms
-	ctx       context.Context
-	cancel    context.CancelFunc
 	rr        atomic.Uint64
 	flight    atomic.Int64 // requests sent and not yet completed
 
-	mu      sync.Mutex // guards clients, closed, idle
-	clients map[string]seeded
-	closed  bool
-	idle    int         // workers waiting on work, less the requests handed to them
-	work    chan func() // hands a request to an idle worker, nil stops one; never full
-	wg      sync.WaitGroup
+	mu     sync.Mutex // guards conns, closed
+	conns  map[connKey]*brokerconn.Conn
+	closed bool
+	wg     sync.WaitGroup // completions of requests that never reached a connection
 }
 
-// maxIdleWorkers bounds the request goroutines that wait for the next
-// request: one per request usually in flight at once (a Fetch per broker,
-// a heartbeat, a commit, metadata) and a few more.
-const maxIdleWorkers = 8
+// connKey names one connection: a broker address and a lane.
+type connKey struct {
+	addr string
+	lane brokerconn.Lane
+}
 
 func newTransport(cfg *config.Common, clientID string, rnd *randoms) *transport {
-	ctx, cancel := context.WithCancel(context.Background())
-	t := &transport{timeout: cfg.RequestTimeout, ctx: ctx, cancel: cancel, clients: map[string]seeded{}, work: make(chan func(), maxIdleWorkers),
+	t := &transport{timeout: cfg.RequestTimeout, conns: map[connKey]*brokerconn.Conn{},
+		formatter: kmsg.NewRequestFormatter(kmsg.FormatterClientID(clientID)),
+		dial:      cfg.Dial,
 		reconnect: managers.NewReconnect(rnd.transportBackoff(managers.NewBackoff(cfg.ReconnectBackoff, cfg.ReconnectBackoffMax))),
 		setup:     rnd.transportBackoff(managers.NewBackoff(cfg.SocketConnectionSetupTimeout, cfg.SocketConnectionSetupTimeoutMax))}
-	dial := cfg.Dial
-	if dial == nil {
-		dial = (&net.Dialer{}).DialContext
-	}
-	t.opts = []kgo.Opt{
-		kgo.ClientID(clientID),
-		kgo.DisableClientMetrics(), // no KIP-714 telemetry traffic of kgo's own
-		kgo.RequestRetries(0),
-		kgo.Dialer(func(ctx context.Context, network, addr string) (net.Conn, error) {
-			// socket.connection.setup.timeout.ms, growing with this
-			// broker's consecutive connection failures (Java's
-			// ClusterConnectionStates.connectionSetupTimeoutMs).
-			ctx, cancel := context.WithTimeout(ctx, t.setup.Delay(t.reconnect.Failures(addr)+1))
-			defer cancel()
-			return dial(ctx, network, addr)
-		}),
+	if t.dial == nil {
+		t.dial = (&net.Dialer{}).DialContext
 	}
 	return t
 }
 
-// client returns the seed broker handle of addr's kgo client, made on
-// first use. Errors: ErrClosed once the transport closed; kgo.NewClient's
-// error, wrapped with addr.
-func (t *transport) client(addr string) (*kgo.Broker, error) {
+// conn returns the open connection for addr and lane, opening one when there
+// is none or the last one failed. Errors: ErrClosed once the transport
+// closed.
+func (t *transport) conn(k connKey) (*brokerconn.Conn, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
 		return nil, ErrClosed
 	}
-	if c, ok := t.clients[addr]; ok {
-		return c.broker, nil
+	if c, ok := t.conns[k]; ok && c.Err() == nil {
+		return c, nil
+	} else if ok {
+		t.wg.Add(1)
+		go func() { // failed: Close only waits for its goroutines to end
+			defer t.wg.Done()
+			c.Close(nil)
+		}()
 	}
-	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(addr)}, t.opts...)...)
-	if err != nil {
-		return nil, fmt.Errorf("consumer: client for broker %q: %w", addr, err)
-	}
-	// The seed broker handle is fixed for the client's life; looked up
-	// once, not per request (kgo's SeedBrokers builds a new slice and
-	// handle on every call).
-	c := seeded{client: cl, broker: cl.SeedBrokers()[0]}
-	t.clients[addr] = c
-	return c.broker, nil
-}
-
-// seeded is the kgo client of one broker address and its seed broker
-// handle, through which every request to that address goes.
-type seeded struct {
-	client *kgo.Client
-	broker *kgo.Broker
+	c := brokerconn.Open(k.addr, brokerconn.Options{
+		Formatter:        t.formatter,
+		HandshakeTimeout: t.timeout,
+		Dial: func(ctx context.Context) (net.Conn, error) {
+			// socket.connection.setup.timeout.ms, growing with this
+			// broker's consecutive connection failures (Java's
+			// ClusterConnectionStates.connectionSetupTimeoutMs).
+			ctx, cancel := context.WithTimeout(ctx, t.setup.Delay(t.reconnect.Failures(k.addr)+1))
+			defer cancel()
+			return t.dial(ctx, "tcp", k.addr)
+		},
+	})
+	t.conns[k] = c
+	return c, nil
 }
 
 // Send implements reactor.Transport.
@@ -153,92 +143,60 @@ func (t *transport) Send(req *reactor.Request, done func(any, error)) {
 	if call.Node == managers.AnyNode && len(call.Addrs) > 0 {
 		addr = call.Addrs[int(t.rr.Add(1)-1)%len(call.Addrs)]
 	}
-	t.mu.Lock()
-	if t.closed {
-		t.mu.Unlock()
-		go done(nil, ErrClosed)
-		return
-	}
-	t.wg.Add(1)
 	t.flight.Add(1)
-	run := func() {
-		defer t.wg.Done()
-		finish := func(resp any, err error) {
-			t.flight.Add(-1) // before done: the step applying it sees the count without it
-			done(resp, err)
-		}
-		if addr == "" {
-			finish(nil, fmt.Errorf("consumer: no address for node %d", call.Node))
-			return
-		}
-		if err := t.reconnect.Wait(addr, time.Now()); err != nil {
-			finish(nil, err) // reconnect.backoff.ms: no attempt before it ends
-			return
-		}
-		br, err := t.client(addr)
-		if err != nil {
+	finish := func(resp any, err error) {
+		t.flight.Add(-1) // before done: the step applying it sees the count without it
+		done(resp, err)
+	}
+	now := time.Now()
+	var c *brokerconn.Conn
+	var err error
+	if addr == "" {
+		err = fmt.Errorf("consumer: no address for node %d", call.Node)
+	} else {
+		err = t.reconnect.Wait(addr, now) // reconnect.backoff.ms: no attempt before it ends
+	}
+	if err == nil {
+		c, err = t.conn(connKey{addr, brokerconn.LaneOf(call.Req)})
+	}
+	if err == nil {
+		err = c.Do(call.Req, now.Add(t.timeout), func(resp kmsg.Response, err error) {
+			err = t.reconnect.Observe(addr, time.Now(), err)
+			if err == nil && call.Decode != nil {
+				finish(call.Decode(resp), nil) // off the loop (managers.Call.Decode)
+				return
+			}
+			if err != nil {
+				finish(nil, err)
+				return
+			}
+			finish(resp, nil)
+		})
+	}
+	if err != nil {
+		// Never from Send itself: done may wait for the loop's inbox,
+		// and the loop is the caller.
+		t.wg.Add(1)
+		go func() {
+			defer t.wg.Done()
 			finish(nil, err)
-			return
-		}
-		ctx, cancel := context.WithTimeout(t.ctx, t.timeout)
-		resp, err := br.Request(ctx, call.Req)
-		// Cancelled before the completion, not deferred past it: done
-		// readies the loop on this goroutine's P, where it runs only once
-		// this goroutine parks, so work left after done delays the step
-		// that applies the answer.
-		cancel()
-		err = t.reconnect.Observe(addr, time.Now(), err)
-		if err == nil && call.Decode != nil {
-			finish(call.Decode(resp), nil) // off the loop (managers.Call.Decode)
-			return
-		}
-		finish(resp, err)
-	}
-	if t.idle > 0 {
-		t.idle--
-		t.mu.Unlock()
-		t.work <- run // no wait: each value in work has an idle worker to take it
-		return
-	}
-	t.mu.Unlock()
-	go t.worker(run)
-}
-
-// worker runs run, then waits as an idle worker for the next request while
-// fewer than maxIdleWorkers wait and the transport is open.
-func (t *transport) worker(run func()) {
-	for run != nil {
-		run()
-		t.mu.Lock()
-		if t.closed || t.idle >= maxIdleWorkers {
-			t.mu.Unlock()
-			return
-		}
-		t.idle++
-		t.mu.Unlock()
-		run = <-t.work
+		}()
 	}
 }
 
 // inFlight is the number of requests sent and not yet completed.
 func (t *transport) inFlight() int { return int(t.flight.Load()) }
 
-// close cancels in-flight requests, waits for their goroutines and closes
-// every client.
+// close fails every request still in flight with context.Canceled, closes
+// every connection and waits for their goroutines.
 func (t *transport) close() {
 	t.mu.Lock()
 	t.closed = true
-	clients := t.clients
-	t.clients = nil
-	idle := t.idle
-	t.idle = 0
+	conns := t.conns
+	t.conns = nil
 	t.mu.Unlock()
-	t.cancel()
-	for range idle {
-		t.work <- nil // stops an idle worker
+	for _, c := range conns {
+		c.Close(context.Canceled)
 	}
 	t.wg.Wait()
-	for _, c := range clients {
-		c.client.Close()
-	}
 }
