@@ -1,13 +1,10 @@
 package proxy
 
 import (
-	"bufio"
 	"context"
 	"encoding/binary"
 	"errors"
 	"net"
-	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/kreactor/kreactor/wire"
+	"github.com/kreactor/kreactor/wire/wiretest"
 )
 
 // closeBound is how long Close may take with held requests and silent
@@ -117,86 +115,36 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// fakeUpstream is a minimal broker: it answers ApiVersions and Metadata
-// (itself as node 0), answers FindCoordinator with a truncated body, never
-// answers DescribeGroups, and ignores everything else.
-type fakeUpstream struct {
-	ln   net.Listener
-	port int32
-	wg   sync.WaitGroup
-
-	mu    sync.Mutex
-	conns []net.Conn
-}
-
-func startFakeUpstream(t *testing.T) *fakeUpstream {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := &fakeUpstream{ln: ln, port: int32(ln.Addr().(*net.TCPAddr).Port)}
-	u.wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			u.mu.Lock()
-			u.conns = append(u.conns, c)
-			u.mu.Unlock()
-			u.wg.Go(func() { u.serve(c) })
-		}
-	})
-	t.Cleanup(u.close)
-	return u
-}
-
-func (u *fakeUpstream) close() {
-	u.ln.Close()
-	u.mu.Lock()
-	for _, c := range u.conns {
-		c.Close()
-	}
-	u.mu.Unlock()
-	u.wg.Wait()
-}
-
-func (u *fakeUpstream) serve(c net.Conn) {
-	br := bufio.NewReader(c)
-	for {
-		rq, err := readRequest(br, DefaultMaxFrame)
-		if err != nil || rq.Body == nil {
-			return
-		}
-		var out []byte
+// startFakeUpstream starts a minimal broker: it answers ApiVersions and
+// Metadata (itself as node 0), answers FindCoordinator with a truncated body,
+// never answers DescribeGroups, and ignores everything else.
+func startFakeUpstream(t *testing.T) *wiretest.Broker {
+	u := wiretest.Listen(t)
+	port := u.Port()
+	u.Serve(func(rq *wire.RequestFrame) []byte {
 		switch req := rq.Body.(type) {
 		case *kmsg.ApiVersionsRequest:
 			resp := req.ResponseKind().(*kmsg.ApiVersionsResponse)
-			resp.SetVersion(req.Version)
 			for _, k := range []kmsg.Key{kmsg.ApiVersions, kmsg.Metadata, kmsg.FindCoordinator, kmsg.DescribeGroups} {
 				ak := kmsg.NewApiVersionsResponseApiKey()
 				ak.ApiKey, ak.MaxVersion = int16(k), k.Request().MaxVersion()
 				resp.ApiKeys = append(resp.ApiKeys, ak)
 			}
-			out = rq.Response(resp)
+			return rq.Response(resp)
 		case *kmsg.MetadataRequest:
 			resp := req.ResponseKind().(*kmsg.MetadataResponse)
-			resp.SetVersion(req.Version)
 			br := kmsg.NewMetadataResponseBroker()
-			br.NodeID, br.Host, br.Port = 0, "127.0.0.1", u.port
+			br.NodeID, br.Host, br.Port = 0, "127.0.0.1", port
 			resp.Brokers = append(resp.Brokers, br)
-			out = rq.Response(resp)
+			return rq.Response(resp)
 		case *kmsg.FindCoordinatorRequest:
-			out = binary.BigEndian.AppendUint32(nil, 5)
+			out := binary.BigEndian.AppendUint32(nil, 5)
 			out = binary.BigEndian.AppendUint32(out, uint32(rq.CorrelationID))
-			out = append(out, 0xff) // a truncated body
-		default:
-			continue // never answered
+			return append(out, 0xff) // a truncated body
 		}
-		if _, err := c.Write(out); err != nil {
-			return
-		}
-	}
+		return nil // never answered
+	})
+	return u
 }
 
 // TestUpstreamMalformedAndSilent checks that a broker frame the proxy
@@ -204,7 +152,7 @@ func (u *fakeUpstream) serve(c net.Conn) {
 // not wait for a broker that never answers.
 func TestUpstreamMalformedAndSilent(t *testing.T) {
 	u := startFakeUpstream(t)
-	p, err := Start(testCtx(t), Config{Upstream: []string{"127.0.0.1:" + strconv.Itoa(int(u.port))}})
+	p, err := Start(testCtx(t), Config{Upstream: []string{u.Addr()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,14 +13,15 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/wire"
+	"github.com/kreactor/kreactor/wire/wiretest"
 )
 
 // Requests are pipelined and answered in order: three Metadata requests
 // queued at once are all answered, each with its own version and
 // correlation id, and arrive in the order Do queued them.
 func TestPipelinedInOrder(t *testing.T) {
-	b := newScripted(t, answerKeys)
-	c := open(t, b.ln.Addr().String())
+	b := serve(t, answerKeys)
+	c := open(t, b.Addr())
 	var chs []<-chan result
 	for i := range 3 {
 		req := kmsg.NewPtrMetadataRequest()
@@ -36,7 +37,7 @@ func TestPipelinedInOrder(t *testing.T) {
 			t.Fatalf("request %d: answer %s v%d", i, kmsg.NameForKey(r.resp.Key()), r.resp.GetVersion())
 		}
 	}
-	got, _ := b.requests(kmsg.Metadata)
+	got, _ := b.Requests(kmsg.Metadata)
 	if len(got) != 3 {
 		t.Fatalf("%d Metadata requests reached the broker, want 3", len(got))
 	}
@@ -46,7 +47,7 @@ func TestPipelinedInOrder(t *testing.T) {
 			t.Fatalf("request %d: topic %q client id %v, want %q and \"test\"", i, topic, f.ClientID, want)
 		}
 	}
-	vs, _ := b.requests(kmsg.ApiVersions)
+	vs, _ := b.Requests(kmsg.ApiVersions)
 	if len(vs) != 1 {
 		t.Fatalf("%d ApiVersions requests, want 1", len(vs))
 	}
@@ -60,8 +61,8 @@ func TestPipelinedInOrder(t *testing.T) {
 // request behind it fails with the disconnection, not a timeout of its own,
 // and the Conn takes nothing more.
 func TestTimeoutClosesConnection(t *testing.T) {
-	b := newScripted(t, answerKeys) // OffsetCommit: never answered
-	c := open(t, b.ln.Addr().String())
+	b := serve(t, answerKeys) // OffsetCommit: never answered
+	c := open(t, b.Addr())
 	const timeout = 200 * time.Millisecond
 	start := time.Now()
 	first := do(t, c, kmsg.NewPtrOffsetCommitRequest(), timeout)
@@ -90,7 +91,7 @@ func TestTimeoutClosesConnection(t *testing.T) {
 // the highest version of that range and goes on.
 func TestApiVersionsFallback(t *testing.T) {
 	const brokerMax = 2
-	b := newScripted(t, func(f *wire.RequestFrame) []byte {
+	b := serve(t, func(f *wire.RequestFrame) []byte {
 		if f.Key == kmsg.ApiVersions && f.Version > brokerMax {
 			v0 := kmsg.NewPtrApiVersionsResponse()
 			v0.ErrorCode = kerr.UnsupportedVersion.Code
@@ -101,11 +102,11 @@ func TestApiVersionsFallback(t *testing.T) {
 		}
 		return answerKeys(f)
 	})
-	c := open(t, b.ln.Addr().String())
+	c := open(t, b.Addr())
 	if r := wait(t, do(t, c, kmsg.NewPtrMetadataRequest(), 5*time.Second)); r.err != nil {
 		t.Fatalf("Metadata after the fallback: %v", r.err)
 	}
-	vs, _ := b.requests(kmsg.ApiVersions)
+	vs, _ := b.Requests(kmsg.ApiVersions)
 	if len(vs) != 2 || vs[1].Version != brokerMax {
 		t.Fatalf("ApiVersions sent %d times, last v%d; want twice, then v%d", len(vs), vs[len(vs)-1].Version, brokerMax)
 	}
@@ -114,13 +115,13 @@ func TestApiVersionsFallback(t *testing.T) {
 // A key the broker does not list fails with *UnsupportedError and writes
 // nothing; the connection stays up for the next request.
 func TestUnsupportedKey(t *testing.T) {
-	b := newScripted(t, func(f *wire.RequestFrame) []byte {
+	b := serve(t, func(f *wire.RequestFrame) []byte {
 		if f.Key == kmsg.ApiVersions {
-			return supportAll(f, kmsg.ShareFetch)
+			return wiretest.SupportAll(f, kmsg.ShareFetch)
 		}
 		return answerKeys(f)
 	})
-	c := open(t, b.ln.Addr().String())
+	c := open(t, b.Addr())
 	r := wait(t, do(t, c, kmsg.NewPtrShareFetchRequest(), 5*time.Second))
 	var ue *UnsupportedError
 	if !errors.As(r.err, &ue) || ue.Key != kmsg.ShareFetch || ue.BrokerMax != -1 {
@@ -129,7 +130,7 @@ func TestUnsupportedKey(t *testing.T) {
 	if r := wait(t, do(t, c, kmsg.NewPtrMetadataRequest(), 5*time.Second)); r.err != nil {
 		t.Fatalf("Metadata after it: %v", r.err)
 	}
-	if got, _ := b.requests(kmsg.ShareFetch); len(got) != 0 {
+	if got, _ := b.Requests(kmsg.ShareFetch); len(got) != 0 {
 		t.Fatalf("%d ShareFetch requests written, want 0", len(got))
 	}
 }
@@ -138,13 +139,13 @@ func TestUnsupportedKey(t *testing.T) {
 // holds the next write on the connection until it ends.
 func TestThrottleDelaysNextWrite(t *testing.T) {
 	const throttle = 300 // ms
-	b := newScripted(t, func(f *wire.RequestFrame) []byte {
+	b := serve(t, func(f *wire.RequestFrame) []byte {
 		if f.Key == kmsg.Metadata {
 			return metadataAnswer(f, throttle)
 		}
 		return answerKeys(f)
 	})
-	c := open(t, b.ln.Addr().String())
+	c := open(t, b.Addr())
 	first := wait(t, do(t, c, kmsg.NewPtrMetadataRequest(), 5*time.Second))
 	if first.err != nil {
 		t.Fatal(first.err)
@@ -153,7 +154,7 @@ func TestThrottleDelaysNextWrite(t *testing.T) {
 	if r := wait(t, do(t, c, kmsg.NewPtrMetadataRequest(), 5*time.Second)); r.err != nil {
 		t.Fatal(r.err)
 	}
-	_, at := b.requests(kmsg.Metadata)
+	_, at := b.Requests(kmsg.Metadata)
 	if gap := at[1].Sub(answered); gap < throttle*time.Millisecond-10*time.Millisecond {
 		t.Fatalf("second request reached the broker %s after the throttled answer, want >= %d ms", gap, throttle)
 	}
@@ -163,14 +164,14 @@ func TestThrottleDelaysNextWrite(t *testing.T) {
 // request with an error wrapping wire.ErrMalformed that names both ids, and
 // the connection closes.
 func TestMismatchedCorrelationID(t *testing.T) {
-	b := newScripted(t, func(f *wire.RequestFrame) []byte {
+	b := serve(t, func(f *wire.RequestFrame) []byte {
 		if f.Key == kmsg.Metadata {
 			f.CorrelationID += 100
 			return metadataAnswer(f, 0)
 		}
 		return answerKeys(f)
 	})
-	c := open(t, b.ln.Addr().String())
+	c := open(t, b.Addr())
 	r := wait(t, do(t, c, kmsg.NewPtrMetadataRequest(), 5*time.Second))
 	if !errors.Is(r.err, wire.ErrMalformed) || !strings.Contains(r.err.Error(), "correlation id") {
 		t.Fatalf("mismatched answer: %v, want wire.ErrMalformed naming the correlation id", r.err)
@@ -201,18 +202,18 @@ func TestDialRefused(t *testing.T) {
 // error; Close fails what is queued with its error and returns once the
 // Conn's goroutines ended (TestMain's goleak check).
 func TestBrokerCloseAndClose(t *testing.T) {
-	b := newScripted(t, answerKeys) // OffsetCommit: never answered
-	c := open(t, b.ln.Addr().String())
+	b := serve(t, answerKeys) // OffsetCommit: never answered
+	c := open(t, b.Addr())
 	ch := do(t, c, kmsg.NewPtrOffsetCommitRequest(), 5*time.Second)
 	time.Sleep(50 * time.Millisecond)
-	b.close()
+	b.Close()
 	r := wait(t, ch)
 	if r.err == nil || errors.Is(r.err, context.DeadlineExceeded) {
 		t.Fatalf("request on a closed connection: %v, want the read error", r.err)
 	}
 
-	idle := newScripted(t, answerKeys)
-	c2 := open(t, idle.ln.Addr().String())
+	idle := serve(t, answerKeys)
+	c2 := open(t, idle.Addr())
 	queued := do(t, c2, kmsg.NewPtrOffsetCommitRequest(), time.Hour)
 	c2.Close(context.Canceled)
 	if r := wait(t, queued); !errors.Is(r.err, context.Canceled) {
