@@ -42,8 +42,10 @@ type Common struct {
 	// >= SocketConnectionSetupTimeout.
 	SocketConnectionSetupTimeoutMax time.Duration `java:"socket.connection.setup.timeout.max.ms" default:"30s" check:"min=1ms,gte=SocketConnectionSetupTimeout"`
 	// RequestTimeout is request.timeout.ms: how long a request waits for
-	// its answer; it also caps Close's budget, as Java's close timer is
-	// min(timeout, request.timeout.ms). Default 30000 ms.
+	// its answer, after which it fails and its connection is closed (the
+	// requests behind it fail with the disconnection), as Java's
+	// NetworkClient does; it also caps Close's budget, as Java's close
+	// timer is min(timeout, request.timeout.ms). Default 30000 ms.
 	RequestTimeout time.Duration `java:"request.timeout.ms" default:"30s" check:"min=1ms"`
 	// DefaultAPITimeout is default.api.timeout.ms: the deadline of a
 	// CommitAsync and of a CommitSync whose ctx has none. Default 60000 ms
