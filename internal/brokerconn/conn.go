@@ -107,9 +107,15 @@ func (c *Conn) Err() error {
 	return c.err
 }
 
-// Close fails every request still on the Conn with err, closes the socket
-// and waits for the Conn's goroutines.
+// ErrClosed is what requests on a Conn closed with a nil error get.
+var ErrClosed = errors.New("brokerconn: connection closed")
+
+// Close fails every request still on the Conn with err (ErrClosed when nil),
+// closes the socket and waits for the Conn's goroutines.
 func (c *Conn) Close(err error) {
+	if err == nil {
+		err = ErrClosed
+	}
 	c.fail(err, nil, nil)
 	c.wg.Wait()
 }
@@ -176,6 +182,9 @@ func (c *Conn) write() {
 		idle := len(c.inflight) == 0
 		for _, p := range batch {
 			ver, err := v.pick(p.req)
+			if pr, ok := p.req.(*kmsg.ProduceRequest); ok && pr.Acks == 0 && err == nil {
+				err = errNoAnswer // the broker never answers it: nothing to match
+			}
 			if err == nil && !now.Before(p.deadline) {
 				err = c.timeout(p)
 			}
@@ -218,15 +227,16 @@ func (c *Conn) write() {
 }
 
 // read is the reader goroutine: it reads answers in order and completes the
-// request at the head of inflight with each. The read deadline is always the
-// head's deadline (none while nothing is in flight).
+// request at the head of inflight with each, under the head's deadline
+// (armRead).
 func (c *Conn) read(nc net.Conn) {
 	defer c.wg.Done()
 	for {
+		c.armRead(nc)
 		frame, _, err := wire.ReadFrame(nc, wire.MinResponseSize, c.opt.MaxResponse)
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) {
-				if head := c.pop(nc); head != nil {
+				if head := c.pop(); head != nil {
 					// Java's NetworkClient disconnects a node whose request
 					// timed out; the requests behind it fail with the
 					// disconnection, not with a timeout of their own.
@@ -238,7 +248,7 @@ func (c *Conn) read(nc net.Conn) {
 			c.fail(fmt.Errorf("brokerconn: read from %s: %w", c.addr, err), nil, nil)
 			return
 		}
-		p := c.pop(nc)
+		p := c.pop()
 		if p == nil {
 			c.fail(fmt.Errorf("brokerconn: %s answered with correlation id %d and nothing in flight: %w", c.addr, binary.BigEndian.Uint32(frame[wire.SizeLen:]), wire.ErrMalformed), nil, nil)
 			return
@@ -265,9 +275,19 @@ func (c *Conn) read(nc net.Conn) {
 	}
 }
 
+// errNoAnswer fails a Produce with acks=0, which brokers never answer.
+var errNoAnswer = errors.New("brokerconn: Produce with acks=0 gets no answer to complete it with; not supported")
+
+// readGrace is the least time the reader waits for the next answer. An
+// answer may sit unread in the socket past its request's deadline while
+// the reader was in the previous request's done (which can wait for the
+// loop's inbox); as Java's NetworkClient handles the answers it received
+// before the requests that timed out, the reader still takes it.
+const readGrace = time.Millisecond
+
 // pop removes the request at the head of inflight and returns it (nil when
-// none is in flight), and moves the read deadline to the next one's.
-func (c *Conn) pop(nc net.Conn) *pending {
+// none is in flight).
+func (c *Conn) pop() *pending {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.inflight) == 0 {
@@ -277,12 +297,28 @@ func (c *Conn) pop(nc net.Conn) *pending {
 	n := copy(c.inflight, c.inflight[1:])
 	c.inflight[n] = nil
 	c.inflight = c.inflight[:n]
-	if n > 0 {
-		nc.SetReadDeadline(c.inflight[0].deadline)
-	} else {
-		nc.SetReadDeadline(time.Time{})
-	}
 	return p
+}
+
+// armRead sets the read deadline before the reader's next read: the oldest
+// request's deadline, at least readGrace from now; none while nothing is in
+// flight (the writer sets it when it puts a request in flight).
+func (c *Conn) armRead(nc net.Conn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.inflight) == 0 {
+		nc.SetReadDeadline(time.Time{})
+		return
+	}
+	nc.SetReadDeadline(later(c.inflight[0].deadline, time.Now().Add(readGrace)))
+}
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // decode reads frame as the answer to p: the correlation id must be p's;

@@ -242,3 +242,42 @@ func TestLaneOf(t *testing.T) {
 		}
 	}
 }
+
+// An answer that arrived while the reader was still in the previous
+// request's done completes its request even though that request's deadline
+// passed meanwhile: answers received are taken before timeouts, as in
+// Java's NetworkClient.
+func TestAnswerReadAfterItsDeadline(t *testing.T) {
+	b := serve(t, answerKeys)
+	c := open(t, b.Addr())
+	const deadline = 100 * time.Millisecond
+	slow := make(chan result, 1)
+	if err := c.Do(kmsg.NewPtrMetadataRequest(), time.Now().Add(time.Minute), func(resp kmsg.Response, err error) {
+		time.Sleep(3 * deadline) // done waits, as for a full inbox
+		slow <- result{resp, err}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	next := do(t, c, kmsg.NewPtrMetadataRequest(), deadline)
+	if r := wait(t, slow); r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r := wait(t, next); r.err != nil {
+		t.Fatalf("answer read after its request's deadline: %v, want the answer", r.err)
+	}
+}
+
+// Produce with acks=0 has no answer to complete it with: it fails at once
+// and nothing is written.
+func TestProduceAcksZeroRefused(t *testing.T) {
+	b := serve(t, answerKeys)
+	c := open(t, b.Addr())
+	req := kmsg.NewPtrProduceRequest()
+	req.Acks = 0
+	if r := wait(t, do(t, c, req, 5*time.Second)); !errors.Is(r.err, errNoAnswer) {
+		t.Fatalf("acks=0 Produce: %v, want errNoAnswer", r.err)
+	}
+	if got, _ := b.Requests(kmsg.Produce); len(got) != 0 {
+		t.Fatalf("%d Produce requests written, want 0", len(got))
+	}
+}

@@ -27,10 +27,9 @@ const (
 	// Slow carries requests with a timeout field of their own
 	// (kmsg.TimeoutRequest), which the broker may hold that long.
 	Slow
-	// Produce carries Produce.
+	// Produce carries Produce (acks=0, which brokers never answer, is not
+	// supported).
 	Produce
-
-	numLanes = int(Produce) + 1
 )
 
 // String returns the lane's name, for errors and logs.
