@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -31,6 +32,13 @@ type Options struct {
 	// MaxResponse is the largest response frame accepted after its size
 	// prefix, bytes; 0 means wire.DefaultMaxFrame (100 MiB).
 	MaxResponse int32
+	// OnReady, if set, is called once per Conn from its writer goroutine
+	// when the connection attempt ends: nil once ApiVersions is answered,
+	// else the dial's or the handshake's error (not when Close ended the
+	// attempt). It is one connection attempt, whatever the number of
+	// requests queued on it (Java's ClusterConnectionStates counts attempts,
+	// and resets them once a connection is ready).
+	OnReady func(err error)
 }
 
 // Conn is one connection to one broker. Do queues requests; a writer
@@ -46,13 +54,21 @@ type Conn struct {
 	cancel context.CancelFunc
 	wake   chan struct{} // capacity 1: Do tells the writer there is work
 	wg     sync.WaitGroup
+	// expiring counts expire calls completing requests; Add only under mu
+	// before the Conn failed, so Close's Wait, after the failure, cannot
+	// race an Add.
+	expiring sync.WaitGroup
 
-	mu       sync.Mutex // guards the fields below
-	err      error      // set once, on failure
-	nc       net.Conn   // nil until dialed
-	queue    []*pending // queued by Do, not yet written
-	inflight []*pending // written, unanswered, in write order
-	throttle time.Time  // no write before it (KIP-219)
+	mu        sync.Mutex // guards the fields below
+	err       error      // set once, on failure
+	nc        net.Conn   // nil until dialed
+	ready     bool       // ApiVersions answered: the writer writes what is queued
+	queue     []*pending // queued by Do, not yet written
+	inflight  []*pending // written, unanswered, in write order
+	throttle  time.Time  // no write before it (KIP-219)
+	throttled bool       // a throttle is announced and the writer has not yet passed it
+	expiry    *time.Timer
+	expiryAt  time.Time // when expiry fires; zero when it is not armed
 }
 
 // pending is one request on a Conn.
@@ -78,9 +94,10 @@ func Open(addr string, opt Options) *Conn {
 }
 
 // Do queues req, to be sent at the highest version both kmsg and the broker
-// support (Do sets req's version), and calls done exactly once, from the
-// Conn's reader or writer goroutine, never from Do: with the answer, or with
-// an error. done's errors: *UnsupportedError; one wrapping
+// support (Do sets req's version), and calls done exactly once, never from
+// Do: from the Conn's reader, writer or expiry goroutine, or from Close's
+// caller; with the answer, or with an error. done must not call Close (Close
+// waits for the goroutine running done). done's errors: *UnsupportedError; one wrapping
 // context.DeadlineExceeded when no answer came by deadline; the connection's
 // failure for every other request on it. Do never blocks on the network. It
 // returns the Conn's failure, and takes nothing, once the Conn failed (Err).
@@ -92,6 +109,9 @@ func (c *Conn) Do(req kmsg.Request, deadline time.Time, done func(kmsg.Response,
 		return err
 	}
 	c.queue = append(c.queue, p)
+	if !c.ready || c.throttled {
+		c.armExpiry(p.deadline)
+	}
 	c.mu.Unlock()
 	select {
 	case c.wake <- struct{}{}:
@@ -111,35 +131,27 @@ func (c *Conn) Err() error {
 var ErrClosed = errors.New("brokerconn: connection closed")
 
 // Close fails every request still on the Conn with err (ErrClosed when nil),
-// closes the socket and waits for the Conn's goroutines.
+// closes the socket and waits for the Conn's goroutines. It must not be
+// called from a request's done, which one of those goroutines runs.
 func (c *Conn) Close(err error) {
 	if err == nil {
 		err = ErrClosed
 	}
 	c.fail(err, nil, nil)
 	c.wg.Wait()
+	c.expiring.Wait()
 }
 
 // write is the writer goroutine: it connects, then writes what Do queues,
 // each wake-up's requests in one Write.
 func (c *Conn) write() {
 	defer c.wg.Done()
-	nc, err := c.opt.Dial(c.ctx)
-	if err != nil {
-		c.fail(fmt.Errorf("brokerconn: dial %s: %w", c.addr, err), nil, nil)
-		return
+	nc, v, err := c.connect()
+	if c.opt.OnReady != nil && !errors.Is(err, errClosedDuringConnect) {
+		c.opt.OnReady(err)
 	}
-	c.mu.Lock()
-	if c.err != nil { // closed during the dial
-		c.mu.Unlock()
-		nc.Close()
-		return
-	}
-	c.nc = nc
-	c.mu.Unlock()
-	v, err := handshake(nc, c.opt.Formatter, time.Now().Add(c.opt.HandshakeTimeout), c.opt.MaxResponse)
 	if err != nil {
-		c.fail(fmt.Errorf("brokerconn: ApiVersions with %s: %w", c.addr, err), nil, nil)
+		c.fail(err, nil, nil)
 		return
 	}
 	c.wg.Add(1)
@@ -147,40 +159,40 @@ func (c *Conn) write() {
 
 	var (
 		buf    []byte
-		batch  []*pending
 		failed []*pending
 		errs   []error
 		corr   int32 = 2 // after the handshake's
+		timer        = time.NewTimer(0)
 	)
+	defer timer.Stop()
 	for {
 		select {
 		case <-c.wake:
+		case <-timer.C: // a throttle ended
 		case <-c.ctx.Done():
 			return
 		}
-		c.mu.Lock()
-		until := c.throttle
-		c.mu.Unlock()
-		if wait := time.Until(until); wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-t.C:
-			case <-c.ctx.Done():
-				t.Stop()
-				return
-			}
-		}
-
 		now := time.Now()
 		buf, failed, errs = buf[:0], failed[:0], errs[:0]
+		var last time.Time // the latest deadline written
 		c.mu.Lock()
 		if c.err != nil {
 			c.mu.Unlock()
 			return
 		}
-		batch, c.queue = c.queue, batch[:0]
-		idle := len(c.inflight) == 0
-		for _, p := range batch {
+		if wait := c.throttle.Sub(now); wait > 0 {
+			// KIP-219: nothing is written until the throttle ends; the
+			// expiry timer fails what waits past its deadline meanwhile.
+			c.throttled = true
+			if len(c.queue) > 0 {
+				c.armExpiry(earliest(c.queue))
+			}
+			c.mu.Unlock()
+			timer.Reset(wait)
+			continue
+		}
+		c.throttled = false
+		for _, p := range c.queue {
 			ver, err := v.pick(p.req)
 			if pr, ok := p.req.(*kmsg.ProduceRequest); ok && pr.Acks == 0 && err == nil {
 				err = errNoAnswer // the broker never answers it: nothing to match
@@ -201,14 +213,12 @@ func (c *Conn) write() {
 			at := len(buf)
 			buf = append(buf[:at], c.opt.Formatter.AppendRequest(buf[at:], p.req, corr)...)
 			c.inflight = append(c.inflight, p)
+			last = later(last, p.deadline)
 		}
-		clear(batch)
-		if idle && len(c.inflight) > 0 {
-			nc.SetReadDeadline(c.inflight[0].deadline)
-		}
-		var first time.Time
-		if len(c.inflight) > 0 {
-			first = c.inflight[0].deadline
+		clear(c.queue)
+		c.queue = c.queue[:0]
+		if len(buf) > 0 {
+			c.armRead(nc)
 		}
 		c.mu.Unlock()
 		for i, p := range failed {
@@ -218,12 +228,111 @@ func (c *Conn) write() {
 		if len(buf) == 0 {
 			continue
 		}
-		nc.SetWriteDeadline(first)
+		// A write still blocked when every request in it is past its
+		// deadline has timed them all out; an earlier one is the
+		// reader's to time out (armRead).
+		nc.SetWriteDeadline(last)
 		if _, err := nc.Write(buf); err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				err = fmt.Errorf("%w (%w)", err, context.DeadlineExceeded)
+			}
 			c.fail(fmt.Errorf("brokerconn: write to %s: %w", c.addr, err), nil, nil)
 			return
 		}
 	}
+}
+
+// errClosedDuringConnect ends a connection attempt that Close cut short.
+var errClosedDuringConnect = errors.New("brokerconn: closed while connecting")
+
+// connect dials and negotiates versions, then marks the Conn ready. Errors:
+// the dial's and the handshake's, wrapped with the address;
+// errClosedDuringConnect when Close came first.
+func (c *Conn) connect() (net.Conn, *versions, error) {
+	nc, err := c.opt.Dial(c.ctx)
+	if err != nil {
+		if c.ctx.Err() != nil {
+			return nil, nil, errClosedDuringConnect
+		}
+		return nil, nil, fmt.Errorf("brokerconn: dial %s: %w", c.addr, err)
+	}
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		nc.Close()
+		return nil, nil, errClosedDuringConnect
+	}
+	c.nc = nc
+	c.mu.Unlock()
+	v, err := handshake(nc, c.opt.Formatter, time.Now().Add(c.opt.HandshakeTimeout), c.opt.MaxResponse)
+	if err != nil {
+		if c.ctx.Err() != nil {
+			return nil, nil, errClosedDuringConnect
+		}
+		return nil, nil, fmt.Errorf("brokerconn: ApiVersions with %s: %w", c.addr, err)
+	}
+	c.mu.Lock()
+	c.ready = true
+	c.mu.Unlock()
+	return nc, v, nil
+}
+
+// armExpiry makes sure the expiry timer fires by d. c.mu is held.
+func (c *Conn) armExpiry(d time.Time) {
+	if !c.expiryAt.IsZero() && !d.Before(c.expiryAt) {
+		return
+	}
+	c.expiryAt = d
+	if c.expiry == nil {
+		c.expiry = time.AfterFunc(time.Until(d), c.expire)
+		return
+	}
+	c.expiry.Reset(time.Until(d))
+}
+
+// expire fails the queued requests past their deadline while the writer
+// cannot write them (the connection is not ready, or a throttle holds it),
+// with the same error as an unanswered request; ConsumerNetworkClient
+// expires unsent requests likewise.
+func (c *Conn) expire() {
+	now := time.Now()
+	var expired []*pending
+	c.mu.Lock()
+	if c.err != nil { // failed: fail completed the queue
+		c.mu.Unlock()
+		return
+	}
+	c.expiring.Add(1)
+	defer c.expiring.Done()
+	c.expiryAt = time.Time{}
+	keep := c.queue[:0]
+	for _, p := range c.queue {
+		if now.Before(p.deadline) {
+			keep = append(keep, p)
+		} else {
+			expired = append(expired, p)
+		}
+	}
+	clear(c.queue[len(keep):])
+	c.queue = keep
+	if len(keep) > 0 && (!c.ready || c.throttled) {
+		c.armExpiry(earliest(keep))
+	}
+	c.mu.Unlock()
+	for _, p := range expired {
+		p.done(nil, c.timeout(p))
+	}
+}
+
+// earliest returns the earliest deadline of ps (non-empty).
+func earliest(ps []*pending) time.Time {
+	d := ps[0].deadline
+	for _, p := range ps[1:] {
+		if p.deadline.Before(d) {
+			d = p.deadline
+		}
+	}
+	return d
 }
 
 // read is the reader goroutine: it reads answers in order and completes the
@@ -232,16 +341,18 @@ func (c *Conn) write() {
 func (c *Conn) read(nc net.Conn) {
 	defer c.wg.Done()
 	for {
+		c.mu.Lock()
 		c.armRead(nc)
+		c.mu.Unlock()
 		frame, _, err := wire.ReadFrame(nc, wire.MinResponseSize, c.opt.MaxResponse)
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) {
-				if head := c.pop(); head != nil {
+				if late := c.takeEarliest(); late != nil {
 					// Java's NetworkClient disconnects a node whose request
-					// timed out; the requests behind it fail with the
+					// timed out; the other requests on it fail with the
 					// disconnection, not with a timeout of their own.
-					name := kmsg.Key(head.req.Key()).Name()
-					c.fail(fmt.Errorf("brokerconn: connection to %s closed: %s timed out before them", c.addr, name), head, c.timeout(head))
+					name := kmsg.Key(late.req.Key()).Name()
+					c.fail(fmt.Errorf("brokerconn: connection to %s closed: %s timed out", c.addr, name), late, c.timeout(late))
 					return
 				}
 			}
@@ -267,6 +378,10 @@ func (c *Conn) read(nc net.Conn) {
 				c.mu.Lock()
 				if until.After(c.throttle) {
 					c.throttle = until
+				}
+				c.throttled = true
+				if len(c.queue) > 0 {
+					c.armExpiry(earliest(c.queue))
 				}
 				c.mu.Unlock()
 			}
@@ -300,17 +415,35 @@ func (c *Conn) pop() *pending {
 	return p
 }
 
-// armRead sets the read deadline before the reader's next read: the oldest
-// request's deadline, at least readGrace from now; none while nothing is in
-// flight (the writer sets it when it puts a request in flight).
+// armRead sets the read deadline: the earliest deadline in flight, at least
+// readGrace from now; none while nothing is in flight. The reader arms it
+// before each read, the writer when it puts requests in flight. c.mu is
+// held.
 func (c *Conn) armRead(nc net.Conn) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	if len(c.inflight) == 0 {
 		nc.SetReadDeadline(time.Time{})
 		return
 	}
-	nc.SetReadDeadline(later(c.inflight[0].deadline, time.Now().Add(readGrace)))
+	nc.SetReadDeadline(later(earliest(c.inflight), time.Now().Add(readGrace)))
+}
+
+// takeEarliest removes the in-flight request with the earliest deadline and
+// returns it; nil when none is in flight.
+func (c *Conn) takeEarliest() *pending {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.inflight) == 0 {
+		return nil
+	}
+	i := 0
+	for j, p := range c.inflight {
+		if p.deadline.Before(c.inflight[i].deadline) {
+			i = j
+		}
+	}
+	p := c.inflight[i]
+	c.inflight = slices.Delete(c.inflight, i, i+1)
+	return p
 }
 
 // later returns the later of a and b.
@@ -365,6 +498,9 @@ func (c *Conn) fail(cause error, own *pending, ownErr error) {
 		return
 	}
 	c.err = cause
+	if c.expiry != nil {
+		c.expiry.Stop()
+	}
 	nc := c.nc
 	inflight, queue := c.inflight, c.queue
 	c.inflight, c.queue = nil, nil

@@ -18,10 +18,16 @@
 //   - a request unanswered by its deadline (request.timeout.ms) fails with
 //     an error wrapping context.DeadlineExceeded, and the connection is
 //     closed, failing every other request on it (NetworkClient's
-//     handleTimedOutRequests disconnects the node);
+//     handleTimedOutRequests disconnects the node); an answer already
+//     received is taken first;
+//   - a request still queued at its deadline, because the connection is
+//     not ready or a throttle holds the writes, fails the same way and the
+//     connection stays (ConsumerNetworkClient expires unsent requests);
 //   - a throttle a response announces (KIP-219: ThrottleMillis when the
 //     broker throttles after the response) delays the next write on the
 //     connection until it ends;
+//   - a connection attempt (the dial and ApiVersions) reports its outcome
+//     once (Options.OnReady), for the caller's reconnect backoff;
 //   - a broker that does not support the request's key, or no version of it
 //     that kmsg knows, fails the request with *UnsupportedError and nothing
 //     is written.

@@ -95,15 +95,18 @@ func handshake(nc net.Conn, f *kmsg.RequestFormatter, deadline time.Time, maxFra
 		if err != nil {
 			return nil, err
 		}
-		if resp.ErrorCode == kerr.UnsupportedVersion.Code && corr == 0 {
+		if resp.ErrorCode == kerr.UnsupportedVersion.Code && corr == 0 && req.Version > 0 {
+			// KIP-511: the answer names the broker's ApiVersions range; a
+			// broker that names none (or an empty one) gets v0, which every
+			// broker takes, as Java's NetworkClient sends.
+			retry := int16(0)
 			for _, k := range resp.ApiKeys {
-				if k.ApiKey == int16(kmsg.ApiVersions) && k.MaxVersion < req.Version {
-					req.SetVersion(k.MaxVersion)
+				if k.ApiKey == int16(kmsg.ApiVersions) && k.MaxVersion >= 0 && k.MaxVersion < req.Version {
+					retry = k.MaxVersion
 				}
 			}
-			if req.Version < req.MaxVersion() {
-				continue
-			}
+			req.SetVersion(retry)
+			continue
 		}
 		if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
 			return nil, fmt.Errorf("brokerconn: ApiVersions v%d: %w", req.Version, err)
