@@ -11,7 +11,6 @@ package managers
 // managers' retry paths honour (Retry.Fail never retries before its Until).
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -122,21 +121,4 @@ func (r *Reconnect) Failures(addr string) int {
 		return st.failures
 	}
 	return 0
-}
-
-// Observe is the transport's one call per completed request: a connection
-// failure starts or extends addr's backoff, any other outcome (an answer,
-// or a request that reached the broker) ends it. It returns err unchanged.
-// Context cancellation (the consumer closing) is neither.
-func (r *Reconnect) Observe(addr string, now time.Time, err error) error {
-	var rb *ReconnectBackoffError
-	switch {
-	case errors.As(err, &rb):
-	case errors.Is(err, context.Canceled):
-	case IsConnectError(err):
-		r.Failed(addr, now, err)
-	default:
-		r.Succeeded(addr)
-	}
-	return err
 }

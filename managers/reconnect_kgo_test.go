@@ -13,8 +13,7 @@ import (
 )
 
 // The error franz-go returns for a broker nobody listens on is a connection
-// error (what the transport feeds Reconnect.Observe); an answered request
-// is not.
+// error, one that starts the reconnect backoff; a request timeout is not.
 func TestIsConnectErrorOnKgoDialFailure(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -35,7 +34,7 @@ func TestIsConnectErrorOnKgoDialFailure(t *testing.T) {
 	}
 	r := managers.NewReconnect(managers.DefaultReconnectBackoff())
 	now := time.Now()
-	r.Observe(addr, now, err)
+	r.Failed(addr, now, err)
 	if r.Wait(addr, now) == nil {
 		t.Fatal("a failed dial did not start the reconnect backoff")
 	}

@@ -52,7 +52,8 @@ func (f *foreign) close()        {}
 // broker and lane.
 //
 // Connections back off per broker as Java's ClusterConnectionStates does
-// (CONTRACT-4, KIP-580): after a failed connection attempt the
+// (CONTRACT-4, KIP-580): after a failed connection attempt (the dial or
+// ApiVersions failed; one attempt however many requests wait on it) the
 // next one to that broker waits reconnect.backoff.ms doubling to
 // reconnect.backoff.max.ms with 20% jitter (managers.Reconnect); a request
 // for a broker still in backoff is answered at once with a
@@ -117,6 +118,17 @@ func (t *transport) conn(k connKey) (*brokerconn.Conn, error) {
 	c := brokerconn.Open(k.addr, brokerconn.Options{
 		Formatter:        t.formatter,
 		HandshakeTimeout: t.timeout,
+		// One outcome per connection attempt, not per request queued on
+		// it: a failed dial or ApiVersions starts or extends the broker's
+		// backoff, a ready connection ends it (Java's
+		// ClusterConnectionStates: disconnected before READY, ready).
+		OnReady: func(err error) {
+			if err != nil {
+				t.reconnect.Failed(k.addr, time.Now(), err)
+				return
+			}
+			t.reconnect.Succeeded(k.addr)
+		},
 		Dial: func(ctx context.Context) (net.Conn, error) {
 			// socket.connection.setup.timeout.ms, growing with this
 			// broker's consecutive connection failures (Java's
@@ -161,7 +173,6 @@ func (t *transport) Send(req *reactor.Request, done func(any, error)) {
 	}
 	if err == nil {
 		err = c.Do(call.Req, now.Add(t.timeout), func(resp kmsg.Response, err error) {
-			err = t.reconnect.Observe(addr, time.Now(), err)
 			if err == nil && call.Decode != nil {
 				finish(call.Decode(resp), nil) // off the loop (managers.Call.Decode)
 				return
