@@ -2,10 +2,12 @@ package brokerconn
 
 import (
 	"context"
+	"encoding/binary"
 	"net"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/wire"
@@ -78,4 +80,29 @@ func wait(t *testing.T, ch <-chan result) result {
 		t.Fatal("request not completed in 10 s")
 		return result{}
 	}
+}
+
+// heldFor checks that the i-th Metadata request (from 0) reached b no
+// sooner than ms after since, the moment a throttle of ms was announced
+// (10 ms of slack for clock reads on either side).
+func heldFor(t *testing.T, b *wiretest.Broker, i int, since time.Time, ms int) {
+	t.Helper()
+	_, at := b.Requests(kmsg.Metadata)
+	if len(at) <= i {
+		t.Fatalf("%d Metadata requests reached the broker, want %d", len(at), i+1)
+	}
+	if gap := at[i].Sub(since); gap < time.Duration(ms)*time.Millisecond-10*time.Millisecond {
+		t.Fatalf("request %d reached the broker %s after a %d ms throttle was announced", i+1, gap, ms)
+	}
+}
+
+// unsupportedV0 answers f, an ApiVersions request, as a broker older than
+// its version does (KIP-511): UNSUPPORTED_VERSION in a v0 body listing keys,
+// under a v0 response header.
+func unsupportedV0(f *wire.RequestFrame, keys ...kmsg.ApiVersionsResponseApiKey) []byte {
+	v0 := kmsg.NewPtrApiVersionsResponse()
+	v0.ErrorCode = kerr.UnsupportedVersion.Code
+	v0.ApiKeys = keys
+	body := v0.AppendTo(binary.BigEndian.AppendUint32(nil, uint32(f.CorrelationID)))
+	return append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...)
 }

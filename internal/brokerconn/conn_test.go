@@ -2,14 +2,12 @@ package brokerconn
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"net"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/wire"
@@ -93,12 +91,7 @@ func TestApiVersionsFallback(t *testing.T) {
 	const brokerMax = 2
 	b := serve(t, func(f *wire.RequestFrame) []byte {
 		if f.Key == kmsg.ApiVersions && f.Version > brokerMax {
-			v0 := kmsg.NewPtrApiVersionsResponse()
-			v0.ErrorCode = kerr.UnsupportedVersion.Code
-			v0.ApiKeys = []kmsg.ApiVersionsResponseApiKey{{ApiKey: int16(kmsg.ApiVersions), MaxVersion: brokerMax}}
-			body := binary.BigEndian.AppendUint32(nil, uint32(f.CorrelationID))
-			body = v0.AppendTo(body)
-			return append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...)
+			return unsupportedV0(f, kmsg.ApiVersionsResponseApiKey{ApiKey: int16(kmsg.ApiVersions), MaxVersion: brokerMax})
 		}
 		return answerKeys(f)
 	})
@@ -154,10 +147,7 @@ func TestThrottleDelaysNextWrite(t *testing.T) {
 	if r := wait(t, do(t, c, kmsg.NewPtrMetadataRequest(), 5*time.Second)); r.err != nil {
 		t.Fatal(r.err)
 	}
-	_, at := b.Requests(kmsg.Metadata)
-	if gap := at[1].Sub(answered); gap < throttle*time.Millisecond-10*time.Millisecond {
-		t.Fatalf("second request reached the broker %s after the throttled answer, want >= %d ms", gap, throttle)
-	}
+	heldFor(t, b, 1, answered, throttle)
 }
 
 // An answer whose correlation id is not the oldest request's fails that

@@ -2,7 +2,6 @@ package brokerconn
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"net"
 	"sync"
@@ -10,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kreactor/kreactor/wire"
@@ -132,10 +130,7 @@ func TestThrottleExtendedWhileWaiting(t *testing.T) {
 	if r := wait(t, third); r.err != nil {
 		t.Fatal(r.err)
 	}
-	_, at := b.Requests(kmsg.Metadata)
-	if gap := at[2].Sub(announced); gap < long*time.Millisecond-10*time.Millisecond {
-		t.Fatalf("third request reached the broker %s after the %d ms throttle was announced", gap, long)
-	}
+	heldFor(t, b, 2, announced, long)
 }
 
 // A broker that answers UNSUPPORTED_VERSION without naming its ApiVersions
@@ -143,10 +138,7 @@ func TestThrottleExtendedWhileWaiting(t *testing.T) {
 func TestApiVersionsFallbackToV0(t *testing.T) {
 	b := serve(t, func(f *wire.RequestFrame) []byte {
 		if f.Key == kmsg.ApiVersions && f.Version > 0 {
-			v0 := kmsg.NewPtrApiVersionsResponse()
-			v0.ErrorCode = kerr.UnsupportedVersion.Code
-			body := v0.AppendTo(binary.BigEndian.AppendUint32(nil, uint32(f.CorrelationID)))
-			return append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...)
+			return unsupportedV0(f)
 		}
 		return answerKeys(f)
 	})
