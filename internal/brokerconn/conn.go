@@ -97,10 +97,11 @@ func Open(addr string, opt Options) *Conn {
 // support (Do sets req's version), and calls done exactly once, never from
 // Do: from the Conn's reader, writer or expiry goroutine, or from Close's
 // caller; with the answer, or with an error. done must not call Close (Close
-// waits for the goroutine running done). done's errors: *UnsupportedError; one wrapping
-// context.DeadlineExceeded when no answer came by deadline; the connection's
-// failure for every other request on it. Do never blocks on the network. It
-// returns the Conn's failure, and takes nothing, once the Conn failed (Err).
+// waits for the goroutine running done). done's errors: *UnsupportedError;
+// one wrapping context.DeadlineExceeded when no answer came by deadline; the
+// connection's failure for every other request on it. Do never blocks on the
+// network. It returns the Conn's failure, and takes nothing, once the Conn
+// failed (Err).
 func (c *Conn) Do(req kmsg.Request, deadline time.Time, done func(kmsg.Response, error)) error {
 	p := &pending{req: req, deadline: deadline, done: done}
 	c.mu.Lock()

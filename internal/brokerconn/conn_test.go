@@ -195,7 +195,16 @@ func TestBrokerCloseAndClose(t *testing.T) {
 	b := serve(t, answerKeys) // OffsetCommit: never answered
 	c := open(t, b.Addr())
 	ch := do(t, c, kmsg.NewPtrOffsetCommitRequest(), 5*time.Second)
-	time.Sleep(50 * time.Millisecond)
+	// The broker closes once the request is in flight, not while the
+	// connection is still being set up.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		if got, _ := b.Requests(kmsg.OffsetCommit); len(got) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the OffsetCommit did not reach the broker in 5 s")
+		}
+	}
 	b.Close()
 	r := wait(t, ch)
 	if r.err == nil || errors.Is(r.err, context.DeadlineExceeded) {
