@@ -54,6 +54,7 @@ func start(g *client.Group) (*Consumer, error) {
 	app := newApplication(g)
 	g.PollPending = app.poll.Pending
 	g.Fetch.WaitPollAfterEmpty() // the application reports its Polls (onPoll)
+	g.Fetch.SendAfterAnswer()    // a Poll's answer goes before the next Fetch
 	// The application manager goes first: what it starts (the final
 	// commit, the leave) is polled by its owner in the same round.
 	loop, err := reactor.New(g.EngineConfig(g.Fetch, app))

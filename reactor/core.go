@@ -164,7 +164,7 @@ func (c *Core[V]) Apply(now time.Time, o Observation) {
 		panic("reactor: Core.Apply of the zero Observation; build one with Event or Completion")
 	}
 	c.version++
-	tx := &Tx{Now: now, Version: c.version, host: c}
+	tx := &Tx{Now: now, Version: c.version, Step: c.step + 1, host: c}
 	if o.req != nil {
 		tx.RequestVersion = o.req.Version
 		o.req.OnComplete(tx, o.resp, o.err)
@@ -190,7 +190,7 @@ func (c *Core[V]) Step(now time.Time) Step {
 	// One Tx serves every poll: Now and Version do not change while the
 	// managers are polled, and a Tx is valid only during the call it is
 	// handed to.
-	c.pollTx = Tx{Now: now, Version: c.version, host: c}
+	c.pollTx = Tx{Now: now, Version: c.version, Step: c.step, host: c}
 	tx := &c.pollTx
 	stillReady := false
 	all := true // the first round polls every manager
@@ -250,6 +250,9 @@ func (c *Core[V]) Step(now time.Time) Step {
 				d.Wake = r.At
 			}
 		}
+	}
+	if d.Awaiting.Has(InputPublication) {
+		d.Wake = now // step again once this step's effects have run
 	}
 	if stillReady {
 		st.RoundLimit = true

@@ -32,7 +32,9 @@ type Decision struct {
 	At time.Time
 	// Wake is the earliest future RetryAt time or Await deadline over all
 	// results: the loop blocks until then unless an observation arrives.
-	// Zero means block until an observation.
+	// Zero means block until an observation. Equal to At, it means step
+	// again at once, after the effects: a result awaits InputPublication,
+	// or a manager was still Ready after MaxRounds.
 	Wake time.Time
 	// Awaiting is the union of the inputs awaited by all Await results.
 	Awaiting Input

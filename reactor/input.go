@@ -27,13 +27,21 @@ const (
 	// InputBufferDrained: the application takes buffered records, making
 	// room in a full fetch buffer.
 	InputBufferDrained
+	// InputPublication: this step's decision is published and its effects
+	// have run. A result awaiting it makes the step's Decision.Wake the
+	// step's own time, so the driver steps again at once, after the
+	// effects: for work that must follow what the step releases, as the
+	// next Fetch follows the Poll answer that took the records before it
+	// (Java's AsyncKafkaConsumer.poll collects the fetch, then
+	// sendPrefetches wakes the network thread to build the next one).
+	InputPublication
 
 	inputEnd
 )
 
 var inputNames = [...]string{
 	"response", "coordinator", "metadata", "membership", "positions",
-	"application", "buffer-drained",
+	"application", "buffer-drained", "publication",
 }
 
 // Has reports whether every input in o is in i.

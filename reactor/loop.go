@@ -2,6 +2,7 @@ package reactor
 
 import (
 	"log/slog"
+	"runtime"
 	"slices"
 	"time"
 
@@ -130,6 +131,13 @@ func (l *Loop[V]) run() {
 		l.drv.Advance()
 		if st.Decision.Closed {
 			return
+		}
+		// A decision that steps again at once (Wake not after its step)
+		// right after effects released application calls would keep
+		// what they readied waiting behind the next step on this P;
+		// yield so it runs first, as it would if the loop parked.
+		if st.Decision.Effects > 0 && !st.Decision.Wake.IsZero() && !st.Decision.Wake.After(st.Decision.At) {
+			runtime.Gosched()
 		}
 		// Block until an observation or the earliest deadline (invariant 2).
 		o, ok := l.drv.WaitUntil(st.Decision.Wake)

@@ -21,6 +21,11 @@ type Tx struct {
 	// RequestVersion is, for a completion, the state version at which the
 	// request was produced; zero otherwise.
 	RequestVersion uint64
+	// Step is the step whose Decision will include this call
+	// (Decision.Step): the step being computed for a poll, the next step
+	// for an applied observation. Versions do not tell steps apart (a
+	// timer wake applies nothing); steps do.
+	Step uint64
 
 	host txHost
 }

@@ -90,6 +90,10 @@ type Fetch struct {
 	sent          int
 	polls         uint64 // application Polls seen (Polled)
 	waitPoll      bool   // WaitPollAfterEmpty was called
+	afterAnswer   bool   // SendAfterAnswer was called
+	took          bool   // Take handed records out since the last poll
+	holding       bool   // no Fetch in step holdStep: its Poll answer took records
+	holdStep      uint64
 	gens          uint64 // last generation handed out; never reused, so an answer for
 	// a revoked and reassigned partition cannot match its new generation
 }
@@ -308,6 +312,7 @@ func (f *Fetch) Take(max int) ([]managers.Record, map[managers.TopicPartition]ma
 		if pos == nil {
 			pos = make(map[managers.TopicPartition]managers.Position, 1)
 		}
+		f.took = true
 		last := &out[len(out)-1]
 		pos[tp] = managers.Position{Offset: last.Offset + 1, LeaderEpoch: last.LeaderEpoch}
 		f.handed[tp] = pos[tp]
@@ -425,6 +430,16 @@ func (f *Fetch) Poll(tx *reactor.Tx, v View) reactor.Result {
 		fetching[i].tps = append(fetching[i].tps, tp)
 	}
 	fetching = f.pace(tx.Now, v.Polling, fetching, &why[waitEmpty])
+	if f.took {
+		f.took, f.holding, f.holdStep = false, true, tx.Step
+	}
+	if f.holding && f.holdStep != tx.Step {
+		f.holding = false
+	}
+	if len(fetching) > 0 && f.holding && f.afterAnswer {
+		why[waitAnswer] = reactor.Await(reactor.InputPublication, "records taken by this step's Poll: the next Fetch follows its answer")
+		fetching = nil
+	}
 	if len(fetching) > 0 {
 		slices.SortFunc(fetching, func(a, b nodeFetch) int { return int(a.node) - int(b.node) })
 		reqs := make([]*reactor.Request, len(fetching))
@@ -456,6 +471,7 @@ const (
 	waitInFlight
 	waitAddress
 	waitEmpty
+	waitAnswer
 	fetchReasons
 )
 
@@ -513,6 +529,17 @@ func (f *Fetch) pace(now time.Time, polling bool, fetching []nodeFetch, why *rea
 // again (Java fetches only on poll events). For a consumer that reports its
 // Polls (Polled); call it before the manager is first polled.
 func (f *Fetch) WaitPollAfterEmpty() { f.waitPoll = true }
+
+// SendAfterAnswer makes the Fetches of a step whose Poll answer took
+// records wait for that step's publication (reactor.InputPublication): the
+// answer is released before the next Fetch is built and written, and the
+// Fetch goes out in the step right after. Java's AsyncKafkaConsumer.poll
+// does the same: the application thread collects the fetch, then
+// sendPrefetches wakes the network thread to build the next one; kgo's
+// source sends its next Fetch once a poll has drained the buffer. For a
+// consumer whose loop publishes before it runs effects (a Loop); call it
+// before the manager is first polled.
+func (f *Fetch) SendAfterAnswer() { f.afterAnswer = true }
 
 // Polled records an application Poll (Java's poll event): a leader held
 // back after empty answers may be fetched again.
