@@ -13,8 +13,10 @@ import (
 // latency spent inside the client (the response's last bytes read, decoded,
 // handed between goroutines, returned by Poll), the rest was spent before
 // the bytes reached the socket (the Fetch's wait at the broker, the
-// network). The reactor and kgo read through kgo's connections alike, so
-// the two clients' read-to-Poll figures compare their own paths only.
+// network). Each client reads through its own connections (the reactor
+// and the baseline through internal/brokerconn, kgo through its own), and
+// the wrapper sits under both, so the two clients' read-to-Poll figures
+// compare their own paths only.
 //
 // The last Read of any connection is taken, which at the latency job's rate
 // (one record a millisecond, heartbeats every few hundred) is almost always

@@ -19,7 +19,7 @@ import (
 // Run runs fn inside a testing/synctest bubble, with a fake cluster
 // (fakebroker, Config.Cluster) on kfake's in-memory network started in the
 // same bubble, and returns what the run recorded. Everything fn starts
-// (consumers, their loops, kgo's connections, kfake's brokers) lives in
+// (consumers, their loops, their broker connections, kfake's brokers) lives in
 // the bubble, so the clock is virtual: it jumps ahead whenever every
 // goroutine is durably blocked, a 3 s outage takes microseconds of wall
 // time, and every time in the History is virtual.
