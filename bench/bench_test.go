@@ -16,7 +16,18 @@ import (
 	"github.com/kreactor/kreactor/fakebroker"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain is also the child of the tests that run Run: the runner
+// starts Options.Exe as `Exe bench -job JSON`, and Exe is this binary.
+func TestMain(m *testing.M) {
+	if len(os.Args) == 4 && os.Args[1] == "bench" && os.Args[2] == "-job" {
+		if err := ServeJob(context.Background(), os.Args[3], os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // Each Go subject's job, in this process on a kfake broker: every record
 // is counted in the timed part, the meters moved, and the latency job sees

@@ -57,7 +57,7 @@ func runClient(ctx context.Context, j Job, r *Result, ready func(Ready)) (err er
 	if r.Untimed, err = c.await(ctx, j.Partitions); err != nil {
 		return err
 	}
-	if j.Kind == KindLatency {
+	if j.stamped() {
 		// Positions and the first Fetch come after the assignment: the
 		// records are produced once the consumer is fetching (the first
 		// ones would otherwise measure the start, not the steady state).
@@ -78,7 +78,7 @@ type kinds[C any] struct {
 // run runs j's timed part on c.
 func (k kinds[C]) run(ctx context.Context, j Job, c C, r *Result) error {
 	switch j.Kind {
-	case KindThroughput, KindLatency:
+	case KindThroughput, KindLatency, KindAlternating:
 		return k.read(ctx, j, c, r)
 	case KindBacklog:
 		return k.backlog(ctx, j, c, r)
@@ -161,7 +161,7 @@ func timed(j Job, c client, r *Result, fn func() error) error {
 func consume(ctx context.Context, j Job, c client, r *Result) error {
 	var lat, fromRead []time.Duration
 	var clock *readClock
-	if j.Kind == KindLatency {
+	if j.stamped() {
 		lat = make([]time.Duration, 0, j.Records)
 		if rc, ok := c.(readClocked); ok && rc.readClock() != nil {
 			clock, fromRead = rc.readClock(), make([]time.Duration, 0, j.Records)
@@ -329,7 +329,7 @@ func javaAwait(ctx context.Context, c *java.Consumer, j Job, r *Result) error {
 		return fmt.Errorf("assignment of %d partitions: %w", j.Partitions, context.DeadlineExceeded)
 	}
 	r.Untimed = int(w.Untimed)
-	if j.Kind == KindLatency {
+	if j.stamped() {
 		sctx, scancel := context.WithTimeout(ctx, latencySettle)
 		_, err := c.Consume(sctx, java.ConsumeArgs{Records: 1, StampAt: -1})
 		scancel()
@@ -353,7 +353,7 @@ func javaTake(r *Result, res java.ConsumeResult) {
 // untimed first (warming the JIT) and then again from the start, timed.
 func javaRead(ctx context.Context, j Job, c *java.Consumer, r *Result) error {
 	stamp := -1
-	if j.Kind == KindLatency {
+	if j.stamped() {
 		stamp = j.StampAt
 	}
 	if j.Subject == SubjectJavaWarm {

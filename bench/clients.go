@@ -51,7 +51,7 @@ func config(j Job) consumer.Config {
 func newClient(j Job) (client, error) {
 	cfg := config(j)
 	var clock *readClock
-	if j.Kind == KindLatency && j.Subject != SubjectJavaDriver {
+	if j.stamped() && j.Subject != SubjectJavaDriver {
 		clock = &readClock{}
 		cfg.Dial = clock.wrap(cfg.Dial)
 	}

@@ -32,10 +32,23 @@ const (
 	KindLatency    = "latency"
 	KindBacklog    = "backlog"
 	KindIdle       = "idle"
+	// KindAlternating is produce-to-Poll latency with every subject's
+	// consumer running at once, each on its own topic, while the producer
+	// writes to one topic at a time, for Options.AlternateEvery each, in
+	// turn. A sequential latency round gives each
+	// subject its own 10 s on a machine whose speed drifts between them by
+	// more than the subjects differ (docs/bench.md, "The next Fetch after
+	// the Poll's answer"); alternating every second spreads that drift over
+	// all of them.
+	KindAlternating = "latency-alternating"
 )
 
 // Kinds lists every kind, in the order Run measures them.
-var Kinds = []string{KindThroughput, KindLatency, KindBacklog, KindIdle}
+var Kinds = []string{KindThroughput, KindLatency, KindAlternating, KindBacklog, KindIdle}
+
+// stamped reports whether the job measures each record's produce-to-Poll
+// latency (its value carries the produce time at StampAt).
+func (j Job) stamped() bool { return j.Kind == KindLatency || j.Kind == KindAlternating }
 
 // Job is one measurement, run by a child process (RunJob).
 type Job struct {
@@ -93,8 +106,8 @@ func (j Job) Validate() error {
 		return fmt.Errorf("bench job: timeout %s: want > 0", j.Timeout)
 	case j.Kind == KindIdle && j.Window <= 0:
 		return fmt.Errorf("bench job: idle window %s: want > 0", j.Window)
-	case j.Kind == KindLatency && j.StampAt < 0:
-		return fmt.Errorf("bench job: latency needs stamp_at >= 0, got %d", j.StampAt)
+	case j.stamped() && j.StampAt < 0:
+		return fmt.Errorf("bench job: %s needs stamp_at >= 0, got %d", j.Kind, j.StampAt)
 	}
 	return nil
 }

@@ -35,6 +35,10 @@ type Options struct {
 	LatencyRate     int
 	LatencyDuration time.Duration
 	LatencyRounds   int
+	// AlternateEvery is the length of one subject's turn in the
+	// alternating latency job (KindAlternating), which runs LatencyRounds
+	// rounds of LatencyDuration per subject at LatencyRate.
+	AlternateEvery time.Duration
 	// Backlog workload: BacklogRecords waiting; memory read after Settle
 	// without polling.
 	BacklogRecords int
@@ -64,13 +68,13 @@ type Options struct {
 
 // DefaultOptions is the workload: 300,000 records of 100 B on
 // 3 partitions, 5 rounds (make bench: 6), max.poll.records 500 (Java's default); latency at
-// 1,000 records/s for 10 s in 4 rounds; 1,000,000 records of backlog; 30 s
-// idle in 3 rounds.
+// 1,000 records/s for 10 s in 4 rounds (alternating: turns of 1 s);
+// 1,000,000 records of backlog; 30 s idle in 3 rounds.
 func DefaultOptions() Options {
 	return Options{
 		Targets: Targets, Subjects: Subjects, Kinds: Kinds, Rounds: 5,
 		Records: 300_000, Partitions: 3, ValueBytes: 100, MaxPollRecords: 500, Values: ValuesRandom,
-		LatencyRate: 1000, LatencyDuration: 10 * time.Second, LatencyRounds: 4,
+		LatencyRate: 1000, LatencyDuration: 10 * time.Second, LatencyRounds: 4, AlternateEvery: time.Second,
 		BacklogRecords: 1_000_000, Settle: 3 * time.Second,
 		IdleWindow: 30 * time.Second, IdleRounds: 3, JobTimeout: 3 * time.Minute,
 	}
@@ -103,6 +107,8 @@ func (o Options) validate() error {
 	case o.LatencyRate < 1 || o.LatencyDuration <= 0 || o.LatencyRounds < 1 || o.BacklogRecords < 1 || o.IdleWindow <= 0 || o.IdleRounds < 1 || o.JobTimeout <= 0:
 		return fmt.Errorf("bench: latency rate %d for %s in %d rounds, backlog %d, idle window %s in %d rounds, job timeout %s: want positive",
 			o.LatencyRate, o.LatencyDuration, o.LatencyRounds, o.BacklogRecords, o.IdleWindow, o.IdleRounds, o.JobTimeout)
+	case o.AlternateEvery < time.Second/time.Duration(o.LatencyRate):
+		return fmt.Errorf("bench: alternate every %s: want at least one record's time at %d records/s", o.AlternateEvery, o.LatencyRate)
 	case o.Exe == "":
 		return errors.New("bench: Options.Exe (the kreactor binary children run) is required")
 	}
@@ -155,6 +161,10 @@ func topicLatency(subject string, round int) string {
 	return fmt.Sprintf("bench-latency-%s-r%d", subject, round)
 }
 
+func topicAlternating(subject string, round int) string {
+	return fmt.Sprintf("bench-alternating-%s-r%d", subject, round)
+}
+
 // topicLatencyWarmup is the latency warm-up's topic; latencyWarmup its
 // length.
 const (
@@ -187,8 +197,14 @@ func (r *runner) target(ctx context.Context, name string) error {
 			return err
 		}
 	}
+	if r.has(KindLatency) || r.has(KindAlternating) {
+		r.latencyWarmup(ctx, cl, base)
+	}
 	if r.has(KindLatency) {
 		r.latency(ctx, cl, base)
+	}
+	if r.has(KindAlternating) {
+		r.alternating(ctx, cl, base)
 	}
 	if r.has(KindBacklog) {
 		if err := r.backlog(ctx, cl, base); err != nil {
@@ -213,13 +229,16 @@ func (r *runner) topics() map[string]int32 {
 	if r.has(KindBacklog) {
 		topics[topicBacklog] = parts
 	}
-	if r.has(KindLatency) {
+	if r.has(KindLatency) || r.has(KindAlternating) {
 		topics[topicLatencyWarmup] = parts
 	}
 	for _, s := range o.Subjects {
 		for round := range o.LatencyRounds {
 			if r.has(KindLatency) {
 				topics[topicLatency(s, round+1)] = parts
+			}
+			if r.has(KindAlternating) {
+				topics[topicAlternating(s, round+1)] = parts
 			}
 		}
 		if r.has(KindIdle) {
@@ -260,47 +279,151 @@ func (r *runner) throughput(ctx context.Context, cl *cluster, base Job) error {
 	return nil
 }
 
-// latency measures produce-to-Poll latency: the broker's first stream of
-// small produces and fetches is slower (JIT, new segments), so an untimed
-// run goes first, then the subjects (but the warm Java one, throughput
-// only) in rotated order, so none is always first.
-func (r *runner) latency(ctx context.Context, cl *cluster, base Job) {
+// latencyJob is subject s's latency job of kind (KindLatency,
+// KindAlternating) in round on topic: records records, profiled if asked
+// (not the warm-up's, round 0).
+func (r *runner) latencyJob(base Job, kind, s, topic string, round, records int) Job {
 	o := r.o
-	run := func(s, topic string, round int, d time.Duration) Result {
-		j := base
-		j.Kind, j.Subject, j.Topic, j.StampAt, j.Round = KindLatency, s, topic, 0, round
-		j.Records = int(float64(o.LatencyRate) * d.Seconds())
-		j.Group = fmt.Sprintf("bench-%s-latency-%s-r%d", base.Target, s, round)
-		if o.ProfileDir != "" && !isJava(s) && round > 0 { // not the warm-up's
-			stem := filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-latency-r%d", base.Target, s, round))
-			j.CPUProfile, j.MemProfile = stem+".cpu.pprof", stem+".allocs.pprof"
-			j.CPUProfileHz = lowCPUProfileHz
-		}
-		return r.child(ctx, j, func() error {
-			p, err := newStampedProducer(cl.addrs)
-			if err != nil {
-				return err
-			}
-			defer p.close()
-			_, err = p.run(ctx, j.Topic, int32(o.Partitions), o.LatencyRate, d, o.ValueBytes)
-			return err
-		})
+	j := base
+	j.Kind, j.Subject, j.Topic, j.StampAt, j.Round, j.Records = kind, s, topic, 0, round, records
+	j.Group = fmt.Sprintf("bench-%s-%s-%s-r%d", base.Target, kind, s, round)
+	if o.ProfileDir != "" && !isJava(s) && round > 0 {
+		stem := filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-%s-r%d", base.Target, s, kind, round))
+		j.CPUProfile, j.MemProfile = stem+".cpu.pprof", stem+".allocs.pprof"
+		j.CPUProfileHz = lowCPUProfileHz
 	}
-	if res := run(SubjectKgo, topicLatencyWarmup, 0, latencyWarmup); res.Err != "" {
+	return j
+}
+
+// produceStamped produces the stamped slices at LatencyRate on cl.
+func (r *runner) produceStamped(ctx context.Context, cl *cluster, slices []produceSlice) error {
+	p, err := newStampedProducer(cl.addrs)
+	if err != nil {
+		return err
+	}
+	defer p.close()
+	_, err = p.runSlices(ctx, slices, int32(r.o.Partitions), r.o.LatencyRate, r.o.ValueBytes)
+	return err
+}
+
+// latencySubjects are the subjects the latency kinds measure: all but
+// the warm Java one (throughput only).
+func (r *runner) latencySubjects() []string {
+	var out []string
+	for _, s := range r.o.Subjects {
+		if s != SubjectJavaWarm {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// latencyWarmup runs an untimed latency job: the broker's first stream of
+// small produces and fetches is slower (JIT, new segments).
+func (r *runner) latencyWarmup(ctx context.Context, cl *cluster, base Job) {
+	j := r.latencyJob(base, KindLatency, SubjectKgo, topicLatencyWarmup, 0, int(float64(r.o.LatencyRate)*latencyWarmup.Seconds()))
+	res := r.child(ctx, j, func() error { return r.produceStamped(ctx, cl, []produceSlice{{j.Topic, j.Records}}) })
+	if res.Err != "" {
 		r.log.Warn("latency warm-up failed", "error", res.Err)
 	}
-	var subjects []string
-	for _, s := range o.Subjects {
-		if s != SubjectJavaWarm {
-			subjects = append(subjects, s)
-		}
-	}
+}
+
+// latency measures produce-to-Poll latency one subject at a time, in
+// rotated order, so none is always first.
+func (r *runner) latency(ctx context.Context, cl *cluster, base Job) {
+	o := r.o
+	records := int(float64(o.LatencyRate) * o.LatencyDuration.Seconds())
+	subjects := r.latencySubjects()
 	for round := range o.LatencyRounds {
 		for i := range subjects {
 			s := subjects[(round+i)%len(subjects)]
-			r.record(run(s, topicLatency(s, round+1), round+1, o.LatencyDuration))
+			j := r.latencyJob(base, KindLatency, s, topicLatency(s, round+1), round+1, records)
+			r.record(r.child(ctx, j, func() error { return r.produceStamped(ctx, cl, []produceSlice{{j.Topic, j.Records}}) }))
 		}
 	}
+}
+
+// alternating measures produce-to-Poll latency with every subject's
+// consumer running at once (KindAlternating): each round starts one child
+// per subject on its own topic, waits until every one owns its partitions
+// and fetches, then produces LatencyDuration's records to each topic in
+// turns of AlternateEvery (alternate), the first turn going to a
+// different subject each round.
+func (r *runner) alternating(ctx context.Context, cl *cluster, base Job) {
+	o := r.o
+	subjects := r.latencySubjects()
+	records := int(float64(o.LatencyRate) * o.LatencyDuration.Seconds())
+	every := max(1, int(float64(o.LatencyRate)*o.AlternateEvery.Seconds()))
+	for round := range o.LatencyRounds {
+		jobs := make([]Job, len(subjects))
+		topics := make([]string, len(subjects))
+		for i := range subjects {
+			s := subjects[(round+i)%len(subjects)]
+			topics[i] = topicAlternating(s, round+1)
+			jobs[i] = r.latencyJob(base, KindAlternating, s, topics[i], round+1, records)
+			// Every subject's records are produced while the others' are.
+			jobs[i].Timeout += time.Duration(len(subjects)) * o.LatencyDuration
+		}
+		produce := func() error { return r.produceStamped(ctx, cl, alternate(topics, records, every)) }
+		for _, res := range r.together(ctx, jobs, produce) {
+			r.record(res)
+		}
+	}
+}
+
+// together runs jobs in children at once and, once every one is ready,
+// run; each child's ready callback returns run's error (failing its job).
+// If a child ends before it is ready, run does not start. If that or run
+// fails, the children still running are stopped (they would wait out
+// their timeouts for records that never come) and their jobs fail with
+// the error. The results are in jobs' order.
+func (r *runner) together(ctx context.Context, jobs []Job, run func() error) []Result {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	n := len(jobs)
+	ready, ended := make(chan int, n), make(chan int, n)
+	done := make(chan struct{})
+	var runErr error
+	results := make([]Result, n)
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Go(func() {
+			results[i] = r.child(ctx, j, func() error {
+				ready <- i
+				<-done
+				return runErr
+			})
+			ended <- i
+		})
+	}
+	isReady, culprit := make([]bool, n), -1
+	for waiting := n; waiting > 0 && runErr == nil; {
+		select {
+		case i := <-ready:
+			isReady[i] = true
+			waiting--
+		case i := <-ended:
+			if !isReady[i] {
+				runErr = fmt.Errorf("%s (%s) ended before it was ready: nothing produced", jobs[i].Subject, jobs[i].Group)
+				culprit = i
+			}
+		}
+	}
+	if runErr == nil {
+		runErr = run()
+	}
+	if runErr != nil {
+		cancel()
+	}
+	close(done)
+	wg.Wait()
+	for i := range results {
+		if runErr != nil && i != culprit && !strings.Contains(results[i].Err, runErr.Error()) {
+			// Stopped before its ready line: its own error is the kill.
+			results[i].Err = fmt.Sprintf("round stopped: %v (%s)", runErr, results[i].Err)
+		}
+	}
+	return results
 }
 
 // backlog produces the backlog and measures each subject's memory reading
@@ -399,6 +522,9 @@ func (r *runner) child(ctx context.Context, j Job, onReady func() error) Result 
 	}
 	werr := cmd.Wait()
 	switch {
+	case got == nil && readyErr != nil:
+		res.Err = fmt.Sprintf("producer: %v; child stopped (exit: %v)", readyErr, werr)
+		return res
 	case got == nil:
 		res.Err = fmt.Sprintf("child wrote no result (exit: %v)", werr)
 		return res

@@ -142,35 +142,71 @@ func newStampedProducer(addrs []string) (*stampedProducer, error) {
 	return &stampedProducer{cl: cl}, nil
 }
 
-// run produces rate records/s for d (record i to partition i mod
-// partitions), each stamped just before it is handed to the client, and
-// waits for every acknowledgement. It returns how many were produced.
+// run produces rate records/s for d to topic (record i to partition i
+// mod partitions), each stamped just before it is handed to the client,
+// and waits for every acknowledgement. It returns how many were produced.
 func (p *stampedProducer) run(ctx context.Context, topic string, partitions int32, rate int, d time.Duration, valueBytes int) (int, error) {
-	n := int(float64(rate) * d.Seconds())
+	return p.runSlices(ctx, []produceSlice{{topic, int(float64(rate) * d.Seconds())}}, partitions, rate, valueBytes)
+}
+
+// produceSlice is a run of records to one topic.
+type produceSlice struct {
+	topic   string
+	records int
+}
+
+// alternate cuts records records for each of topics into slices of
+// every records (the last of a topic's may be shorter), taking the topics
+// in turn and starting each turn one topic further on, so that no topic
+// always follows the same one: with topics a, b, c the order is a b c,
+// b c a, c a b, a b c...
+func alternate(topics []string, records, every int) []produceSlice {
+	var out []produceSlice
+	for turn, done := 0, 0; done < records; turn, done = turn+1, done+every {
+		for i := range topics {
+			out = append(out, produceSlice{topics[(turn+i)%len(topics)], min(every, records-done)})
+		}
+	}
+	return out
+}
+
+// runSlices produces the slices one after the other at rate records/s
+// throughout (the gap between two slices is one record's), a slice's
+// record i to partition i mod partitions, each stamped just before it is
+// handed to the client, and waits for every acknowledgement. It returns
+// how many were produced.
+func (p *stampedProducer) runSlices(ctx context.Context, slices []produceSlice, partitions int32, rate int, valueBytes int) (int, error) {
 	interval := time.Second / time.Duration(rate)
 	start := time.Now()
 	errs := make(chan error, 1)
-	for i := range n {
-		if wait := time.Until(start.Add(time.Duration(i) * interval)); wait > 0 {
-			time.Sleep(wait)
-		}
-		v := make([]byte, max(valueBytes, 8))
-		putStamp(v, time.Now())
-		p.cl.Produce(ctx, &kgo.Record{Topic: topic, Partition: int32(i) % partitions, Value: v}, func(_ *kgo.Record, err error) {
-			if err != nil {
-				select {
-				case errs <- err:
-				default:
-				}
+	n := 0
+	for _, s := range slices {
+		for i := range s.records {
+			if wait := time.Until(start.Add(time.Duration(n) * interval)); wait > 0 {
+				time.Sleep(wait)
 			}
-		})
+			if err := ctx.Err(); err != nil {
+				return n, err
+			}
+			v := make([]byte, max(valueBytes, 8))
+			putStamp(v, time.Now())
+			p.cl.Produce(ctx, &kgo.Record{Topic: s.topic, Partition: int32(i) % partitions, Value: v}, func(r *kgo.Record, err error) {
+				if err != nil {
+					select {
+					case errs <- fmt.Errorf("produce to %s: %w", r.Topic, err):
+					default:
+					}
+				}
+			})
+			n++
+		}
 	}
 	if err := p.cl.Flush(ctx); err != nil {
 		return n, err
 	}
 	select {
 	case err := <-errs:
-		return n, fmt.Errorf("produce to %s: %w", topic, err)
+		return n, err
 	default:
 		return n, nil
 	}

@@ -17,7 +17,7 @@ import (
 // 15 (package bench). With -job it is the child that runs one measurement.
 func runBench(args []string, stdout, stderr io.Writer) error {
 	d := bench.DefaultOptions()
-	fs := newFlagSet("bench", "[-targets kfake,kafka] [-subjects S,...] [-kinds throughput,latency,backlog,idle] [-rounds 5] [-out FILE] [-perf FILE] [-profiles DIR]", stderr)
+	fs := newFlagSet("bench", "[-targets kfake,kafka] [-subjects S,...] [-kinds throughput,latency,latency-alternating,backlog,idle] [-rounds 5] [-out FILE] [-perf FILE] [-profiles DIR]", stderr)
 	targets := fs.String("targets", strings.Join(d.Targets, ","), "targets: "+strings.Join(bench.Targets, ", "))
 	subjects := fs.String("subjects", strings.Join(d.Subjects, ","), "subjects: "+strings.Join(bench.Subjects, ", "))
 	kinds := fs.String("kinds", strings.Join(d.Kinds, ","), "measurements: "+strings.Join(bench.Kinds, ", "))
@@ -27,7 +27,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&d.MaxPollRecords, "max-poll-records", d.MaxPollRecords, "max.poll.records of every subject")
 	fs.DurationVar(&d.LatencyDuration, "latency-duration", d.LatencyDuration, "latency: how long records are produced")
 	fs.IntVar(&d.LatencyRate, "latency-rate", d.LatencyRate, "latency: records per second")
-	fs.IntVar(&d.LatencyRounds, "latency-rounds", d.LatencyRounds, "latency: rounds (subjects rotated)")
+	fs.IntVar(&d.LatencyRounds, "latency-rounds", d.LatencyRounds, "latency, latency-alternating: rounds (subjects rotated)")
+	fs.DurationVar(&d.AlternateEvery, "alternate-every", d.AlternateEvery, "latency-alternating: one subject's turn of records")
 	fs.IntVar(&d.BacklogRecords, "backlog", d.BacklogRecords, "backlog: records waiting")
 	fs.DurationVar(&d.IdleWindow, "idle-window", d.IdleWindow, "idle: measured window")
 	fs.IntVar(&d.IdleRounds, "idle-rounds", d.IdleRounds, "idle: rounds (every subject idle together in each)")
