@@ -77,10 +77,11 @@
 #                     the java subject's release test on the latest patch of 4.0-4.4
 #                     (JAVA_RELEASES), each resolved from Maven Central once
 #   make bench        the side-by-side benchmark (package bench; docs/bench.md; not in make
-#                     test: about 8 min on 2 cores): reactor, baseline, raw kgo and Java
+#                     test; it prints how long it took): reactor, baseline, raw kgo and Java
 #                     (through the driver, polling inside a fresh JVM, and warm) on kfake
 #                     and on real Kafka 4.4.0 (Docker), $(BENCH_ROUNDS) interleaved rounds;
-#                     latency produce -> Poll, memory with a backlog, idle CPU; writes
+#                     latency produce -> Poll (one subject at a time, and all at once in
+#                     alternating 1 s turns), memory with a backlog, idle CPU; writes
 #                     $(BENCH_OUT)/bench.txt (benchstat reads it: go run
 #                     golang.org/x/perf/cmd/benchstat -col /subject bench.txt) and
 #                     perf.json (kreactor report -perf), prints min/median/max and the
