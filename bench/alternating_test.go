@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"os"
@@ -18,12 +19,18 @@ import (
 // short.
 func TestAlternate(t *testing.T) {
 	got := alternate([]string{"a", "b", "c"}, 5, 2)
-	want := []produceSlice{{"a", 2}, {"b", 2}, {"c", 2}, {"b", 2}, {"c", 2}, {"a", 2}, {"c", 1}, {"a", 1}, {"b", 1}}
+	want := []produceSlice{{"a", 2}, {"b", 2}, {"c", 2}, {"a", 2}, {"b", 2}, {"c", 2}, {"a", 1}, {"b", 1}, {"c", 1}}
 	if !slices.Equal(got, want) {
 		t.Fatalf("alternate:\n got %v\nwant %v", got, want)
 	}
+	// Two subjects take single turns: a b a b, never a b b a (which
+	// would make every turn but the first and last twice as long).
+	got = alternate([]string{"x", "y"}, 10_000, 1000)
 	per := map[string]int{}
-	for _, s := range alternate([]string{"x", "y"}, 10_000, 1000) {
+	for i, s := range got {
+		if want := []string{"x", "y"}[i%2]; s.topic != want || s.records != 1000 {
+			t.Fatalf("turn %d: %v, want %s with 1000 records", i, s, want)
+		}
 		per[s.topic] += s.records
 	}
 	if per["x"] != 10_000 || per["y"] != 10_000 {
@@ -46,7 +53,6 @@ func TestRunAlternating(t *testing.T) {
 	o.JobTimeout, o.Exe = 30*time.Second, exe
 	var lines strings.Builder
 	o.Bench = &lines
-	start := time.Now()
 	results, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +72,7 @@ func TestRunAlternating(t *testing.T) {
 		}
 		// Two subjects, 1 s each in turns: each job's timed part spans
 		// about both seconds, not its own one.
-		if r.Wall < 1500*time.Millisecond || r.Wall > time.Since(start) {
+		if r.Wall < 1500*time.Millisecond {
 			t.Errorf("%s: timed part %s: want about 2 s (both subjects' turns)", r.Job.Subject, r.Wall)
 		}
 	}
@@ -81,26 +87,21 @@ func TestRunAlternating(t *testing.T) {
 }
 
 // A child that ends before it is ready (here: its job is invalid) stops
-// the round: nothing is produced, and the other child, ready later, is
+// the round: nothing is produced, and the other child, still joining, is
 // stopped with that error rather than left waiting out its timeout for
 // records.
 func TestTogetherChildNeverReady(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	br, err := fakebroker.Start(fakebroker.Config{Brokers: 1, Topics: map[string]int32{"t": 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer br.Close()
-	r := &runner{o: Options{Exe: exe, Log: io.Discard}, log: slog.New(slog.DiscardHandler)}
 	good := Job{Kind: KindAlternating, Subject: SubjectKgo, Target: TargetKfake, Addrs: br.Addrs(), Topic: "t", Group: "g-good",
 		Partitions: 1, Records: 10, MaxPollRecords: 10, Timeout: 20 * time.Second, StampAt: 0}
 	bad := good
 	bad.Group, bad.Partitions = "g-bad", 0
 	ran := false
-	res := r.together(context.Background(), []Job{good, bad}, func() error { ran = true; return nil })
+	res := testRunner(t).together(context.Background(), []Job{good, bad}, func() error { ran = true; return nil })
 	if ran {
 		t.Fatal("produced although a child ended before it was ready")
 	}
@@ -112,5 +113,105 @@ func TestTogetherChildNeverReady(t *testing.T) {
 	}
 	if strings.Contains(res[0].Err, "deadline exceeded") {
 		t.Errorf("the other job waited out its timeout: %q", res[0].Err)
+	}
+}
+
+// Children that misbehave (fakeChild): one that writes its ready line three
+// times is counted once; one that ends before its ready line with a clean
+// result still fails; a caller that gives up before every child is ready
+// fails every job with its cause, and nothing is produced.
+func TestTogetherMisbehavingChildren(t *testing.T) {
+	r := testRunner(t)
+	job := func(group string) Job {
+		return Job{Kind: KindAlternating, Subject: SubjectKgo, Target: TargetKfake, Addrs: []string{"127.0.0.1:1"}, Topic: "t",
+			Group: group, Partitions: 1, Records: 1, MaxPollRecords: 1, Timeout: time.Minute, StampAt: 0}
+	}
+	runs := 0
+	run := func() error { runs++; return nil }
+
+	res := r.together(context.Background(), []Job{job("fake-ready-thrice"), job("fake-ready")}, run)
+	if runs != 1 || res[0].Err != "" || res[1].Err != "" || res[0].Records != 1 {
+		t.Fatalf("ready thrice: %d runs, results %+v", runs, res)
+	}
+
+	runs = 0
+	res = r.together(context.Background(), []Job{job("fake-ready"), job("fake-clean-unready")}, run)
+	if runs != 0 || !strings.Contains(res[1].Err, "ended before its ready line") || !strings.Contains(res[0].Err, "fake-clean-unready") {
+		t.Fatalf("clean exit before ready: %d runs, results %+v", runs, res)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	res = r.together(ctx, []Job{job("fake-slow"), job("fake-slow")}, run)
+	for i, x := range res {
+		if !strings.Contains(x.Err, "round stopped before every subject was ready: context deadline exceeded") {
+			t.Errorf("job %d after the caller gave up: %q", i, x.Err)
+		}
+	}
+	if runs != 0 {
+		t.Errorf("produced %d times after the caller gave up", runs)
+	}
+}
+
+// testRunner is a runner whose children are this test binary (TestMain).
+func testRunner(t *testing.T) *runner {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &runner{o: Options{Exe: exe, Log: io.Discard}, log: slog.New(slog.DiscardHandler)}
+}
+
+// fakeChild plays a misbehaving child for a job whose group names the
+// behaviour (fake-ready, fake-ready-thrice, fake-clean-unready,
+// fake-slow) and reports whether it did; any other job is a real one.
+func fakeChild(spec string) bool {
+	var j Job
+	if err := json.Unmarshal([]byte(spec), &j); err != nil || !strings.HasPrefix(j.Group, "fake-") {
+		return false
+	}
+	enc := json.NewEncoder(os.Stdout)
+	ready := func() { _ = enc.Encode(childLine{Ready: &Ready{Ready: true}}) }
+	switch j.Group {
+	case "fake-ready":
+		ready()
+	case "fake-ready-thrice":
+		ready()
+		ready()
+		ready()
+	case "fake-slow":
+		time.Sleep(time.Minute)
+	}
+	_ = enc.Encode(childLine{Result: &Result{Job: j, Records: 1}})
+	return true
+}
+
+// The latency options are checked only for the kinds that use them, and
+// each error names the bad value.
+func TestOptionsLatencyChecks(t *testing.T) {
+	base := DefaultOptions()
+	base.Exe = "kreactor"
+	for _, tc := range []struct {
+		name  string
+		set   func(o *Options)
+		error string // "" for none
+	}{
+		{"default", func(*Options) {}, ""},
+		{"turn of 0s", func(o *Options) { o.AlternateEvery = 0 }, "alternate every 0s"},
+		{"turn shorter than a record", func(o *Options) { o.AlternateEvery = 500 * time.Microsecond }, "alternate every 500µs"},
+		{"turn as long as the job", func(o *Options) { o.AlternateEvery = o.LatencyDuration }, "alternate every 10s"},
+		{"turn of 0s, not alternating", func(o *Options) { o.AlternateEvery, o.Kinds = 0, []string{KindThroughput, KindLatency} }, ""},
+		{"rate past the producer", func(o *Options) { o.LatencyRate = 2_000_000_000 }, "latency rate 2000000000 records/s"},
+		{"no record", func(o *Options) { o.LatencyRate, o.LatencyDuration = 1, 500*time.Millisecond }, "latency rate 1 records/s for 500ms"},
+	} {
+		o := base
+		tc.set(&o)
+		err := o.validate()
+		switch {
+		case tc.error == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.error != "" && (err == nil || !strings.Contains(err.Error(), tc.error)):
+			t.Errorf("%s: error %v, want one naming %q", tc.name, err, tc.error)
+		}
 	}
 }

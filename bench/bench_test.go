@@ -20,6 +20,9 @@ import (
 // starts Options.Exe as `Exe bench -job JSON`, and Exe is this binary.
 func TestMain(m *testing.M) {
 	if len(os.Args) == 4 && os.Args[1] == "bench" && os.Args[2] == "-job" {
+		if fakeChild(os.Args[3]) {
+			os.Exit(0)
+		}
 		if err := ServeJob(context.Background(), os.Args[3], os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

@@ -154,7 +154,7 @@ func Perf(o Options, results []Result) *reports.PerfTable {
 	names := map[string]string{
 		KindThroughput: fmt.Sprintf("consume %d x %d B, %d partitions, max.poll.records %d", o.Records, o.ValueBytes, o.Partitions, o.MaxPollRecords),
 		KindLatency:    fmt.Sprintf("produce-to-poll latency at %d records/s, %s per round", o.LatencyRate, o.LatencyDuration),
-		KindAlternating: fmt.Sprintf("produce-to-poll latency at %d records/s, %s per round, subjects together, turns of %s",
+		KindAlternating: fmt.Sprintf("produce-to-poll latency at %d records/s, %s per subject, subjects together, turns of %s",
 			o.LatencyRate, o.LatencyDuration, o.AlternateEvery),
 		KindBacklog: fmt.Sprintf("memory with %d records waiting", o.BacklogRecords),
 		KindIdle:    fmt.Sprintf("idle consumer CPU (%s window)", o.IdleWindow),

@@ -107,13 +107,31 @@ func (o Options) validate() error {
 	case o.LatencyRate < 1 || o.LatencyDuration <= 0 || o.LatencyRounds < 1 || o.BacklogRecords < 1 || o.IdleWindow <= 0 || o.IdleRounds < 1 || o.JobTimeout <= 0:
 		return fmt.Errorf("bench: latency rate %d for %s in %d rounds, backlog %d, idle window %s in %d rounds, job timeout %s: want positive",
 			o.LatencyRate, o.LatencyDuration, o.LatencyRounds, o.BacklogRecords, o.IdleWindow, o.IdleRounds, o.JobTimeout)
-	case o.AlternateEvery < time.Second/time.Duration(o.LatencyRate):
-		return fmt.Errorf("bench: alternate every %s: want at least one record's time at %d records/s", o.AlternateEvery, o.LatencyRate)
+	case o.LatencyRate > maxLatencyRate:
+		return fmt.Errorf("bench: latency rate %d records/s: want at most %d (the producer paces one record at a time)", o.LatencyRate, maxLatencyRate)
+	case (slices.Contains(o.Kinds, KindLatency) || slices.Contains(o.Kinds, KindAlternating)) && o.latencyRecords() < 1:
+		return fmt.Errorf("bench: latency rate %d records/s for %s: fewer than one record", o.LatencyRate, o.LatencyDuration)
+	case slices.Contains(o.Kinds, KindAlternating) && (o.turnRecords() < 1 || o.AlternateEvery >= o.LatencyDuration):
+		return fmt.Errorf("bench: alternate every %s: want at least one record's time at %d records/s and less than the latency duration %s",
+			o.AlternateEvery, o.LatencyRate, o.LatencyDuration)
 	case o.Exe == "":
 		return errors.New("bench: Options.Exe (the kreactor binary children run) is required")
 	}
 	return nil
 }
+
+// maxLatencyRate bounds Options.LatencyRate (records/s): the stamped
+// producer sleeps until each record's time, and a job keeps every
+// record's latency.
+const maxLatencyRate = 100_000
+
+// latencyRecords is how many records one subject's latency job reads.
+func (o Options) latencyRecords() int {
+	return int(float64(o.LatencyRate) * o.LatencyDuration.Seconds())
+}
+
+// turnRecords is how many records one turn of the alternating job holds.
+func (o Options) turnRecords() int { return int(float64(o.LatencyRate) * o.AlternateEvery.Seconds()) }
 
 // Run measures every kind on every target for every subject and returns
 // the results in the order they were measured; each is also written to
@@ -332,7 +350,7 @@ func (r *runner) latencyWarmup(ctx context.Context, cl *cluster, base Job) {
 // rotated order, so none is always first.
 func (r *runner) latency(ctx context.Context, cl *cluster, base Job) {
 	o := r.o
-	records := int(float64(o.LatencyRate) * o.LatencyDuration.Seconds())
+	records := o.latencyRecords()
 	subjects := r.latencySubjects()
 	for round := range o.LatencyRounds {
 		for i := range subjects {
@@ -347,24 +365,28 @@ func (r *runner) latency(ctx context.Context, cl *cluster, base Job) {
 // consumer running at once (KindAlternating): each round starts one child
 // per subject on its own topic, waits until every one owns its partitions
 // and fetches, then produces LatencyDuration's records to each topic in
-// turns of AlternateEvery (alternate), the first turn going to a
-// different subject each round.
+// turns of AlternateEvery (alternate), the subjects in an order rotated by
+// one each round, so the first and the last turn go to a different
+// subject each round.
 func (r *runner) alternating(ctx context.Context, cl *cluster, base Job) {
 	o := r.o
 	subjects := r.latencySubjects()
-	records := int(float64(o.LatencyRate) * o.LatencyDuration.Seconds())
-	every := max(1, int(float64(o.LatencyRate)*o.AlternateEvery.Seconds()))
 	for round := range o.LatencyRounds {
+		if ctx.Err() != nil {
+			return
+		}
 		jobs := make([]Job, len(subjects))
 		topics := make([]string, len(subjects))
 		for i := range subjects {
 			s := subjects[(round+i)%len(subjects)]
 			topics[i] = topicAlternating(s, round+1)
-			jobs[i] = r.latencyJob(base, KindAlternating, s, topics[i], round+1, records)
+			jobs[i] = r.latencyJob(base, KindAlternating, s, topics[i], round+1, o.latencyRecords())
 			// Every subject's records are produced while the others' are.
 			jobs[i].Timeout += time.Duration(len(subjects)) * o.LatencyDuration
 		}
-		produce := func() error { return r.produceStamped(ctx, cl, alternate(topics, records, every)) }
+		produce := func() error {
+			return r.produceStamped(ctx, cl, alternate(topics, o.latencyRecords(), o.turnRecords()))
+		}
 		for _, res := range r.together(ctx, jobs, produce) {
 			r.record(res)
 		}
@@ -373,11 +395,12 @@ func (r *runner) alternating(ctx context.Context, cl *cluster, base Job) {
 
 // together runs jobs in children at once and, once every one is ready,
 // run; each child's ready callback returns run's error (failing its job).
-// If a child ends before it is ready, run does not start. If that or run
-// fails, the children still running are stopped (they would wait out
-// their timeouts for records that never come) and their jobs fail with
-// the error. The results are in jobs' order.
+// If a child ends before it is ready, or ctx ends first, run does not
+// start. If that or run fails, the children still running are stopped
+// (they would wait out their timeouts for records that never come) and
+// every job fails with the error. The results are in jobs' order.
 func (r *runner) together(ctx context.Context, jobs []Job, run func() error) []Result {
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	n := len(jobs)
@@ -387,9 +410,10 @@ func (r *runner) together(ctx context.Context, jobs []Job, run func() error) []R
 	results := make([]Result, n)
 	var wg sync.WaitGroup
 	for i, j := range jobs {
+		var once sync.Once // a child that writes its ready line again is counted once
 		wg.Go(func() {
 			results[i] = r.child(ctx, j, func() error {
-				ready <- i
+				once.Do(func() { ready <- i })
 				<-done
 				return runErr
 			})
@@ -403,10 +427,16 @@ func (r *runner) together(ctx context.Context, jobs []Job, run func() error) []R
 			isReady[i] = true
 			waiting--
 		case i := <-ended:
-			if !isReady[i] {
-				runErr = fmt.Errorf("%s (%s) ended before it was ready: nothing produced", jobs[i].Subject, jobs[i].Group)
+			switch {
+			case isReady[i]:
+			case parent.Err() != nil:
+				runErr = fmt.Errorf("round stopped before every subject was ready: %w", parent.Err())
+			default:
+				runErr = fmt.Errorf("nothing produced: %s (%s) ended before it was ready", jobs[i].Subject, jobs[i].Group)
 				culprit = i
 			}
+		case <-parent.Done():
+			runErr = fmt.Errorf("round stopped before every subject was ready: %w", parent.Err())
 		}
 	}
 	if runErr == nil {
@@ -418,7 +448,11 @@ func (r *runner) together(ctx context.Context, jobs []Job, run func() error) []R
 	close(done)
 	wg.Wait()
 	for i := range results {
-		if runErr != nil && i != culprit && !strings.Contains(results[i].Err, runErr.Error()) {
+		switch {
+		case runErr == nil || strings.Contains(results[i].Err, runErr.Error()):
+		case i == culprit && results[i].Err == "":
+			results[i].Err = "ended before its ready line without an error"
+		case i != culprit:
 			// Stopped before its ready line: its own error is the kill.
 			results[i].Err = fmt.Sprintf("round stopped: %v (%s)", runErr, results[i].Err)
 		}

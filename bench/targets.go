@@ -155,33 +155,34 @@ type produceSlice struct {
 	records int
 }
 
-// alternate cuts records records for each of topics into slices of
-// every records (the last of a topic's may be shorter), taking the topics
-// in turn and starting each turn one topic further on, so that no topic
-// always follows the same one: with topics a, b, c the order is a b c,
-// b c a, c a b, a b c...
+// alternate cuts records records for each of topics into turns of every
+// records (a topic's last turn may be shorter), the topics taking their
+// turns in order: with topics a, b, c, a b c a b c ...
 func alternate(topics []string, records, every int) []produceSlice {
 	var out []produceSlice
-	for turn, done := 0, 0; done < records; turn, done = turn+1, done+every {
-		for i := range topics {
-			out = append(out, produceSlice{topics[(turn+i)%len(topics)], min(every, records-done)})
+	for done := 0; done < records; done += every {
+		for _, t := range topics {
+			out = append(out, produceSlice{t, min(every, records-done)})
 		}
 	}
 	return out
 }
 
 // runSlices produces the slices one after the other at rate records/s
-// throughout (the gap between two slices is one record's), a slice's
-// record i to partition i mod partitions, each stamped just before it is
-// handed to the client, and waits for every acknowledgement. It returns
-// how many were produced.
+// throughout (the gap between two slices is one record's), a topic's
+// record i (counted across its slices) to partition i mod partitions,
+// each stamped just before it is handed to the client, and waits for every
+// acknowledgement. It returns how many were produced.
 func (p *stampedProducer) runSlices(ctx context.Context, slices []produceSlice, partitions int32, rate int, valueBytes int) (int, error) {
 	interval := time.Second / time.Duration(rate)
 	start := time.Now()
 	errs := make(chan error, 1)
 	n := 0
+	next := map[string]int{} // a topic's next record number
 	for _, s := range slices {
-		for i := range s.records {
+		for range s.records {
+			i := next[s.topic]
+			next[s.topic]++
 			if wait := time.Until(start.Add(time.Duration(n) * interval)); wait > 0 {
 				time.Sleep(wait)
 			}
