@@ -14,20 +14,31 @@ import (
 	"github.com/kreactor/kreactor/fakebroker"
 )
 
-// Turns go to every topic in order, each turn starting one topic further
-// on, every topic gets exactly its records, and the last turn may be
-// short.
-func TestAlternate(t *testing.T) {
-	got := alternate([]string{"a", "b", "c"}, 5, 2)
-	want := []produceSlice{{"a", 2}, {"b", 2}, {"c", 2}, {"a", 2}, {"b", 2}, {"c", 2}, {"a", 1}, {"b", 1}, {"c", 1}}
-	if !slices.Equal(got, want) {
-		t.Fatalf("alternate:\n got %v\nwant %v", got, want)
+// Turns go to the topics in order, every topic gets exactly its records,
+// and a topic's last turn may be short.
+func TestTurns(t *testing.T) {
+	type turn struct {
+		topic   string
+		records int
 	}
-	// Two subjects take single turns: a b a b, never a b b a (which
+	collect := func(topics []string, records, every int) (out []turn) {
+		for topic, n := range turns(topics, records, every) {
+			out = append(out, turn{topic, n})
+		}
+		return out
+	}
+	got := collect([]string{"a", "b", "c"}, 5, 2)
+	want := []turn{{"a", 2}, {"b", 2}, {"c", 2}, {"a", 2}, {"b", 2}, {"c", 2}, {"a", 1}, {"b", 1}, {"c", 1}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("turns:\n got %v\nwant %v", got, want)
+	}
+	if got := collect([]string{"t"}, 7, 7); !slices.Equal(got, []turn{{"t", 7}}) {
+		t.Fatalf("one topic, one turn: %v", got)
+	}
+	// Two subjects take single turns: x y x y, never x y y x (which
 	// would make every turn but the first and last twice as long).
-	got = alternate([]string{"x", "y"}, 10_000, 1000)
 	per := map[string]int{}
-	for i, s := range got {
+	for i, s := range collect([]string{"x", "y"}, 10_000, 1000) {
 		if want := []string{"x", "y"}[i%2]; s.topic != want || s.records != 1000 {
 			t.Fatalf("turn %d: %v, want %s with 1000 records", i, s, want)
 		}
@@ -39,9 +50,9 @@ func TestAlternate(t *testing.T) {
 }
 
 // The alternating kind end to end on kfake, children and all: every
-// subject's job reads every record of its own topic, and the producer
-// wrote the topics in turns while both consumers were in their timed part
-// (a record produced in the other's turn lands within the job's wall).
+// subject's job reads every record of its own topic, and its timed part
+// spans both subjects' turns (the production schedule's 2 s), not its own
+// 1 s of records.
 func TestRunAlternating(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {

@@ -35,11 +35,10 @@ const (
 	// KindAlternating is produce-to-Poll latency with every subject's
 	// consumer running at once, each on its own topic, while the producer
 	// writes to one topic at a time, for Options.AlternateEvery each, in
-	// turn. A sequential latency round gives each
-	// subject its own 10 s on a machine whose speed drifts between them by
-	// more than the subjects differ (docs/bench.md, "The next Fetch after
-	// the Poll's answer"); alternating every second spreads that drift over
-	// all of them.
+	// turn. A sequential latency round gives each subject its own 10 s on
+	// a machine whose speed drifts between them by more than the subjects
+	// differ (docs/bench.md, "Latency with the subjects alternating");
+	// alternating every second spreads that drift over all of them.
 	KindAlternating = "latency-alternating"
 )
 

@@ -57,7 +57,8 @@ type Options struct {
 	// ProfileDir, if set, receives a CPU and an allocation profile of each
 	// Go subject's throughput job (<target>-<subject>-r<k>.cpu.pprof,
 	// .allocs.pprof) and latency jobs (<target>-<subject>-latency-r<k>
-	// .cpu.pprof, .allocs.pprof), and a CPU profile of its idle job
+	// .cpu.pprof, .allocs.pprof; alternating: -latency-alternating-r<k>,
+	// spanning the other subjects' turns), and a CPU profile of its idle job
 	// (<target>-<subject>-idle-r<k>.cpu.pprof); the latency and idle CPU
 	// profiles are sampled at lowCPUProfileHz. An allocation profile
 	// counts from the child's start, the join included.
@@ -313,14 +314,15 @@ func (r *runner) latencyJob(base Job, kind, s, topic string, round, records int)
 	return j
 }
 
-// produceStamped produces the stamped slices at LatencyRate on cl.
-func (r *runner) produceStamped(ctx context.Context, cl *cluster, slices []produceSlice) error {
+// produceStamped produces records stamped records to each of topics at
+// LatencyRate on cl, in turns of every records (turns).
+func (r *runner) produceStamped(ctx context.Context, cl *cluster, topics []string, records, every int) error {
 	p, err := newStampedProducer(cl.addrs)
 	if err != nil {
 		return err
 	}
 	defer p.close()
-	_, err = p.runSlices(ctx, slices, int32(r.o.Partitions), r.o.LatencyRate, r.o.ValueBytes)
+	_, err = p.runTurns(ctx, turns(topics, records, every), int32(r.o.Partitions), r.o.LatencyRate, r.o.ValueBytes)
 	return err
 }
 
@@ -340,7 +342,7 @@ func (r *runner) latencySubjects() []string {
 // small produces and fetches is slower (JIT, new segments).
 func (r *runner) latencyWarmup(ctx context.Context, cl *cluster, base Job) {
 	j := r.latencyJob(base, KindLatency, SubjectKgo, topicLatencyWarmup, 0, int(float64(r.o.LatencyRate)*latencyWarmup.Seconds()))
-	res := r.child(ctx, j, func() error { return r.produceStamped(ctx, cl, []produceSlice{{j.Topic, j.Records}}) })
+	res := r.child(ctx, j, func() error { return r.produceStamped(ctx, cl, []string{j.Topic}, j.Records, j.Records) })
 	if res.Err != "" {
 		r.log.Warn("latency warm-up failed", "error", res.Err)
 	}
@@ -356,7 +358,7 @@ func (r *runner) latency(ctx context.Context, cl *cluster, base Job) {
 		for i := range subjects {
 			s := subjects[(round+i)%len(subjects)]
 			j := r.latencyJob(base, KindLatency, s, topicLatency(s, round+1), round+1, records)
-			r.record(r.child(ctx, j, func() error { return r.produceStamped(ctx, cl, []produceSlice{{j.Topic, j.Records}}) }))
+			r.record(r.child(ctx, j, func() error { return r.produceStamped(ctx, cl, []string{j.Topic}, j.Records, j.Records) }))
 		}
 	}
 }
@@ -365,7 +367,7 @@ func (r *runner) latency(ctx context.Context, cl *cluster, base Job) {
 // consumer running at once (KindAlternating): each round starts one child
 // per subject on its own topic, waits until every one owns its partitions
 // and fetches, then produces LatencyDuration's records to each topic in
-// turns of AlternateEvery (alternate), the subjects in an order rotated by
+// turns of AlternateEvery (turns), the subjects in an order rotated by
 // one each round, so the first and the last turn go to a different
 // subject each round.
 func (r *runner) alternating(ctx context.Context, cl *cluster, base Job) {
@@ -385,7 +387,7 @@ func (r *runner) alternating(ctx context.Context, cl *cluster, base Job) {
 			jobs[i].Timeout += time.Duration(len(subjects)) * o.LatencyDuration
 		}
 		produce := func() error {
-			return r.produceStamped(ctx, cl, alternate(topics, o.latencyRecords(), o.turnRecords()))
+			return r.produceStamped(ctx, cl, topics, o.latencyRecords(), o.turnRecords())
 		}
 		for _, res := range r.together(ctx, jobs, produce) {
 			r.record(res)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"iter"
 	"log/slog"
 	"math/rand/v2"
 	"time"
@@ -146,43 +147,42 @@ func newStampedProducer(addrs []string) (*stampedProducer, error) {
 // mod partitions), each stamped just before it is handed to the client,
 // and waits for every acknowledgement. It returns how many were produced.
 func (p *stampedProducer) run(ctx context.Context, topic string, partitions int32, rate int, d time.Duration, valueBytes int) (int, error) {
-	return p.runSlices(ctx, []produceSlice{{topic, int(float64(rate) * d.Seconds())}}, partitions, rate, valueBytes)
+	n := int(float64(rate) * d.Seconds())
+	return p.runTurns(ctx, turns([]string{topic}, n, n), partitions, rate, valueBytes)
 }
 
-// produceSlice is a run of records to one topic.
-type produceSlice struct {
-	topic   string
-	records int
-}
-
-// alternate cuts records records for each of topics into turns of every
-// records (a topic's last turn may be shorter), the topics taking their
-// turns in order: with topics a, b, c, a b c a b c ...
-func alternate(topics []string, records, every int) []produceSlice {
-	var out []produceSlice
-	for done := 0; done < records; done += every {
-		for _, t := range topics {
-			out = append(out, produceSlice{t, min(every, records-done)})
+// turns yields each turn of the alternating job as (topic, records): every
+// one of topics gets records records in turns of every records (a topic's
+// last turn may be shorter), the topics taking their turns in order: with
+// topics a, b, c, a b c a b c ... One topic with every = records is one
+// turn.
+func turns(topics []string, records, every int) iter.Seq2[string, int] {
+	return func(yield func(string, int) bool) {
+		for done := 0; done < records; done += every {
+			for _, t := range topics {
+				if !yield(t, min(every, records-done)) {
+					return
+				}
+			}
 		}
 	}
-	return out
 }
 
-// runSlices produces the slices one after the other at rate records/s
-// throughout (the gap between two slices is one record's), a topic's
-// record i (counted across its slices) to partition i mod partitions,
-// each stamped just before it is handed to the client, and waits for every
+// runTurns produces the turns one after the other at rate records/s
+// throughout (the gap between two turns is one record's), a topic's
+// record i (counted across its turns) to partition i mod partitions, each
+// stamped just before it is handed to the client, and waits for every
 // acknowledgement. It returns how many were produced.
-func (p *stampedProducer) runSlices(ctx context.Context, slices []produceSlice, partitions int32, rate int, valueBytes int) (int, error) {
+func (p *stampedProducer) runTurns(ctx context.Context, seq iter.Seq2[string, int], partitions int32, rate int, valueBytes int) (int, error) {
 	interval := time.Second / time.Duration(rate)
 	start := time.Now()
 	errs := make(chan error, 1)
 	n := 0
 	next := map[string]int{} // a topic's next record number
-	for _, s := range slices {
-		for range s.records {
-			i := next[s.topic]
-			next[s.topic]++
+	for topic, records := range seq {
+		for range records {
+			i := next[topic]
+			next[topic]++
 			if wait := time.Until(start.Add(time.Duration(n) * interval)); wait > 0 {
 				time.Sleep(wait)
 			}
@@ -191,7 +191,7 @@ func (p *stampedProducer) runSlices(ctx context.Context, slices []produceSlice, 
 			}
 			v := make([]byte, max(valueBytes, 8))
 			putStamp(v, time.Now())
-			p.cl.Produce(ctx, &kgo.Record{Topic: s.topic, Partition: int32(i) % partitions, Value: v}, func(r *kgo.Record, err error) {
+			p.cl.Produce(ctx, &kgo.Record{Topic: topic, Partition: int32(i) % partitions, Value: v}, func(r *kgo.Record, err error) {
 				if err != nil {
 					select {
 					case errs <- fmt.Errorf("produce to %s: %w", r.Topic, err):
