@@ -41,6 +41,19 @@ func answerKeys(f *wire.RequestFrame) []byte {
 	return nil
 }
 
+// doMetadata queues n Metadata requests on c at once, the i-th asking for
+// topic 'a'+i, and returns their results in order.
+func doMetadata(t *testing.T, c *Conn, n int) []<-chan result {
+	t.Helper()
+	chs := make([]<-chan result, n)
+	for i := range n {
+		req := kmsg.NewPtrMetadataRequest()
+		req.Topics = []kmsg.MetadataRequestTopic{{Topic: kmsg.StringPtr(string(rune('a' + i)))}}
+		chs[i] = do(t, c, req, 5*time.Second)
+	}
+	return chs
+}
+
 func open(t *testing.T, addr string) *Conn {
 	t.Helper()
 	c := Open(addr, Options{

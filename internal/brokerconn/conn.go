@@ -1,12 +1,14 @@
 package brokerconn
 
 import (
+	"bufio"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
 	"os"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -339,13 +341,24 @@ func earliest(ps []*pending) time.Time {
 // read is the reader goroutine: it reads answers in order and completes the
 // request at the head of inflight with each, under the head's deadline
 // (armRead).
+//
+// It reads through a buffer of readBuffer bytes, so that an answer that
+// fits (a Fetch with a few records, a heartbeat) costs one read syscall,
+// not two (the size, then the body); kgo reads the same way. After each
+// done it yields: done readied the goroutine waiting for the answer (the
+// consumer's loop, on this P's next slot), which then runs at once rather
+// than after this goroutine has armed the next read deadline and made the
+// next read syscall. Execution traces showed both on the path from the
+// socket to Poll's return (docs/bench.md, "Following an answer through
+// the client").
 func (c *Conn) read(nc net.Conn) {
 	defer c.wg.Done()
+	br := bufio.NewReaderSize(nc, readBuffer)
 	for {
 		c.mu.Lock()
 		c.armRead(nc)
 		c.mu.Unlock()
-		frame, _, err := wire.ReadFrame(nc, wire.MinResponseSize, c.opt.MaxResponse)
+		frame, _, err := wire.ReadFrame(br, wire.MinResponseSize, c.opt.MaxResponse)
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) {
 				if late := c.takeEarliest(); late != nil {
@@ -388,8 +401,14 @@ func (c *Conn) read(nc net.Conn) {
 			}
 		}
 		p.done(resp, nil)
+		runtime.Gosched()
 	}
 }
+
+// readBuffer is the reader's buffer, bytes. A larger answer is read past
+// it, straight into its frame (bufio reads a request at least as large as
+// its buffer without copying).
+const readBuffer = 4096
 
 // errNoAnswer fails a Produce with acks=0, which brokers never answer.
 var errNoAnswer = errors.New("brokerconn: Produce with acks=0 gets no answer to complete it with; not supported")

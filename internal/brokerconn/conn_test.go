@@ -20,12 +20,7 @@ import (
 func TestPipelinedInOrder(t *testing.T) {
 	b := serve(t, answerKeys)
 	c := open(t, b.Addr())
-	var chs []<-chan result
-	for i := range 3 {
-		req := kmsg.NewPtrMetadataRequest()
-		req.Topics = []kmsg.MetadataRequestTopic{{Topic: kmsg.StringPtr(string(rune('a' + i)))}}
-		chs = append(chs, do(t, c, req, 5*time.Second))
-	}
+	chs := doMetadata(t, c, 3)
 	for i, ch := range chs {
 		r := wait(t, ch)
 		if r.err != nil {
@@ -278,5 +273,48 @@ func TestProduceAcksZeroRefused(t *testing.T) {
 	}
 	if got, _ := b.Requests(kmsg.Produce); len(got) != 0 {
 		t.Fatalf("%d Produce requests written, want 0", len(got))
+	}
+}
+
+// Answers larger and smaller than the reader's buffer, pipelined on one
+// connection, each reach their own request whole: the buffered reader
+// neither loses nor shifts bytes between frames.
+func TestAnswersAroundReadBuffer(t *testing.T) {
+	const n = 8
+	b := serve(t, func(f *wire.RequestFrame) []byte {
+		if f.Key != kmsg.Metadata {
+			return answerKeys(f)
+		}
+		asked := *f.Body.(*kmsg.MetadataRequest).Topics[0].Topic
+		resp := kmsg.NewPtrMetadataResponse()
+		pad := 1
+		if asked[len(asked)-1]%2 == 1 {
+			pad = 3 * readBuffer / 16 // about 3 buffers of topic entries
+		}
+		for i := range pad {
+			tp := kmsg.NewMetadataResponseTopic()
+			tp.Topic = kmsg.StringPtr(asked)
+			if i > 0 {
+				tp.Topic = kmsg.StringPtr("padding-topic")
+			}
+			resp.Topics = append(resp.Topics, tp)
+		}
+		return f.Response(resp)
+	})
+	c := open(t, b.Addr())
+	chs := doMetadata(t, c, n)
+	for i, ch := range chs {
+		r := wait(t, ch)
+		if r.err != nil {
+			t.Fatalf("request %d: %v", i, r.err)
+		}
+		topics := r.resp.(*kmsg.MetadataResponse).Topics
+		want, wantLen := string(rune('a'+i)), 1
+		if i%2 == 0 { // 'a', 'c', ...: odd runes, padded
+			wantLen = 3 * readBuffer / 16
+		}
+		if len(topics) != wantLen || *topics[0].Topic != want {
+			t.Fatalf("request %d: answer with %d topics, first %q; want %d, first %q", i, len(topics), *topics[0].Topic, wantLen, want)
+		}
 	}
 }
