@@ -3,14 +3,17 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kreactor/kreactor/bench/tracepath"
 	"github.com/kreactor/kreactor/fakebroker"
 )
 
@@ -62,6 +65,7 @@ func TestRunAlternating(t *testing.T) {
 	o.Targets, o.Subjects, o.Kinds = []string{TargetKfake}, []string{SubjectReactor, SubjectKgo}, []string{KindAlternating}
 	o.LatencyRate, o.LatencyDuration, o.LatencyRounds, o.AlternateEvery = 200, time.Second, 1, 250*time.Millisecond
 	o.JobTimeout, o.Exe = 30*time.Second, exe
+	o.TraceDir = t.TempDir()
 	var lines strings.Builder
 	o.Bench = &lines
 	results, err := Run(context.Background(), o)
@@ -94,6 +98,23 @@ func TestRunAlternating(t *testing.T) {
 	}
 	if strings.Contains(lines.String(), "ns-cpu/record") {
 		t.Errorf("an alternating line has CPU per record (it spans the other turns):\n%s", lines.String())
+	}
+	// Each Go subject's job wrote an execution trace in which most of its
+	// 200 answers can be followed to Poll's return.
+	for _, s := range o.Subjects {
+		name := filepath.Join(o.TraceDir, fmt.Sprintf("%s-%s-%s-r1.trace", TargetKfake, s, KindAlternating))
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths, err := tracepath.Read(f, "")
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(paths) < 100 {
+			t.Errorf("%s: %d paths to Poll's return, want at least 100 of the 200 records'", name, len(paths))
+		}
 	}
 }
 

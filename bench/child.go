@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"time"
 
@@ -99,6 +100,17 @@ var (
 // the Go meter, the JVM's CPU for java-driver, loop steps for our
 // consumers.
 func timed(j Job, c client, r *Result, fn func() error) error {
+	if j.Trace != "" {
+		f, err := os.Create(j.Trace)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := trace.Start(f); err != nil {
+			return fmt.Errorf("bench: execution trace to %s: %w", j.Trace, err)
+		}
+		defer trace.Stop()
+	}
 	if j.CPUProfile != "" {
 		f, err := os.Create(j.CPUProfile)
 		if err != nil {

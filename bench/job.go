@@ -82,6 +82,9 @@ type Job struct {
 	CPUProfile   string `json:"cpu_profile,omitempty"`
 	CPUProfileHz int    `json:"cpu_profile_hz,omitempty"`
 	MemProfile   string `json:"mem_profile,omitempty"`
+	// Trace, if set, is a file the child writes a runtime execution trace
+	// of the timed part to (Go subjects), for package tracepath.
+	Trace string `json:"trace,omitempty"`
 }
 
 // Validate reports the first field out of range, naming it.

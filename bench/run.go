@@ -63,6 +63,12 @@ type Options struct {
 	// profiles are sampled at lowCPUProfileHz. An allocation profile
 	// counts from the child's start, the join included.
 	ProfileDir string
+	// TraceDir, if set, receives a runtime execution trace of each Go
+	// subject's latency jobs but the warm-up
+	// (<target>-<subject>-<kind>-r<k>.trace), for `kreactor tracepath`. The
+	// tracer adds to every scheduling event: the traced run's latency
+	// figures compare with other traced runs only.
+	TraceDir string
 	// Bench receives the benchmark lines; Log the progress (nil: discard).
 	Bench, Log io.Writer
 }
@@ -148,8 +154,11 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	if o.ProfileDir != "" {
-		if err := os.MkdirAll(o.ProfileDir, 0o755); err != nil {
+	for _, dir := range []string{o.ProfileDir, o.TraceDir} {
+		if dir == "" {
+			continue
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
 	}
@@ -310,6 +319,9 @@ func (r *runner) latencyJob(base Job, kind, s, topic string, round, records int)
 		stem := filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-%s-r%d", base.Target, s, kind, round))
 		j.CPUProfile, j.MemProfile = stem+".cpu.pprof", stem+".allocs.pprof"
 		j.CPUProfileHz = lowCPUProfileHz
+	}
+	if o.TraceDir != "" && !isJava(s) && round > 0 {
+		j.Trace = filepath.Join(o.TraceDir, fmt.Sprintf("%s-%s-%s-r%d.trace", base.Target, s, kind, round))
 	}
 	return j
 }

@@ -17,7 +17,7 @@ import (
 // 15 (package bench). With -job it is the child that runs one measurement.
 func runBench(args []string, stdout, stderr io.Writer) error {
 	d := bench.DefaultOptions()
-	fs := newFlagSet("bench", "[-targets kfake,kafka] [-subjects S,...] [-kinds throughput,latency,latency-alternating,backlog,idle] [-rounds 5] [-out FILE] [-perf FILE] [-profiles DIR]", stderr)
+	fs := newFlagSet("bench", "[-targets kfake,kafka] [-subjects S,...] [-kinds throughput,latency,latency-alternating,backlog,idle] [-rounds 5] [-out FILE] [-perf FILE] [-profiles DIR] [-traces DIR]", stderr)
 	targets := fs.String("targets", strings.Join(d.Targets, ","), "targets: "+strings.Join(bench.Targets, ", "))
 	subjects := fs.String("subjects", strings.Join(d.Subjects, ","), "subjects: "+strings.Join(bench.Subjects, ", "))
 	kinds := fs.String("kinds", strings.Join(d.Kinds, ","), "measurements: "+strings.Join(bench.Kinds, ", "))
@@ -33,6 +33,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&d.IdleWindow, "idle-window", d.IdleWindow, "idle: measured window")
 	fs.IntVar(&d.IdleRounds, "idle-rounds", d.IdleRounds, "idle: rounds (every subject idle together in each)")
 	fs.StringVar(&d.ProfileDir, "profiles", "", "directory for CPU and allocation profiles of each Go subject's throughput and latency jobs, and CPU profiles of its idle jobs (latency and idle CPU profiles at 1000 Hz)")
+	fs.StringVar(&d.TraceDir, "traces", "", "directory for a runtime execution trace of each Go subject's latency jobs (read them with kreactor tracepath; the tracer slows what it traces)")
 	out := fs.String("out", "-", "benchmark lines (benchstat format); - for stdout")
 	perf := fs.String("perf", "", "perf table JSON for `kreactor report -perf`")
 	job := fs.String("job", "", "(child) run one measurement given as JSON and write its result to stdout")

@@ -58,6 +58,7 @@ var commands = []command{
 	{"plan", "the units of work of a conformance run (suite x spec x subject x target x release x run), shards balanced by measured durations; -exec runs one shard", runPlan},
 	{"lease", "run a command holding the machine lease (shared, or -exclusive) that specs judging CPU or timing take exclusively across every harness process", runLease},
 	{"diff", "compare the verdicts (rows, item statuses, the check) of two summary.json files; fails when they differ", runDiff},
+	{"tracepath", "the path of each answer inside a Go client, from the network wake-up to Poll's return, in the execution traces of bench -traces: read, each goroutine's work and each hand-off's wait", runTracepath},
 }
 
 // errUsage means the usage text was already printed; main only sets the exit status.
