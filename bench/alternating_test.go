@@ -107,13 +107,13 @@ func TestRunAlternating(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		paths, err := tracepath.Read(f, "")
+		res, err := tracepath.ReadPaths(f, "")
 		f.Close()
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if len(paths) < 100 {
-			t.Errorf("%s: %d paths to Poll's return, want at least 100 of the 200 records'", name, len(paths))
+		if len(res.Paths) < 100 {
+			t.Errorf("%s: %d paths to Poll's return, want at least 100 of the 200 records' (%+v)", name, len(res.Paths), res)
 		}
 	}
 }

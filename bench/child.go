@@ -99,17 +99,22 @@ var (
 // timed runs fn as the timed part: CPU and allocation profiles if asked,
 // the Go meter, the JVM's CPU for java-driver, loop steps for our
 // consumers.
-func timed(j Job, c client, r *Result, fn func() error) error {
+func timed(j Job, c client, r *Result, fn func() error) (err error) {
 	if j.Trace != "" {
-		f, err := os.Create(j.Trace)
-		if err != nil {
-			return err
+		f, ferr := os.Create(j.Trace)
+		if ferr != nil {
+			return ferr
 		}
-		defer f.Close()
 		if err := trace.Start(f); err != nil {
+			f.Close()
 			return fmt.Errorf("bench: execution trace to %s: %w", j.Trace, err)
 		}
-		defer trace.Stop()
+		defer func() {
+			trace.Stop()
+			if cerr := f.Close(); cerr != nil && err == nil {
+				err = fmt.Errorf("bench: execution trace to %s: %w", j.Trace, cerr)
+			}
+		}()
 	}
 	if j.CPUProfile != "" {
 		f, err := os.Create(j.CPUProfile)
@@ -141,7 +146,7 @@ func timed(j Job, c client, r *Result, fn func() error) error {
 		steps0 = s.steps()
 	}
 	m := startGoMeter()
-	err := fn()
+	err = fn()
 	m.stop(r)
 	if isOurs {
 		r.Steps = s.steps() - steps0

@@ -4,13 +4,15 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"text/tabwriter"
 	"time"
 )
 
 // Quantiles are the median and 90th percentile of one part of a shape's
-// paths (nearest rank).
+// paths (nearest rank: the ceil(q*n)-th smallest, as bench's latency
+// quantiles).
 type Quantiles struct{ P50, P90 time.Duration }
 
 // HopSummary is one hand-off of a shape.
@@ -57,23 +59,27 @@ func quantiles(ps []Path, part func(Path) time.Duration) Quantiles {
 		d[i] = part(p)
 	}
 	slices.Sort(d)
-	rank := func(q float64) time.Duration { return d[min(len(d)-1, int(q*float64(len(d))))] }
+	rank := func(q float64) time.Duration {
+		return d[max(0, int(math.Ceil(q*float64(len(d))))-1)]
+	}
 	return Quantiles{P50: rank(0.5), P90: rank(0.9)}
 }
 
-// Write writes s as a table, one row per part in path order, in µs:
-// "read" (the network wake-up to the read's return), then for each hop
-// "work" (the goroutine's part before readying the next) and "wait" (the
-// next one's readying to its running), then "total".
-func Write(w io.Writer, s Summary, of int) error {
-	fmt.Fprintf(w, "shape: %s\npaths: %d of %d\n", s.Shape, s.Paths, of)
+// Write writes s as a table, one row per part in path order, p50 and p90
+// in µs: "read" (the network wake-up to the read's return), then for each
+// hop "work" (the goroutine's part before readying the next; the first is
+// the woken goroutine's) and "wait" (the next one's readying to its
+// running), then "total". r gives the counts of the trace s came from.
+func Write(w io.Writer, s Summary, r Result) error {
+	fmt.Fprintf(w, "shape: %s\npaths: %d of this shape, %d followed in all; %d network wake-ups, %d overtaken, %d parked\n",
+		s.Shape, s.Paths, len(r.Paths), r.Wakeups, r.Overtaken, r.Parked)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "part\tp50 µs\tp90 µs\t")
 	row := func(name string, q Quantiles) {
 		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t\n", name, us(q.P50), us(q.P90))
 	}
 	row("read", s.Read)
-	from := "reader"
+	from := "woken"
 	for _, h := range s.Hops {
 		row(from+" work", h.Work)
 		row("wait for "+h.To, h.Wait)

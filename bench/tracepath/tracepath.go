@@ -19,10 +19,12 @@ const DefaultApp = "bench.pollAll"
 type Hop struct {
 	// To names the goroutine readied: the innermost function outside the
 	// runtime and the standard library where it was blocked, package path
-	// trimmed ("reactor.(*Driver[...]).wait").
+	// trimmed ("reactor.(*Driver[...]).wait"); "?" when the trace holds no
+	// stack for that block (it began before the trace).
 	To string
-	// Work is from the previous goroutine's start on the path (for the
-	// first hop: the read's return) to its readying To.
+	// Work is the previous goroutine's part: for the first hop from the
+	// read's return (from the wake-up when Path.Read is 0), for the others
+	// from the previous goroutine's running, to its readying To.
 	Work time.Duration
 	// Wait is from To's readying to its running: the scheduler's share.
 	Wait time.Duration
@@ -30,7 +32,7 @@ type Hop struct {
 
 // Path is one answer's way through the client.
 type Path struct {
-	// Read is from the network wake-up to the reading goroutine's first
+	// Read is from the network wake-up to the woken goroutine's first
 	// return from a system call (the read of the answer); 0 when it made
 	// none before readying the next goroutine.
 	Read time.Duration
@@ -38,7 +40,7 @@ type Path struct {
 	// application goroutine.
 	Hops []Hop
 	// Total is from the network wake-up to the application goroutine
-	// running.
+	// running: Read plus every hop's Work and Wait.
 	Total time.Duration
 }
 
@@ -51,23 +53,39 @@ func (p Path) Shape() string {
 	return strings.Join(names, " > ")
 }
 
-// ErrNoPaths is returned by Read for a trace in which no path reached the
-// application goroutine: a trace of something other than a latency job,
-// or an App marker that names no function the application blocked in.
+// Result is what ReadPaths found in one trace.
+type Result struct {
+	// Paths are the paths followed to the application goroutine, in time
+	// order.
+	Paths []Path
+	// Wakeups is the number of goroutines the network poller woke.
+	Wakeups int
+	// Overtaken counts paths dropped because another network wake-up came
+	// before they reached the application goroutine (one path is followed
+	// at a time); Parked counts those whose goroutine blocked or ended
+	// before readying another (an empty Fetch answer, a heartbeat); Cut
+	// is 1 when the trace ended on a path in progress.
+	Overtaken, Parked, Cut int
+}
+
+// ErrNoPaths is returned by ReadPaths for a trace in which no path reached
+// the application goroutine: a trace of something other than a latency
+// job, or an application marker that names no function the application
+// blocked in.
 var ErrNoPaths = errors.New("tracepath: no path from a network wake-up to the application goroutine")
 
-// Read reads a whole execution trace from r and returns its paths in time
-// order. app is the application marker (a substring of a function name on
-// the blocked application goroutine's stack); "" means DefaultApp. Errors:
-// the trace reader's, wrapped with the event count read so far;
-// ErrNoPaths.
-func Read(r io.Reader, app string) ([]Path, error) {
+// ReadPaths reads a whole execution trace from r and follows its paths.
+// app is the application marker (a substring of a function name on the
+// blocked application goroutine's stack); "" means DefaultApp. Errors: the
+// trace reader's, wrapped with the event count read so far; ErrNoPaths,
+// wrapped with the marker and the counts.
+func ReadPaths(r io.Reader, app string) (Result, error) {
 	if app == "" {
 		app = DefaultApp
 	}
 	tr, err := trace.NewReader(r)
 	if err != nil {
-		return nil, fmt.Errorf("tracepath: not a Go execution trace: %w", err)
+		return Result{}, fmt.Errorf("tracepath: not a Go execution trace: %w", err)
 	}
 	f := follower{app: app, blocked: map[trace.GoID]blocked{}}
 	for n := 0; ; n++ {
@@ -76,16 +94,20 @@ func Read(r io.Reader, app string) ([]Path, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("tracepath: after %d events: %w", n, err)
+			return Result{}, fmt.Errorf("tracepath: after %d events: %w", n, err)
 		}
 		if ev.Kind() == trace.EventStateTransition && ev.StateTransition().Resource.Kind == trace.ResourceGoroutine {
 			f.transition(ev)
 		}
 	}
-	if len(f.paths) == 0 {
-		return nil, ErrNoPaths
+	if f.on {
+		f.res.Cut = 1
 	}
-	return f.paths, nil
+	if len(f.res.Paths) == 0 {
+		return f.res, fmt.Errorf("%w (application marker %q; %d network wake-ups, %d paths overtaken, %d parked)",
+			ErrNoPaths, app, f.res.Wakeups, f.res.Overtaken, f.res.Parked)
+	}
+	return f.res, nil
 }
 
 // blocked is where a waiting goroutine blocked.
@@ -98,8 +120,8 @@ type blocked struct {
 // follower follows one path at a time through the event stream.
 type follower struct {
 	app     string
-	blocked map[trace.GoID]blocked
-	paths   []Path
+	blocked map[trace.GoID]blocked // the goroutines waiting now
+	res     Result
 
 	on      bool
 	start   trace.Time
@@ -118,19 +140,25 @@ func (f *follower) transition(ev trace.Event) {
 	at := ev.Time()
 	switch {
 	case to == trace.GoWaiting:
-		f.blocked[g] = f.blockedAt(st)
-		if f.on && g == f.cur && f.pending == trace.NoGoroutine {
-			f.on = false // blocked before readying anyone
+		if _, known := f.blocked[g]; known && from != trace.GoRunning {
+			// A status event (a new trace generation, or the trace's start
+			// for a goroutine already waiting): no reason, no stack; what
+			// its block was is already known.
+			return
 		}
+		f.blocked[g] = f.blockedAt(st)
+		f.parked(g)
 	case to == trace.GoNotExist:
 		delete(f.blocked, g)
-		if f.on && g == f.cur && f.pending == trace.NoGoroutine {
-			f.on = false
-		}
+		f.parked(g)
 	case from == trace.GoWaiting && to == trace.GoRunnable:
 		b := f.blocked[g]
 		delete(f.blocked, g)
 		if b.network {
+			f.res.Wakeups++
+			if f.on {
+				f.res.Overtaken++
+			}
 			f.on, f.start, f.cur, f.from, f.readAt = true, at, g, at, 0
 			f.pending, f.hops = trace.NoGoroutine, nil
 			return
@@ -159,9 +187,18 @@ func (f *follower) transition(ev trace.Event) {
 			if f.readAt != 0 {
 				p.Read = f.readAt.Sub(f.start)
 			}
-			f.paths = append(f.paths, p)
+			f.res.Paths = append(f.res.Paths, p)
 			f.on = false
 		}
+	}
+}
+
+// parked drops the path when g, the goroutine it is in, blocked or ended
+// before readying another.
+func (f *follower) parked(g trace.GoID) {
+	if f.on && g == f.cur && f.pending == trace.NoGoroutine {
+		f.on = false
+		f.res.Parked++
 	}
 }
 
@@ -183,11 +220,15 @@ func (f *follower) blockedAt(st trace.StateTransition) blocked {
 }
 
 // stdFunc reports whether fn is in the standard library, the runtime
-// included: its package path has no slash ("runtime.selectgo") or no dot
-// in its first element ("internal/poll.(*FD).Read").
+// included: its package path has no slash and is not main
+// ("runtime.selectgo"), or has no dot in its first element
+// ("internal/poll.(*FD).Read").
 func stdFunc(fn string) bool {
 	first, _, slash := strings.Cut(fn, "/")
-	return !slash || !strings.Contains(first, ".")
+	if !slash {
+		return !strings.HasPrefix(fn, "main.")
+	}
+	return !strings.Contains(first, ".")
 }
 
 // trimPackagePath drops fn's package path up to its last slash.

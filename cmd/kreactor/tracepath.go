@@ -44,19 +44,19 @@ func tracepathFile(w io.Writer, name, app string, all bool) error {
 		return err
 	}
 	defer f.Close()
-	paths, err := tracepath.Read(f, app)
+	res, err := tracepath.ReadPaths(f, app)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	fmt.Fprintf(w, "== %s\n", name)
-	for i, s := range tracepath.Summarize(paths) {
+	for i, s := range tracepath.Summarize(res.Paths) {
 		if i > 0 && !all {
 			break
 		}
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		if err := tracepath.Write(w, s, len(paths)); err != nil {
+		if err := tracepath.Write(w, s, res); err != nil {
 			return err
 		}
 	}

@@ -276,32 +276,38 @@ func TestProduceAcksZeroRefused(t *testing.T) {
 	}
 }
 
-// Answers larger and smaller than the reader's buffer, pipelined on one
-// connection, each reach their own request whole: the buffered reader
-// neither loses nor shifts bytes between frames.
+// Answers larger and smaller than the reader's buffer, written by the
+// broker in one write after all their requests arrived (so that one read
+// can hold the end of one answer and the start of the next), each reach
+// their own request whole: the buffered reader neither loses nor shifts
+// bytes between frames.
 func TestAnswersAroundReadBuffer(t *testing.T) {
 	const n = 8
-	b := serve(t, func(f *wire.RequestFrame) []byte {
-		if f.Key != kmsg.Metadata {
-			return answerKeys(f)
-		}
-		asked := *f.Body.(*kmsg.MetadataRequest).Topics[0].Topic
+	padded := 8 * readBuffer / 40 // topic entries of about 40 bytes: about 8 buffers
+	answer := func(f *wire.RequestFrame, i int) []byte {
 		resp := kmsg.NewPtrMetadataResponse()
 		pad := 1
-		if asked[len(asked)-1]%2 == 1 {
-			pad = 3 * readBuffer / 16 // about 3 buffers of topic entries
+		if i%2 == 0 {
+			pad = padded
 		}
-		for i := range pad {
+		for k := range pad {
 			tp := kmsg.NewMetadataResponseTopic()
-			tp.Topic = kmsg.StringPtr(asked)
-			if i > 0 {
+			tp.Topic = kmsg.StringPtr(*f.Body.(*kmsg.MetadataRequest).Topics[0].Topic)
+			if k > 0 {
 				tp.Topic = kmsg.StringPtr("padding-topic")
 			}
 			resp.Topics = append(resp.Topics, tp)
 		}
 		return f.Response(resp)
-	})
-	c := open(t, b.Addr())
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	served := make(chan error, 1)
+	go func() { served <- serveBatched(ln, n, answer) }()
+	c := open(t, ln.Addr().String())
 	chs := doMetadata(t, c, n)
 	for i, ch := range chs {
 		r := wait(t, ch)
@@ -310,11 +316,48 @@ func TestAnswersAroundReadBuffer(t *testing.T) {
 		}
 		topics := r.resp.(*kmsg.MetadataResponse).Topics
 		want, wantLen := string(rune('a'+i)), 1
-		if i%2 == 0 { // 'a', 'c', ...: odd runes, padded
-			wantLen = 3 * readBuffer / 16
+		if i%2 == 0 {
+			wantLen = padded
 		}
 		if len(topics) != wantLen || *topics[0].Topic != want {
-			t.Fatalf("request %d: answer with %d topics, first %q; want %d, first %q", i, len(topics), *topics[0].Topic, wantLen, want)
+			t.Fatalf("request %d: answer with %d topics, want %d, the first %q", i, len(topics), wantLen, want)
 		}
 	}
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// serveBatched accepts one connection, answers its ApiVersions, reads n
+// more requests and writes the n answers answer gives in one write.
+func serveBatched(ln net.Listener, n int, answer func(*wire.RequestFrame, int) []byte) error {
+	nc, err := ln.Accept()
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	read := func() (*wire.RequestFrame, error) {
+		frame, _, err := wire.ReadFrame(nc, wire.MinRequestSize, wire.DefaultMaxFrame)
+		if err != nil {
+			return nil, err
+		}
+		return wire.ParseRequestFrame(frame)
+	}
+	f, err := read()
+	if err != nil {
+		return err
+	}
+	if _, err := nc.Write(wiretest.SupportAll(f)); err != nil {
+		return err
+	}
+	var out []byte
+	for i := range n {
+		f, err := read()
+		if err != nil {
+			return err
+		}
+		out = append(out, answer(f, i)...)
+	}
+	_, err = nc.Write(out)
+	return err
 }
