@@ -121,7 +121,7 @@ func TestCommands(t *testing.T) {
 		{args: []string{"report", "-explore", "/nonexistent", "-out", "-"}, code: 1, inStderr: []string{"-explore /nonexistent: stat /nonexistent: no such file or directory"}},
 		{args: []string{"plan", "-runs", "100000000"}, code: 2, inStderr: []string{"-runs 100000000: want 1..1000", "usage: kreactor plan"}},
 		{args: []string{"plan", "-runs", "0"}, code: 2, inStderr: []string{"-runs 0: want 1..1000"}},
-		{args: []string{"tracepath"}, code: 2, inStderr: []string{"no trace file given", "usage: kreactor tracepath"}},
+		{args: []string{"tracepath"}, code: 2, inStderr: []string{"at least one trace FILE is required", "usage: kreactor tracepath"}},
 		{args: []string{"tracepath", "/nonexistent.trace"}, code: 1, inStderr: []string{"open /nonexistent.trace: no such file or directory"}},
 		{args: []string{"tracepath", "main_test.go"}, code: 1, inStderr: []string{"main_test.go: tracepath: not a Go execution trace"}},
 		{args: []string{"explore", "-subject", "nosuch"}, code: 2, inStderr: []string{`-subject: subject "nosuch": not runnable by explore`, "usage: kreactor explore"}},

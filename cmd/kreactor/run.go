@@ -41,7 +41,7 @@ func runScenario(args []string, stdout, stderr io.Writer) error {
 	targetName := fs.String("target", targets.Default, "target: the broker ("+strings.Join(targets.Names(), ", ")+")")
 	timeout := fs.Duration("timeout", 0, "bound on each scenario run (0: the file's own bound, its timeline plus "+scenario.RunSlack.String()+")")
 	verbose := fs.Bool("v", false, "also print the consumers' diagnosis (recent decisions) after each run")
-	files, err := filesAndFlags(fs, args, stderr)
+	files, err := filesAndFlags(fs, args, stderr, "scenario FILE (or directory)")
 	if err != nil || files == nil {
 		return err
 	}
@@ -181,8 +181,9 @@ func discrimination(sc *scenario.Scenario, outs map[string]*scenario.Outcome) (s
 }
 
 // filesAndFlags parses flags given before or after the files; nil files
-// (and nil error) after -h.
-func filesAndFlags(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, error) {
+// (and nil error) after -h. what names the files in the error for none
+// ("scenario FILE (or directory)").
+func filesAndFlags(fs *flag.FlagSet, args []string, stderr io.Writer, what string) ([]string, error) {
 	var files []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -198,7 +199,7 @@ func filesAndFlags(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string,
 		args = fs.Args()[1:]
 	}
 	if len(files) == 0 {
-		fmt.Fprintf(stderr, "%s: at least one scenario FILE (or directory) is required\n", fs.Name())
+		fmt.Fprintf(stderr, "%s: at least one %s is required\n", fs.Name(), what)
 		fs.Usage()
 		return nil, errUsage
 	}
@@ -243,7 +244,7 @@ func loadAll(args []string, stderr io.Writer) ([]*scenario.Scenario, error) {
 // alone (what `run` and the suite apply first), one line per file.
 func checkScenarios(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("check", "FILE|DIR...", stderr)
-	files, err := filesAndFlags(fs, args, stderr)
+	files, err := filesAndFlags(fs, args, stderr, "scenario FILE (or directory)")
 	if err != nil || files == nil {
 		return err
 	}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,16 +16,11 @@ func runTracepath(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("tracepath", "[-app FUNC] [-all] FILE.trace...", stderr)
 	app := fs.String("app", tracepath.DefaultApp, "the application goroutine: a function it blocks in (substring of the name)")
 	all := fs.Bool("all", false, "every path shape, not only the most common")
-	if err := fs.Parse(args); err != nil { // not parseFlags: files follow the flags
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return errUsage
+	files, err := filesAndFlags(fs, args, stderr, "trace FILE")
+	if files == nil {
+		return err // -h (nil) or no file (errUsage)
 	}
-	if fs.NArg() == 0 {
-		return badFlag(fs, "no trace file given")
-	}
-	for i, name := range fs.Args() {
+	for i, name := range files {
 		if i > 0 {
 			fmt.Fprintln(stdout)
 		}
