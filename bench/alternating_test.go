@@ -62,7 +62,9 @@ func TestRunAlternating(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := DefaultOptions()
-	o.Targets, o.Subjects, o.Kinds = []string{TargetKfake}, []string{SubjectReactor, SubjectKgo}, []string{KindAlternating}
+	// kgo-twin, the A/A control, runs as a subject of its own: its own
+	// topic, group, line and trace.
+	o.Targets, o.Subjects, o.Kinds = []string{TargetKfake}, []string{SubjectReactor, SubjectKgo, SubjectKgoTwin}, []string{KindAlternating}
 	o.LatencyRate, o.LatencyDuration, o.LatencyRounds, o.AlternateEvery = 200, time.Second, 1, 250*time.Millisecond
 	o.JobTimeout, o.Exe = 30*time.Second, exe
 	o.TraceDir = t.TempDir()
@@ -78,21 +80,22 @@ func TestRunAlternating(t *testing.T) {
 			alt = append(alt, r)
 		}
 	}
-	if len(alt) != 2 {
-		t.Fatalf("%d alternating results, want 2: %+v", len(alt), results)
+	if len(alt) != len(o.Subjects) {
+		t.Fatalf("%d alternating results, want %d: %+v", len(alt), len(o.Subjects), results)
 	}
 	for _, r := range alt {
 		if r.Err != "" || r.Latency == nil || r.Latency.N != 200 || r.Records+r.Untimed != 200 {
 			t.Fatalf("%s: %+v latency %+v", r.Job.Subject, r, r.Latency)
 		}
-		// Two subjects, 1 s each in turns: each job's timed part spans
-		// about both seconds, not its own one.
-		if r.Wall < 1500*time.Millisecond {
-			t.Errorf("%s: timed part %s: want about 2 s (both subjects' turns)", r.Job.Subject, r.Wall)
+		// Three subjects, 1 s each in turns of 250 ms: each job's timed
+		// part spans its first record to its last, about 2.5 s of the
+		// 3 s, not its own one second.
+		if r.Wall < 2*time.Second {
+			t.Errorf("%s: timed part %s: want about 3 s (every subject's turns)", r.Job.Subject, r.Wall)
 		}
 	}
-	for _, want := range []string{"BenchmarkLatencyAlternating/target=kfake/subject=reactor\t1\t", "BenchmarkLatencyAlternating/target=kfake/subject=kgo\t1\t"} {
-		if !strings.Contains(lines.String(), want) {
+	for _, s := range o.Subjects {
+		if want := "BenchmarkLatencyAlternating/target=kfake/subject=" + s + "\t1\t"; !strings.Contains(lines.String(), want) {
 			t.Errorf("lines lack %q:\n%s", want, lines.String())
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -132,6 +133,18 @@ func TestJobValidate(t *testing.T) {
 		if err := j.Validate(); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// The A/A control is a subject of its own, measured only when named.
+func TestKgoTwinOnlyWhenNamed(t *testing.T) {
+	o := DefaultOptions()
+	if slices.Contains(o.Subjects, SubjectKgoTwin) {
+		t.Errorf("default subjects %v include the A/A control %s", o.Subjects, SubjectKgoTwin)
+	}
+	o.Subjects, o.Exe = []string{SubjectKgo, SubjectKgoTwin}, "kreactor"
+	if err := o.validate(); err != nil {
+		t.Errorf("subjects %v: %v", o.Subjects, err)
 	}
 }
 

@@ -68,7 +68,7 @@ func newClient(j Job) (client, error) {
 			return nil, err
 		}
 		return &ours{c: c, clock: clock}, c.Subscribe(j.Topic)
-	case SubjectKgo:
+	case SubjectKgo, SubjectKgoTwin:
 		k, err := newRawKgo(cfg, j.Topic, j.Partitions)
 		if k != nil {
 			k.clock = clock

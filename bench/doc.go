@@ -45,5 +45,7 @@
 // java-driver (harness/subjects/java, one poll command per Poll: its JSON
 // record transfer dominates), java (the driver's consume command: the same
 // KafkaConsumer polling inside the JVM, without the JSON). The Java consumer
-// runs with the JVM's default ergonomics.
+// runs with the JVM's default ergonomics. kgo-twin, named only on request,
+// is a second kgo: the A/A control whose ratio to kgo shows how far apart
+// the bench puts two identical clients.
 package bench

@@ -18,10 +18,20 @@ const (
 	// same JVM (after seekToBeginning): Java with its JIT warm. Throughput
 	// only.
 	SubjectJavaWarm = "java-warm"
+	// SubjectKgoTwin is a second kgo subject, the same client on its own
+	// topic and group: the A/A control. Its ratio to kgo is what the bench
+	// reports for two identical clients, the resolution against which the
+	// other subjects' ratios are read (docs/bench.md, "The A/A control").
+	// Not measured unless named in Options.Subjects.
+	SubjectKgoTwin = "kgo-twin"
 )
 
 // Subjects lists every subject the benchmark knows.
-var Subjects = []string{SubjectReactor, SubjectBaseline, SubjectKgo, SubjectJavaDriver, SubjectJava, SubjectJavaWarm}
+var Subjects = []string{SubjectReactor, SubjectBaseline, SubjectKgo, SubjectJavaDriver, SubjectJava, SubjectJavaWarm, SubjectKgoTwin}
+
+// DefaultSubjects are the subjects measured when none are named: all but
+// the A/A control.
+var DefaultSubjects = []string{SubjectReactor, SubjectBaseline, SubjectKgo, SubjectJavaDriver, SubjectJava, SubjectJavaWarm}
 
 // isJava reports whether s runs Java's consumer.
 func isJava(s string) bool { return s == SubjectJava || s == SubjectJavaWarm || s == SubjectJavaDriver }
