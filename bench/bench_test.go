@@ -15,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/kreactor/kreactor/fakebroker"
+	"github.com/kreactor/kreactor/reports"
 )
 
 // TestMain is also the child of the tests that run Run: the runner
@@ -225,5 +226,48 @@ func TestOutputs(t *testing.T) {
 	WriteSummary(&sum, tab)
 	if !strings.Contains(sum.String(), "3.00 [2.00-4.00]") {
 		t.Errorf("summary:\n%s", sum.String())
+	}
+}
+
+// With the A/A control measured, the summary reads every other subject
+// against it too; without it, the column is not there.
+func TestSummaryWithTwin(t *testing.T) {
+	row := func(s string, v ...float64) reports.PerfRow {
+		return reports.PerfRow{Benchmark: "latency", Subject: s, Target: TargetKfake, Unit: "p50-ms", Values: v}
+	}
+	tab := &reports.PerfTable{Version: reports.PerfVersion, RatioTo: SubjectKgo, Rows: []reports.PerfRow{
+		row(SubjectKgo, 1, 1), row(SubjectKgoTwin, 2, 2), row(SubjectReactor, 4, 2)}}
+	var sum bytes.Buffer
+	WriteSummary(&sum, tab)
+	lines := strings.Split(sum.String(), "\n")
+	if !strings.HasSuffix(strings.TrimSpace(lines[0]), "ratio to kgo-twin") {
+		t.Errorf("header %q lacks the twin's column", lines[0])
+	}
+	seen := 0
+	for _, l := range lines {
+		f := strings.Fields(l)
+		if len(f) > 3 && (f[3] == SubjectReactor || f[3] == SubjectKgoTwin) {
+			seen++
+		}
+		switch {
+		case len(f) > 3 && f[3] == SubjectReactor:
+			// kgo: rounds 4 and 2, median 3; twin: rounds 2 and 1, median 1.5.
+			if !strings.Contains(l, "3.00 [2.00-4.00]") || !strings.Contains(l, "1.50 [1.00-2.00]") {
+				t.Errorf("reactor line %q: want 3.00 [2.00-4.00] to kgo and 1.50 [1.00-2.00] to the twin", l)
+			}
+		case len(f) > 3 && f[3] == SubjectKgoTwin:
+			if !strings.Contains(l, "2.00 [2.00-2.00]") || !strings.HasSuffix(strings.TrimSpace(l), "-") {
+				t.Errorf("twin line %q: want 2.00 to kgo and - to itself", l)
+			}
+		}
+	}
+	if seen != 2 {
+		t.Errorf("%d reactor and twin lines, want 2:\n%s", seen, sum.String())
+	}
+	tab.Rows = tab.Rows[:1]
+	sum.Reset()
+	WriteSummary(&sum, tab)
+	if strings.Contains(sum.String(), SubjectKgoTwin) {
+		t.Errorf("summary without the twin names it:\n%s", sum.String())
 	}
 }

@@ -192,10 +192,18 @@ func WritePerf(path string, t *reports.PerfTable) error {
 
 // WriteSummary renders t as a text table: per figure, subject and target,
 // min / median / max over the rounds and the ratio to t.RatioTo
-// (PerfRatio.String).
+// (PerfRatio.String). With the A/A control measured (SubjectKgoTwin), a
+// last column gives each other subject's ratio to it as well, so the
+// reactor is read against two identical references whose own ratio is in
+// the column before.
 func WriteSummary(w io.Writer, t *reports.PerfTable) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "figure\ttarget\tsubject\trounds\tmin\tmedian\tmax\tratio to %s\n", t.RatioTo)
+	twin := slices.ContainsFunc(t.Rows, func(r reports.PerfRow) bool { return r.Subject == SubjectKgoTwin })
+	fmt.Fprintf(tw, "figure\ttarget\tsubject\trounds\tmin\tmedian\tmax\tratio to %s", t.RatioTo)
+	if twin {
+		fmt.Fprintf(tw, "\tratio to %s", SubjectKgoTwin)
+	}
+	fmt.Fprintln(tw)
 	rows := slices.Clone(t.Rows)
 	slices.SortStableFunc(rows, func(a, b reports.PerfRow) int {
 		return cmp.Or(cmp.Compare(a.Benchmark, b.Benchmark), cmp.Compare(a.Unit, b.Unit), cmp.Compare(a.Target, b.Target))
@@ -203,7 +211,11 @@ func WriteSummary(w io.Writer, t *reports.PerfTable) {
 	for _, r := range rows {
 		s := r.Stats()
 		ratio := t.Ratio(r).String()
-		fmt.Fprintf(tw, "%s %s\t%s\t%s\t%d\t%.4g\t%.4g\t%.4g\t%s\n", r.Benchmark, r.Unit, r.Target, r.Subject, len(r.Values), s.Min, s.Median, s.Max, ratio)
+		fmt.Fprintf(tw, "%s %s\t%s\t%s\t%d\t%.4g\t%.4g\t%.4g\t%s", r.Benchmark, r.Unit, r.Target, r.Subject, len(r.Values), s.Min, s.Median, s.Max, ratio)
+		if twin {
+			fmt.Fprintf(tw, "\t%s", t.RatioToSubject(r, SubjectKgoTwin))
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 }

@@ -230,12 +230,18 @@ func medianCI(sorted []float64) (lo, hi, level float64) {
 }
 
 // Ratio returns row r's ratio to the RatioTo subject.
-func (t *PerfTable) Ratio(r PerfRow) PerfRatio {
-	if r.Subject == t.RatioTo {
+func (t *PerfTable) Ratio(r PerfRow) PerfRatio { return t.RatioToSubject(r, t.RatioTo) }
+
+// RatioToSubject returns row r's ratio to subject ref's row for the same
+// benchmark, target and unit, as Ratio does for RatioTo (the bench's A/A
+// control, kgo-twin, is read so). OK is false for ref's own row and when
+// ref has no such row.
+func (t *PerfTable) RatioToSubject(r PerfRow, ref string) PerfRatio {
+	if r.Subject == ref {
 		return PerfRatio{}
 	}
 	for _, b := range t.Rows {
-		if b.Subject != t.RatioTo || b.Benchmark != r.Benchmark || b.Target != r.Target || b.Unit != r.Unit {
+		if b.Subject != ref || b.Benchmark != r.Benchmark || b.Target != r.Target || b.Unit != r.Unit {
 			continue
 		}
 		rm, bm := r.Stats().Median, b.Stats().Median
