@@ -26,12 +26,12 @@ const (
 	SubjectKgoTwin = "kgo-twin"
 )
 
-// Subjects lists every subject the benchmark knows.
-var Subjects = []string{SubjectReactor, SubjectBaseline, SubjectKgo, SubjectJavaDriver, SubjectJava, SubjectJavaWarm, SubjectKgoTwin}
-
 // DefaultSubjects are the subjects measured when none are named: all but
 // the A/A control.
 var DefaultSubjects = []string{SubjectReactor, SubjectBaseline, SubjectKgo, SubjectJavaDriver, SubjectJava, SubjectJavaWarm}
+
+// Subjects lists every subject the benchmark knows.
+var Subjects = append(slices.Clone(DefaultSubjects), SubjectKgoTwin)
 
 // isJava reports whether s runs Java's consumer.
 func isJava(s string) bool { return s == SubjectJava || s == SubjectJavaWarm || s == SubjectJavaDriver }
