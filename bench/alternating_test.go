@@ -52,10 +52,10 @@ func TestTurns(t *testing.T) {
 	}
 }
 
-// The alternating kind end to end on kfake, children and all: every
-// subject's job reads every record of its own topic, and its timed part
-// spans both subjects' turns (the production schedule's 2 s), not its own
-// 1 s of records.
+// The alternating kind end to end on kfake, children and all, with the A/A
+// control as a third subject: every subject's job reads every record of
+// its own topic, and its timed part spans the other subjects' turns too,
+// not its own 1 s of records.
 func TestRunAlternating(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -88,10 +88,11 @@ func TestRunAlternating(t *testing.T) {
 			t.Fatalf("%s: %+v latency %+v", r.Job.Subject, r, r.Latency)
 		}
 		// Three subjects, 1 s each in turns of 250 ms: each job's timed
-		// part spans its first record to its last, about 2.5 s of the
-		// 3 s, not its own one second.
+		// part starts when every child is ready and ends at its last
+		// record, 2.5-3 s of the 3 s schedule by its turns' places; 2 s
+		// leaves room for a busy machine and is still twice its own 1 s.
 		if r.Wall < 2*time.Second {
-			t.Errorf("%s: timed part %s: want about 3 s (every subject's turns)", r.Job.Subject, r.Wall)
+			t.Errorf("%s: timed part %s: want 2.5-3 s (every subject's turns), at least 2 s", r.Job.Subject, r.Wall)
 		}
 	}
 	for _, s := range o.Subjects {

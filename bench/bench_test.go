@@ -143,9 +143,15 @@ func TestKgoTwinOnlyWhenNamed(t *testing.T) {
 	if slices.Contains(o.Subjects, SubjectKgoTwin) {
 		t.Errorf("default subjects %v include the A/A control %s", o.Subjects, SubjectKgoTwin)
 	}
+	if tw := Perf(o, nil).Twin; tw != "" {
+		t.Errorf("perf table of the default subjects has twin %q", tw)
+	}
 	o.Subjects, o.Exe = []string{SubjectKgo, SubjectKgoTwin}, "kreactor"
 	if err := o.validate(); err != nil {
 		t.Errorf("subjects %v: %v", o.Subjects, err)
+	}
+	if tw := Perf(o, nil).Twin; tw != SubjectKgoTwin {
+		t.Errorf("perf table of %v has twin %q, want %s", o.Subjects, tw, SubjectKgoTwin)
 	}
 }
 
@@ -229,13 +235,13 @@ func TestOutputs(t *testing.T) {
 	}
 }
 
-// With the A/A control measured, the summary reads every other subject
-// against it too; without it, the column is not there.
+// With the A/A control measured, the summary reads every row against it
+// too, in a last column; without it, the column is not there.
 func TestSummaryWithTwin(t *testing.T) {
 	row := func(s string, v ...float64) reports.PerfRow {
 		return reports.PerfRow{Benchmark: "latency", Subject: s, Target: TargetKfake, Unit: "p50-ms", Values: v}
 	}
-	tab := &reports.PerfTable{Version: reports.PerfVersion, RatioTo: SubjectKgo, Rows: []reports.PerfRow{
+	tab := &reports.PerfTable{Version: reports.PerfVersion, RatioTo: SubjectKgo, Twin: SubjectKgoTwin, Rows: []reports.PerfRow{
 		row(SubjectKgo, 1, 1), row(SubjectKgoTwin, 2, 2), row(SubjectReactor, 4, 2)}}
 	var sum bytes.Buffer
 	WriteSummary(&sum, tab)
@@ -246,13 +252,17 @@ func TestSummaryWithTwin(t *testing.T) {
 	seen := 0
 	for _, l := range lines {
 		f := strings.Fields(l)
-		if len(f) > 3 && (f[3] == SubjectReactor || f[3] == SubjectKgoTwin) {
+		if len(f) > 3 && (f[3] == SubjectReactor || f[3] == SubjectKgoTwin || f[3] == SubjectKgo) {
 			seen++
 		}
 		switch {
+		case len(f) > 3 && f[3] == SubjectKgo:
+			if f[len(f)-10] != "-" || !strings.HasSuffix(l, "0.50 [0.50-0.50]; rounds 0.50, below in 2 of 2") {
+				t.Errorf("kgo line %q: want - to itself, then 0.50 to the twin last", l)
+			}
 		case len(f) > 3 && f[3] == SubjectReactor:
 			// kgo: rounds 4 and 2, median 3; twin: rounds 2 and 1, median 1.5.
-			if !strings.Contains(l, "3.00 [2.00-4.00]") || !strings.Contains(l, "1.50 [1.00-2.00]") {
+			if !strings.Contains(l, "3.00 [2.00-4.00]") || !strings.HasSuffix(strings.TrimSpace(l), "1.50 [1.00-2.00]; rounds 1.50, below in 0 of 2") {
 				t.Errorf("reactor line %q: want 3.00 [2.00-4.00] to kgo and 1.50 [1.00-2.00] to the twin", l)
 			}
 		case len(f) > 3 && f[3] == SubjectKgoTwin:
@@ -261,10 +271,10 @@ func TestSummaryWithTwin(t *testing.T) {
 			}
 		}
 	}
-	if seen != 2 {
-		t.Errorf("%d reactor and twin lines, want 2:\n%s", seen, sum.String())
+	if seen != 3 {
+		t.Errorf("%d kgo, reactor and twin lines, want 3:\n%s", seen, sum.String())
 	}
-	tab.Rows = tab.Rows[:1]
+	tab.Twin, tab.Rows = "", tab.Rows[:1]
 	sum.Reset()
 	WriteSummary(&sum, tab)
 	if strings.Contains(sum.String(), SubjectKgoTwin) {

@@ -18,11 +18,13 @@ const (
 	// same JVM (after seekToBeginning): Java with its JIT warm. Throughput
 	// only.
 	SubjectJavaWarm = "java-warm"
-	// SubjectKgoTwin is a second kgo subject, the same client on its own
-	// topic and group: the A/A control. Its ratio to kgo is what the bench
-	// reports for two identical clients, the resolution against which the
-	// other subjects' ratios are read (docs/bench.md, "The A/A control").
-	// Not measured unless named in Options.Subjects.
+	// SubjectKgoTwin is a second kgo subject: the same client and options
+	// (client id bench-kgo-twin), in a group of its own and, in the
+	// latency, alternating and idle kinds, on a topic of its own. It is
+	// the A/A control: its ratio to kgo is what the bench reports for two
+	// identical clients, the resolution against which the other
+	// subjects' ratios are read (docs/bench.md, "The A/A control"). Not
+	// measured unless named in Options.Subjects.
 	SubjectKgoTwin = "kgo-twin"
 )
 

@@ -151,6 +151,9 @@ var perfUnits = map[string][]string{
 // value of every round, compared with kgo.
 func Perf(o Options, results []Result) *reports.PerfTable {
 	t := &reports.PerfTable{Version: reports.PerfVersion, RatioTo: SubjectKgo}
+	if slices.Contains(o.Subjects, SubjectKgoTwin) {
+		t.Twin = SubjectKgoTwin
+	}
 	names := map[string]string{
 		KindThroughput: fmt.Sprintf("consume %d x %d B, %d partitions, max.poll.records %d", o.Records, o.ValueBytes, o.Partitions, o.MaxPollRecords),
 		KindLatency:    fmt.Sprintf("produce-to-poll latency at %d records/s, %s per round", o.LatencyRate, o.LatencyDuration),
@@ -192,16 +195,15 @@ func WritePerf(path string, t *reports.PerfTable) error {
 
 // WriteSummary renders t as a text table: per figure, subject and target,
 // min / median / max over the rounds and the ratio to t.RatioTo
-// (PerfRatio.String). With the A/A control measured (SubjectKgoTwin), a
-// last column gives each other subject's ratio to it as well, so the
-// reactor is read against two identical references whose own ratio is in
-// the column before.
+// (PerfRatio.String). With an A/A control measured (t.Twin: kgo-twin),
+// a last column gives each row's ratio to it as well, so the reactor is
+// read against two identical references, whose ratio to each other is
+// the twin's row.
 func WriteSummary(w io.Writer, t *reports.PerfTable) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	twin := slices.ContainsFunc(t.Rows, func(r reports.PerfRow) bool { return r.Subject == SubjectKgoTwin })
 	fmt.Fprintf(tw, "figure\ttarget\tsubject\trounds\tmin\tmedian\tmax\tratio to %s", t.RatioTo)
-	if twin {
-		fmt.Fprintf(tw, "\tratio to %s", SubjectKgoTwin)
+	if t.Twin != "" {
+		fmt.Fprintf(tw, "\tratio to %s", t.Twin)
 	}
 	fmt.Fprintln(tw)
 	rows := slices.Clone(t.Rows)
@@ -212,8 +214,8 @@ func WriteSummary(w io.Writer, t *reports.PerfTable) {
 		s := r.Stats()
 		ratio := t.Ratio(r).String()
 		fmt.Fprintf(tw, "%s %s\t%s\t%s\t%d\t%.4g\t%.4g\t%.4g\t%s", r.Benchmark, r.Unit, r.Target, r.Subject, len(r.Values), s.Min, s.Median, s.Max, ratio)
-		if twin {
-			fmt.Fprintf(tw, "\t%s", t.RatioToSubject(r, SubjectKgoTwin))
+		if t.Twin != "" {
+			fmt.Fprintf(tw, "\t%s", t.TwinRatio(r))
 		}
 		fmt.Fprintln(tw)
 	}

@@ -79,7 +79,7 @@ type Options struct {
 // 1,000,000 records of backlog; 30 s idle in 3 rounds.
 func DefaultOptions() Options {
 	return Options{
-		Targets: Targets, Subjects: DefaultSubjects, Kinds: Kinds, Rounds: 5,
+		Targets: slices.Clone(Targets), Subjects: slices.Clone(DefaultSubjects), Kinds: slices.Clone(Kinds), Rounds: 5,
 		Records: 300_000, Partitions: 3, ValueBytes: 100, MaxPollRecords: 500, Values: ValuesRandom,
 		LatencyRate: 1000, LatencyDuration: 10 * time.Second, LatencyRounds: 4, AlternateEvery: time.Second,
 		BacklogRecords: 1_000_000, Settle: 3 * time.Second,

@@ -637,4 +637,23 @@ func TestPerfRatios(t *testing.T) {
 			t.Errorf("HTML lacks %q", want)
 		}
 	}
+	if strings.Contains(html, "A/A control") || tab.TwinRatio(tab.Rows[1]).OK {
+		t.Error("a table without a twin shows a ratio to one")
+	}
+
+	// With an A/A control (Twin), every row is read against it too.
+	tab.Twin = "kgo-twin"
+	tab.Rows = append(tab.Rows, PerfRow{Benchmark: "consume", Subject: "kgo-twin", Target: "kfake", Unit: "records/s", Values: []float64{100, 100, 100}})
+	if q := tab.TwinRatio(tab.Rows[1]); !q.OK || q.Median != 2 || q.Lo != 1.5 || q.Hi != 3 {
+		t.Fatalf("ratio to the twin %+v", q)
+	}
+	if q := tab.Ratio(tab.Rows[2]); !q.OK || q.Median != 100.0/150 {
+		t.Fatalf("the twin's ratio to kgo %+v", q)
+	}
+	html = renderAll(t, rep)["html"]
+	for _, want := range []string{"Ratio to kgo-twin", "A/A control", "2.00 [1.50-3.00]"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("HTML with a twin lacks %q", want)
+		}
+	}
 }

@@ -134,8 +134,13 @@ const PerfVersion = 1
 type PerfTable struct {
 	Version int `json:"version"`
 	// RatioTo is the subject every row is compared with (e.g. "kgo").
-	RatioTo string    `json:"ratio_to"`
-	Rows    []PerfRow `json:"rows"`
+	RatioTo string `json:"ratio_to"`
+	// Twin, when set, is the A/A control: a second instance of RatioTo's
+	// client, measured as a subject of its own. Every row is compared
+	// with it too, and its own ratio to RatioTo is how far apart the
+	// benchmark puts two identical clients. Empty when none was measured.
+	Twin string    `json:"twin,omitempty"`
+	Rows []PerfRow `json:"rows"`
 }
 
 // PerfRow is one benchmark figure of one subject on one target over its rounds.
@@ -160,11 +165,12 @@ func (r PerfRow) Stats() PerfStats {
 	return PerfStats{v[0], median(v), v[len(v)-1]}
 }
 
-// PerfRatio compares a row with the row of the table's RatioTo subject for
-// the same benchmark, target and unit: the ratio of their medians, and the
-// smallest and largest ratio of a round's values (rounds are paired by
-// index: the benchmark interleaves them). OK is false for the RatioTo
-// subject itself and when it has no such row.
+// PerfRatio compares a row with the row of a reference subject (the
+// table's RatioTo, or its Twin) for the same benchmark, target and
+// unit: the ratio of their medians, and the smallest and largest ratio of
+// a round's values (rounds are paired by index: the benchmark interleaves
+// them). OK is false for the reference's own row and when it has no such
+// row.
 //
 // The paired figures judge "at most the reference's" on a noisy machine,
 // where the spread between runs of the same code is as large as the
@@ -232,10 +238,18 @@ func medianCI(sorted []float64) (lo, hi, level float64) {
 // Ratio returns row r's ratio to the RatioTo subject.
 func (t *PerfTable) Ratio(r PerfRow) PerfRatio { return t.RatioToSubject(r, t.RatioTo) }
 
+// TwinRatio returns row r's ratio to the Twin subject; not OK when the
+// table has no Twin.
+func (t *PerfTable) TwinRatio(r PerfRow) PerfRatio {
+	if t.Twin == "" {
+		return PerfRatio{}
+	}
+	return t.RatioToSubject(r, t.Twin)
+}
+
 // RatioToSubject returns row r's ratio to subject ref's row for the same
-// benchmark, target and unit, as Ratio does for RatioTo (the bench's A/A
-// control, kgo-twin, is read so). OK is false for ref's own row and when
-// ref has no such row.
+// benchmark, target and unit, as Ratio does for RatioTo. OK is false for
+// ref's own row and when ref has no such row.
 func (t *PerfTable) RatioToSubject(r PerfRow, ref string) PerfRatio {
 	if r.Subject == ref {
 		return PerfRatio{}

@@ -19,7 +19,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	d := bench.DefaultOptions()
 	fs := newFlagSet("bench", "[-targets kfake,kafka] [-subjects S,...] [-kinds throughput,latency,latency-alternating,backlog,idle] [-rounds 5] [-out FILE] [-perf FILE] [-profiles DIR] [-traces DIR]", stderr)
 	targets := fs.String("targets", strings.Join(d.Targets, ","), "targets: "+strings.Join(bench.Targets, ", "))
-	subjects := fs.String("subjects", strings.Join(d.Subjects, ","), "subjects: "+strings.Join(bench.Subjects, ", "))
+	subjects := fs.String("subjects", strings.Join(d.Subjects, ","), "subjects: "+strings.Join(bench.Subjects, ", ")+" ("+bench.SubjectKgoTwin+", the A/A control, only when named)")
 	kinds := fs.String("kinds", strings.Join(d.Kinds, ","), "measurements: "+strings.Join(bench.Kinds, ", "))
 	fs.IntVar(&d.Rounds, "rounds", d.Rounds, "interleaved throughput rounds")
 	fs.IntVar(&d.Records, "records", d.Records, "throughput records")
