@@ -52,6 +52,52 @@ func TestTurns(t *testing.T) {
 	}
 }
 
+// Each subject's turn follows each of the other subjects' turns in as
+// many rounds, and each subject goes first in as many: with three subjects
+// six rounds take all six orders; with two, four rounds take both twice.
+func TestTurnOrder(t *testing.T) {
+	for _, tc := range []struct {
+		subjects []string
+		rounds   int
+	}{{[]string{"r", "k", "t"}, 6}, {[]string{"r", "k"}, 4}} {
+		n := len(tc.subjects)
+		seen := map[string]int{}
+		first := map[string]int{}
+		follows := map[[2]string]int{} // {subject, the one whose turn comes before it}
+		for round := range tc.rounds {
+			order := turnOrder(tc.subjects, round)
+			if got := slices.Sorted(slices.Values(order)); !slices.Equal(got, slices.Sorted(slices.Values(tc.subjects))) {
+				t.Fatalf("round %d: order %v is not the subjects %v", round, order, tc.subjects)
+			}
+			seen[strings.Join(order, "")]++
+			first[order[0]]++
+			for i, s := range order {
+				follows[[2]string{s, order[(i+n-1)%n]}]++ // turns cycle: the first follows the last
+			}
+		}
+		perms := 1
+		for i := 2; i <= n; i++ {
+			perms *= i
+		}
+		if len(seen) != min(perms, tc.rounds) {
+			t.Errorf("%v over %d rounds: orders %v, want %d different", tc.subjects, tc.rounds, seen, min(perms, tc.rounds))
+		}
+		for _, s := range tc.subjects {
+			if first[s] != tc.rounds/n {
+				t.Errorf("%v: %s first in %d of %d rounds, want %d", tc.subjects, s, first[s], tc.rounds, tc.rounds/n)
+			}
+			for _, p := range tc.subjects {
+				if p == s {
+					continue
+				}
+				if want := tc.rounds / (n - 1); follows[[2]string{s, p}] != want {
+					t.Errorf("%v: %s follows %s in %d of %d rounds, want %d", tc.subjects, s, p, follows[[2]string{s, p}], tc.rounds, want)
+				}
+			}
+		}
+	}
+}
+
 // The alternating kind end to end on kfake, children and all, with the A/A
 // control as a third subject: every subject's job reads every record of
 // its own topic, and its timed part spans the other subjects' turns too,

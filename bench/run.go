@@ -379,9 +379,8 @@ func (r *runner) latency(ctx context.Context, cl *cluster, base Job) {
 // consumer running at once (KindAlternating): each round starts one child
 // per subject on its own topic, waits until every one owns its partitions
 // and fetches, then produces LatencyDuration's records to each topic in
-// turns of AlternateEvery (turns), the subjects in an order rotated by
-// one each round, so the first and the last turn go to a different
-// subject each round.
+// turns of AlternateEvery (turns), the subjects in the round's order
+// (turnOrder).
 func (r *runner) alternating(ctx context.Context, cl *cluster, base Job) {
 	o := r.o
 	subjects := r.latencySubjects()
@@ -391,8 +390,7 @@ func (r *runner) alternating(ctx context.Context, cl *cluster, base Job) {
 		}
 		jobs := make([]Job, len(subjects))
 		topics := make([]string, len(subjects))
-		for i := range subjects {
-			s := subjects[(round+i)%len(subjects)]
+		for i, s := range turnOrder(subjects, round) {
 			topics[i] = topicAlternating(s, round+1)
 			jobs[i] = r.latencyJob(base, KindAlternating, s, topics[i], round+1, o.latencyRecords())
 			// Every subject's records are produced while the others' are.
@@ -405,6 +403,28 @@ func (r *runner) alternating(ctx context.Context, cl *cluster, base Job) {
 			r.record(res)
 		}
 	}
+}
+
+// turnOrder is the order of the subjects' turns in round (from 0): the
+// subjects rotated by one every two rounds, and reversed in odd rounds.
+// Turns repeat in a cycle (a b c a b c ...), so with rotation alone each
+// subject would always follow the same one, and whatever one subject's
+// turn leaves behind (its process's work as it goes idle) would weigh on
+// the next subject's figures in every round: the A/A control (kgo-twin)
+// would always follow kgo, the reactor always follow the twin. Reversing
+// every other round has each subject follow each of its two neighbours in
+// as many rounds; with three subjects, six rounds take all six orders,
+// each subject first in two.
+func turnOrder(subjects []string, round int) []string {
+	n := len(subjects)
+	out := make([]string, n)
+	for i := range out {
+		out[i] = subjects[(round/2+i)%n]
+	}
+	if round%2 == 1 {
+		slices.Reverse(out)
+	}
+	return out
 }
 
 // together runs jobs in children at once and, once every one is ready,

@@ -27,7 +27,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&d.MaxPollRecords, "max-poll-records", d.MaxPollRecords, "max.poll.records of every subject")
 	fs.DurationVar(&d.LatencyDuration, "latency-duration", d.LatencyDuration, "latency: how long records are produced")
 	fs.IntVar(&d.LatencyRate, "latency-rate", d.LatencyRate, "latency: records per second")
-	fs.IntVar(&d.LatencyRounds, "latency-rounds", d.LatencyRounds, "latency, latency-alternating: rounds (subjects rotated)")
+	fs.IntVar(&d.LatencyRounds, "latency-rounds", d.LatencyRounds, "latency, latency-alternating: rounds (the order of the subjects changed each round)")
 	fs.DurationVar(&d.AlternateEvery, "alternate-every", d.AlternateEvery, "latency-alternating: one subject's turn of records")
 	fs.IntVar(&d.BacklogRecords, "backlog", d.BacklogRecords, "backlog: records waiting")
 	fs.DurationVar(&d.IdleWindow, "idle-window", d.IdleWindow, "idle: measured window")
